@@ -1,0 +1,1 @@
+//! Compile-fail tests live in tests/.

@@ -1,0 +1,20 @@
+//! xla-core: XLA's element types, shapes and layouts, broadcasting rules, an HLO-like IR with a
+//! builder, shape inference (the single source of truth for every rule and its error message),
+//! a reference evaluator and StableHLO text export.
+//!
+//! Used twice: by the `xla!` proc-macro at compile time (to check programs) and at run time (the
+//! builder, evaluator and export are an ordinary library).
+
+pub mod element;
+pub mod error;
+pub mod ir;
+pub mod layout;
+pub mod literal;
+pub mod shape;
+
+pub use element::{ElementType, NativeType};
+pub use error::{Blame, Error, Result};
+pub use ir::{BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId, Instruction, Op, UnaryOp};
+pub use layout::Layout;
+pub use literal::{ArrayData, ArrayElement, Literal};
+pub use shape::{ArrayShape, Shape};

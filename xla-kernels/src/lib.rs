@@ -1,0 +1,3 @@
+//! xla-kernels: the runtime library generated code calls into.
+
+pub mod tensor;

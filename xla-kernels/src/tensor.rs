@@ -1,0 +1,1 @@
+//! Statically shaped tensors.
