@@ -108,3 +108,51 @@ impl Shape {
         matches!(self, Shape::Array(_))
     }
 }
+
+impl std::fmt::Display for ArrayShape {
+    /// HLO text: `f32[2,<=3]{0,1}`; the layout is printed only when one was given.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}[", self.ty)?;
+        for (i, (d, dy)) in self.dims.iter().zip(&self.dynamic).enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            if *dy {
+                f.write_str("<=")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")?;
+        if let Some(l) = &self.layout {
+            f.write_str("{")?;
+            for (i, m) in l.minor_to_major.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(",")?;
+                }
+                write!(f, "{m}")?;
+            }
+            f.write_str("}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for Shape {
+    /// HLO text: arrays as `f32[2,3]`, tuples as `(f32[2], s32[])`, tokens as `token[]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Shape::Array(a) => write!(f, "{a}"),
+            Shape::Tuple(elems) => {
+                f.write_str("(")?;
+                for (i, e) in elems.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str(")")
+            }
+            Shape::Token => f.write_str("token[]"),
+        }
+    }
+}
