@@ -1,3 +1,10 @@
 //! xla-kernels: the runtime library generated code calls into.
+//!
+//! - [`tensor`]: statically shaped tensors over aligned buffers;
+//! - [`par`]: deterministic data-parallel helpers on rayon;
+//! - [`display`]: numpy-style array printing.
 
+pub mod aligned;
+pub mod display;
+pub mod par;
 pub mod tensor;

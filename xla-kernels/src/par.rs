@@ -1,0 +1,251 @@
+//! Deterministic data parallelism on rayon.
+//!
+//! Every split here depends only on sizes (never on the number of threads), and every
+//! reduction combines its blocks in one fixed tree, so results are bit-identical whether rayon
+//! runs 1 thread or many. Small problems run inline on the caller's thread (no rayon overhead).
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+/// Below this many output elements, [`rows`] and [`reduce_blocks`] run inline: one rayon
+/// fork/join costs a few microseconds, about as much as 32K cheap elementwise operations.
+pub const PAR_MIN_ELEMENTS: usize = 1 << 15;
+
+/// Target number of elements in one parallel task of [`rows`]: large enough to amortise task
+/// overhead, small enough (64 KiB of f32) to stay in L2 and to balance two or more threads.
+pub const PAR_BLOCK_ELEMENTS: usize = 1 << 14;
+
+/// Default block length for reductions over a flat range (see [`reduce_blocks`]).
+pub const REDUCE_BLOCK: usize = 1 << 13;
+
+/// Number of rows per task for rows of `row_len` elements: whole rows, about
+/// [`PAR_BLOCK_ELEMENTS`] elements, at least one row. Depends only on `row_len`.
+#[inline]
+pub fn rows_per_block(row_len: usize) -> usize {
+    (PAR_BLOCK_ELEMENTS / row_len.max(1)).max(1)
+}
+
+/// Runs `f(first_row, block)` over `out` split into blocks of whole rows of `row_len` elements
+/// (`block` is `out[first_row * row_len ..][..k * row_len]`); in parallel on rayon when
+/// `out.len() >= PAR_MIN_ELEMENTS`, otherwise as one inline call `f(0, out)`.
+///
+/// Block boundaries depend only on `out.len()` and `row_len`, so any `f` that computes each row
+/// from its index alone gives the same bits for every thread count. If `out.len()` is not a
+/// multiple of `row_len`, the last block ends with the partial row. `row_len == 0` is treated
+/// as 1.
+pub fn rows<T: Send>(out: &mut [T], row_len: usize, f: impl Fn(usize, &mut [T]) + Sync + Send) {
+    rows_with_threshold(out, row_len, PAR_MIN_ELEMENTS, f)
+}
+
+/// [`rows`] with an explicit parallel threshold in elements (use a smaller one for expensive
+/// per-element work such as transcendental functions, a larger one for memory-bound copies).
+pub fn rows_with_threshold<T: Send>(
+    out: &mut [T],
+    row_len: usize,
+    threshold: usize,
+    f: impl Fn(usize, &mut [T]) + Sync + Send,
+) {
+    let row_len = row_len.max(1);
+    if out.len() < threshold.max(1) || out.len() <= row_len {
+        f(0, out);
+        return;
+    }
+    let rpb = rows_per_block(row_len);
+    out.par_chunks_mut(rpb * row_len).enumerate().for_each(|(b, chunk)| f(b * rpb, chunk));
+}
+
+/// Like [`rows`] for two outputs split at the same rows (`a` has rows of `row_len_a`, `b` of
+/// `row_len_b`; both must hold the same number of rows): `f(first_row, block_a, block_b)`.
+/// Used by fused loops with two results (variadic reduces, tuple outputs).
+pub fn rows2<A: Send, B: Send>(
+    a: &mut [A],
+    row_len_a: usize,
+    b: &mut [B],
+    row_len_b: usize,
+    f: impl Fn(usize, &mut [A], &mut [B]) + Sync + Send,
+) {
+    let (la, lb) = (row_len_a.max(1), row_len_b.max(1));
+    let n_rows = a.len() / la;
+    if a.len() + b.len() < PAR_MIN_ELEMENTS || n_rows <= 1 || b.len() / lb != n_rows {
+        f(0, a, b);
+        return;
+    }
+    let rpb = rows_per_block(la.max(lb));
+    a.par_chunks_mut(rpb * la)
+        .zip(b.par_chunks_mut(rpb * lb))
+        .enumerate()
+        .for_each(|(i, (ca, cb))| f(i * rpb, ca, cb));
+}
+
+/// Runs `f(range)` for each block `[i*block, min(len, (i+1)*block))` of `0..len`, in parallel
+/// when `len >= PAR_MIN_ELEMENTS`. For side effects through interior mutability or atomics;
+/// `f` must not depend on which blocks run together. `block == 0` means one block.
+pub fn for_blocks(len: usize, block: usize, f: impl Fn(Range<usize>) + Sync + Send) {
+    let block = if block == 0 { len.max(1) } else { block };
+    let n = len.div_ceil(block);
+    if len < PAR_MIN_ELEMENTS || n <= 1 {
+        (0..n).for_each(|i| f(i * block..((i + 1) * block).min(len)));
+    } else {
+        (0..n).into_par_iter().for_each(|i| f(i * block..((i + 1) * block).min(len)));
+    }
+}
+
+/// Maps each block `[i*block, min(len, (i+1)*block))` of `0..len` with `map` and combines the
+/// results in a fixed balanced binary tree over block indices (`combine(left, right)`, left
+/// holding the lower indices). The tree depends only on `len` and `block`, so the result is the
+/// same bits for any thread count; it runs on rayon when `len >= PAR_MIN_ELEMENTS`.
+///
+/// `len == 0` gives `map(0..0)`; `block == 0` means a single block.
+pub fn reduce_blocks<A: Send>(
+    len: usize,
+    block: usize,
+    map: impl Fn(Range<usize>) -> A + Sync + Send,
+    combine: impl Fn(A, A) -> A + Sync + Send,
+) -> A {
+    let block = if block == 0 { len.max(1) } else { block };
+    let n_blocks = len.div_ceil(block).max(1);
+    let parallel = len >= PAR_MIN_ELEMENTS;
+    tree(0, n_blocks, &|i| map(i * block..((i + 1) * block).min(len)), &combine, parallel)
+}
+
+/// Reduces blocks `lo..hi` (non-empty): split at the midpoint, left then right.
+fn tree<A: Send>(
+    lo: usize,
+    hi: usize,
+    leaf: &(impl Fn(usize) -> A + Sync),
+    combine: &(impl Fn(A, A) -> A + Sync),
+    parallel: bool,
+) -> A {
+    if hi - lo == 1 {
+        return leaf(lo);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (l, r) = if parallel {
+        rayon::join(|| tree(lo, mid, leaf, combine, true), || tree(mid, hi, leaf, combine, true))
+    } else {
+        (tree(lo, mid, leaf, combine, false), tree(mid, hi, leaf, combine, false))
+    };
+    combine(l, r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("thread pool").install(f)
+    }
+
+    /// A float sum whose bits depend on association order: catches any order change.
+    fn sum_blocks(v: &[f32], block: usize) -> f32 {
+        reduce_blocks(v.len(), block, |r| v[r].iter().sum::<f32>(), |a, b| a + b)
+    }
+
+    fn data(n: usize) -> Vec<f32> {
+        (0..n).map(|i| ((i * 7919) % 1000) as f32 * 1e-3 + 1.0 / (i + 1) as f32).collect()
+    }
+
+    #[test]
+    fn reduce_is_identical_for_1_and_2_threads() {
+        for &n in &[0usize, 1, 5, 8192, 8193, 100_000, 1 << 20] {
+            let v = data(n);
+            let one = with_threads(1, || sum_blocks(&v, REDUCE_BLOCK));
+            let two = with_threads(2, || sum_blocks(&v, REDUCE_BLOCK));
+            let three = with_threads(3, || sum_blocks(&v, 1000));
+            let three_1 = with_threads(1, || sum_blocks(&v, 1000));
+            assert_eq!(one.to_bits(), two.to_bits(), "n={n}");
+            assert_eq!(three.to_bits(), three_1.to_bits(), "n={n}");
+            // And it is a correct sum.
+            let exact: f64 = v.iter().map(|&x| x as f64).sum();
+            assert!((one as f64 - exact).abs() <= 1e-5 * exact.abs().max(1.0), "n={n}");
+        }
+    }
+
+    #[test]
+    fn reduce_visits_every_block_in_a_fixed_tree() {
+        // Concatenating ranges in combine order must give exactly 0..len in order.
+        for &(len, block) in &[(0usize, 4usize), (10, 3), (10, 0), (100_000, 777)] {
+            let out = with_threads(2, || {
+                reduce_blocks(len, block, |r| vec![r], |mut a, b| {
+                    a.extend(b);
+                    a
+                })
+            });
+            let flat: Vec<usize> = out.iter().flat_map(|r| r.clone()).collect();
+            assert_eq!(flat, (0..len).collect::<Vec<_>>());
+            assert!(out.iter().all(|r| block == 0 || r.len() <= block));
+        }
+    }
+
+    fn fill_rows(out: &mut [f32], row_len: usize) {
+        rows(out, row_len, |first, block| {
+            for (k, x) in block.iter_mut().enumerate() {
+                let (r, c) = (first + k / row_len, k % row_len);
+                *x = (r as f32).sqrt() * 3.0 + c as f32 / 7.0;
+            }
+        });
+    }
+
+    #[test]
+    fn rows_cover_everything_identically() {
+        for &(n_rows, row_len) in &[(0usize, 3usize), (1, 1), (3, 5), (5000, 17), (300, 1000), (1, 70_000)] {
+            let mut a = vec![f32::NAN; n_rows * row_len];
+            let mut b = vec![f32::NAN; n_rows * row_len];
+            with_threads(1, || fill_rows(&mut a, row_len));
+            with_threads(2, || fill_rows(&mut b, row_len));
+            for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+                let want = ((i / row_len) as f32).sqrt() * 3.0 + (i % row_len) as f32 / 7.0;
+                assert_eq!(x.to_bits(), want.to_bits());
+                assert_eq!(x.to_bits(), y.to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn rows_blocks_are_whole_rows() {
+        let row_len = 100;
+        let mut v = vec![0u32; 1000 * row_len];
+        with_threads(2, || {
+            rows(&mut v, row_len, |first, block| {
+                assert_eq!(block.len() % row_len, 0);
+                block.iter_mut().for_each(|x| *x = first as u32 + 1);
+            })
+        });
+        // Every block starts at a multiple of rows_per_block.
+        let rpb = rows_per_block(row_len);
+        for (r, row) in v.chunks(row_len).enumerate() {
+            assert!(row.iter().all(|&x| x as usize == (r / rpb) * rpb + 1));
+        }
+    }
+
+    #[test]
+    fn rows2_splits_both_outputs_at_the_same_rows() {
+        let (n_rows, la, lb) = (4000usize, 16usize, 3usize);
+        let mut a = vec![0usize; n_rows * la];
+        let mut b = vec![0usize; n_rows * lb];
+        with_threads(2, || {
+            rows2(&mut a, la, &mut b, lb, |first, ba, bb| {
+                assert_eq!(ba.len() / la, bb.len() / lb);
+                ba.iter_mut().enumerate().for_each(|(k, x)| *x = first + k / la);
+                bb.iter_mut().enumerate().for_each(|(k, x)| *x = first + k / lb);
+            })
+        });
+        assert!(a.iter().enumerate().all(|(i, &x)| x == i / la));
+        assert!(b.iter().enumerate().all(|(i, &x)| x == i / lb));
+    }
+
+    #[test]
+    fn for_blocks_covers_range_once() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let hits: Vec<AtomicU32> = (0..100_003).map(|_| AtomicU32::new(0)).collect();
+        with_threads(2, || {
+            for_blocks(hits.len(), 4096, |r| {
+                r.for_each(|i| {
+                    hits[i].fetch_add(1, Ordering::Relaxed);
+                })
+            })
+        });
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+    }
+}
