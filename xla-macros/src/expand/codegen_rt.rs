@@ -1,0 +1,158 @@
+//! Every path generated code uses to reach the runtime, in one place: generated code names
+//! things only through `::xla_aot::...` (the facade) and `::xla_aot::__rt::...` (internals).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use xla_core::{ComparisonDirection, ElementType, Literal};
+
+/// `::xla_aot::__rt::xla_core::scalar::Scalar`.
+pub(crate) fn scalar_trait() -> TokenStream {
+    quote!(::xla_aot::__rt::xla_core::scalar::Scalar)
+}
+
+/// The Rust type of an element type, as tokens.
+pub(crate) fn rust_type(t: ElementType) -> TokenStream {
+    match t {
+        ElementType::Pred => quote!(bool),
+        ElementType::S8 => quote!(i8),
+        ElementType::S16 => quote!(i16),
+        ElementType::S32 => quote!(i32),
+        ElementType::S64 => quote!(i64),
+        ElementType::U8 => quote!(u8),
+        ElementType::U16 => quote!(u16),
+        ElementType::U32 => quote!(u32),
+        ElementType::U64 => quote!(u64),
+        ElementType::F16 => quote!(::xla_aot::__rt::half::f16),
+        ElementType::Bf16 => quote!(::xla_aot::__rt::half::bf16),
+        ElementType::F32 => quote!(f32),
+        ElementType::F64 => quote!(f64),
+        ElementType::C64 => quote!(::xla_aot::__rt::num_complex::Complex<f32>),
+        ElementType::C128 => quote!(::xla_aot::__rt::num_complex::Complex<f64>),
+    }
+}
+
+/// `<T as Scalar>`.
+pub(crate) fn scalar_of(t: ElementType) -> TokenStream {
+    let ty = rust_type(t);
+    let s = scalar_trait();
+    quote!(<#ty as #s>)
+}
+
+/// A comparison direction value.
+pub(crate) fn direction(d: ComparisonDirection) -> TokenStream {
+    let v = match d {
+        ComparisonDirection::Eq => format_ident!("Eq"),
+        ComparisonDirection::Ne => format_ident!("Ne"),
+        ComparisonDirection::Ge => format_ident!("Ge"),
+        ComparisonDirection::Gt => format_ident!("Gt"),
+        ComparisonDirection::Le => format_ident!("Le"),
+        ComparisonDirection::Lt => format_ident!("Lt"),
+    };
+    quote!(::xla_aot::__rt::xla_core::ComparisonDirection::#v)
+}
+
+/// The tensor type of an array shape: `::xla_aot::Tensor<f32, ::xla_aot::D2<2, 3>>` (with a
+/// layout marker when the shape has a non-default layout). `Err` above rank 8.
+pub(crate) fn tensor_type(a: &xla_core::ArrayShape) -> Result<TokenStream, String> {
+    if a.rank() > 8 {
+        return Err(format!("{a}: tensors of rank above 8 have no Rust type"));
+    }
+    let ty = rust_type(a.ty);
+    let dims_name = format_ident!("D{}", a.rank());
+    let dims = a.dims.iter().map(|&d| proc_macro2::Literal::usize_unsuffixed(d as usize));
+    let d = if a.rank() == 0 { quote!(::xla_aot::D0) } else { quote!(::xla_aot::#dims_name<#(#dims),*>) };
+    match &a.layout {
+        Some(l) if !l.is_row_major() => {
+            let name = format_ident!("Mtm{}", a.rank());
+            let m = l.minor_to_major.iter().map(|&d| proc_macro2::Literal::usize_unsuffixed(d as usize));
+            Ok(quote!(::xla_aot::Tensor<#ty, #d, ::xla_aot::#name<#(#m),*>>))
+        }
+        Some(_) | None => Ok(quote!(::xla_aot::Tensor<#ty, #d>)),
+    }
+}
+
+/// A `usize` literal.
+pub(crate) fn lit_usize(n: impl TryInto<usize>) -> TokenStream {
+    let n: usize = n.try_into().unwrap_or(0);
+    let l = proc_macro2::Literal::usize_suffixed(n);
+    quote!(#l)
+}
+
+/// Tokens for element `i` of an array literal's data, as a constant expression of its Rust
+/// type (floats through their bits, so NaN payloads and -0 survive).
+pub(crate) fn element(lit: &Literal, i: usize) -> TokenStream {
+    use xla_core::ArrayData as A;
+    let Some((_, data)) = lit.as_array() else {
+        return quote!(compile_error!("xla!: internal: tuple constant used as an array"));
+    };
+    macro_rules! int {
+        ($v:expr, $t:ident, $suffixed:ident) => {{
+            let x = $v[i];
+            if x == $t::MIN && $t::MIN != 0 {
+                quote!($t::MIN)
+            } else {
+                let l = proc_macro2::Literal::$suffixed(x);
+                quote!(#l)
+            }
+        }};
+    }
+    match data {
+        A::Pred(v) => {
+            if v[i] {
+                quote!(true)
+            } else {
+                quote!(false)
+            }
+        }
+        A::S8(v) => int!(v, i8, i8_suffixed),
+        A::S16(v) => int!(v, i16, i16_suffixed),
+        A::S32(v) => int!(v, i32, i32_suffixed),
+        A::S64(v) => int!(v, i64, i64_suffixed),
+        A::U8(v) => int!(v, u8, u8_suffixed),
+        A::U16(v) => int!(v, u16, u16_suffixed),
+        A::U32(v) => int!(v, u32, u32_suffixed),
+        A::U64(v) => int!(v, u64, u64_suffixed),
+        A::F16(v) => {
+            let b = proc_macro2::Literal::u16_suffixed(v[i].to_bits());
+            quote!(::xla_aot::__rt::half::f16::from_bits(#b))
+        }
+        A::Bf16(v) => {
+            let b = proc_macro2::Literal::u16_suffixed(v[i].to_bits());
+            quote!(::xla_aot::__rt::half::bf16::from_bits(#b))
+        }
+        A::F32(v) => f32_tokens(v[i]),
+        A::F64(v) => f64_tokens(v[i]),
+        A::C64(v) => {
+            let (re, im) = (f32_tokens(v[i].re), f32_tokens(v[i].im));
+            quote!(::xla_aot::__rt::num_complex::Complex::<f32> { re: #re, im: #im })
+        }
+        A::C128(v) => {
+            let (re, im) = (f64_tokens(v[i].re), f64_tokens(v[i].im));
+            quote!(::xla_aot::__rt::num_complex::Complex::<f64> { re: #re, im: #im })
+        }
+    }
+}
+
+/// An f32 constant: a plain literal when it round-trips exactly, else through its bits.
+pub(crate) fn f32_tokens(x: f32) -> TokenStream {
+    if x.is_finite() && !(x == 0.0 && x.is_sign_negative()) && x >= 0.0 {
+        let l = proc_macro2::Literal::f32_suffixed(x);
+        if l.to_string().trim_end_matches("f32").parse::<f32>().ok().map(f32::to_bits) == Some(x.to_bits()) {
+            return quote!(#l);
+        }
+    }
+    let b = proc_macro2::Literal::u32_suffixed(x.to_bits());
+    quote!(f32::from_bits(#b))
+}
+
+/// An f64 constant (see [`f32_tokens`]).
+pub(crate) fn f64_tokens(x: f64) -> TokenStream {
+    if x.is_finite() && !(x == 0.0 && x.is_sign_negative()) && x >= 0.0 {
+        let l = proc_macro2::Literal::f64_suffixed(x);
+        if l.to_string().trim_end_matches("f64").parse::<f64>().ok().map(f64::to_bits) == Some(x.to_bits()) {
+            return quote!(#l);
+        }
+    }
+    let b = proc_macro2::Literal::u64_suffixed(x.to_bits());
+    quote!(f64::from_bits(#b))
+}

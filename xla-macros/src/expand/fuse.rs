@@ -1,0 +1,580 @@
+//! Fusion: decide which values live in buffers ("materialised") and turn everything else into
+//! per-element expressions inside the loop of the kernel that consumes it.
+//!
+//! Every kernel iterates over an index space (its output's dims; for a reduce, its operands'
+//! dims). A value reached from a kernel is read through an affine map `node_idx = M · i`:
+//! broadcasts zero or select rows, transposes permute rows, reshapes re-derive rows when the
+//! row-major linear index splits without carries. A leaf (parameter, constant, buffer) turns
+//! that into a physical offset `Σ coef[d] · i[d]` using its storage strides, so broadcasts read
+//! through stride 0 and transposes through permuted strides; nothing is copied unless a map
+//! cannot be expressed, in which case the offending operand is materialised and fusion runs
+//! again (a fixpoint: the materialised set only grows).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use xla_core::{ArrayShape, ElementType, Literal, Shape};
+
+use super::graph::{layout_strides, row_major_strides, Graph, Kind, Tree, Value};
+
+/// Affine map from a kernel's iteration index to a node's index: one row per node dim, one
+/// coefficient per iteration dim.
+pub(crate) type Map = Vec<Vec<i64>>;
+
+/// Index of an expression in its kernel's arena.
+pub(crate) type ExprId = usize;
+
+/// Where a leaf's elements are stored.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Src {
+    /// Array leaf `path` of parameter `index`, stored with the parameter's layout.
+    Param { index: usize, path: Vec<usize> },
+    /// The constant of this node, stored row-major in a `static`.
+    Const(usize),
+    /// A materialised value: a scratch buffer (row-major) or an output (its layout).
+    Buf(Value),
+}
+
+/// One expression node of a kernel.
+#[derive(Clone, Debug)]
+pub(crate) enum Expr {
+    /// Element at physical offset `Σ coef[d]·i[d]` of `src`.
+    Leaf { src: Src, ty: ElementType, coef: Vec<i64> },
+    /// `Σ coef[d]·i[d]` converted to `ty` (iota).
+    Index { coef: Vec<i64>, ty: ElementType },
+    /// A scalar constant.
+    Scalar(Literal),
+    /// An elementwise op (a graph `Kind` for which `is_elementwise`), `tys` the operand types.
+    Op { kind: Kind, args: Vec<ExprId>, tys: Vec<ElementType>, ty: ElementType },
+}
+
+/// A GEMM operand: a leaf with one stride per collapsed group of dims.
+#[derive(Clone, Debug)]
+pub(crate) struct GemmOperand {
+    pub src: Src,
+    /// Strides of the [batch, row, col] groups (0 for a group of extent 1).
+    pub strides: [i64; 3],
+}
+
+/// What a kernel does.
+#[derive(Clone, Debug)]
+pub(crate) enum KernelKind {
+    /// One loop nest over the output's dims evaluating `root` per element.
+    Loop { root: ExprId },
+    /// Reduce: `operands` over the operand dims, `inits` over no dims (scalars).
+    Reduce { operands: Vec<ExprId>, inits: Vec<ExprId> },
+    /// GEMM `C[b] = A[b]·B[b]` with sizes `[batch, m, n, k]`.
+    Dot { lhs: GemmOperand, rhs: GemmOperand, sizes: [i64; 4] },
+    /// Width-changing bitcast reading `src` (a leaf over the operand's dims).
+    BitcastResize { src: ExprId },
+}
+
+/// A kernel: computes `outputs` (all outputs of `node`, or output 0 of a loop kernel).
+#[derive(Clone, Debug)]
+pub(crate) struct Kernel {
+    pub node: usize,
+    pub outputs: Vec<Value>,
+    pub exprs: Vec<Expr>,
+    pub kind: KernelKind,
+}
+
+/// The fused program: graph (with inserted copies), output slots, buffers and kernels.
+#[derive(Clone, Debug)]
+pub(crate) struct Fused {
+    pub graph: Graph,
+    /// The value written to each output slot (the flattened result tree, left to right).
+    pub outputs: Vec<Value>,
+    /// Materialised values (every kernel output).
+    pub mat: BTreeSet<Value>,
+    /// Kernels in execution order.
+    pub kernels: Vec<Kernel>,
+}
+
+impl Fused {
+    /// Storage strides of a leaf source (elements).
+    pub fn src_strides(&self, src: &Src) -> Vec<i64> {
+        src_strides(&self.graph, src)
+    }
+
+    /// The output slot a value is written to, if any.
+    pub fn output_slot(&self, v: Value) -> Option<usize> {
+        self.outputs.iter().position(|&o| o == v)
+    }
+}
+
+fn src_strides(g: &Graph, src: &Src) -> Vec<i64> {
+    match src {
+        Src::Buf(v) => layout_strides(g.shape(*v)),
+        Src::Const(n) => row_major_strides(&g.nodes[*n].shapes[0].dims),
+        // Parameter leaves keep their node's shape, layout included.
+        Src::Param { index, path } => g
+            .nodes
+            .iter()
+            .find(|n| matches!(&n.kind, Kind::Param { index: i, path: p } if i == index && p == path))
+            .map(|n| layout_strides(&n.shapes[0]))
+            .unwrap_or_default(),
+    }
+}
+
+/// Flatten the declared result shape into one array shape per output slot.
+fn flatten_shape(s: &Shape, out: &mut Vec<ArrayShape>) -> Result<(), String> {
+    match s {
+        Shape::Array(a) => out.push(a.clone()),
+        Shape::Tuple(ts) => {
+            for t in ts {
+                flatten_shape(t, out)?;
+            }
+        }
+        Shape::Token => return Err("result: token results have no code generation".into()),
+    }
+    Ok(())
+}
+
+/// Fuse `graph` whose declared result type is `result`.
+pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
+    let mut declared = Vec::new();
+    flatten_shape(result, &mut declared)?;
+    let slots = graph.result.leaves();
+    if slots.len() != declared.len() {
+        return Err(format!("result: {} values for declared type {result}", slots.len()));
+    }
+    // Each output slot gets a value of its own that some kernel writes in the slot's layout.
+    let mut outputs = Vec::with_capacity(slots.len());
+    for (v, decl) in slots.into_iter().zip(&declared) {
+        let kind = &graph.nodes[v.node].kind;
+        let has_layout = decl.layout.as_ref().is_some_and(|l| !l.is_row_major());
+        let needs_copy = matches!(kind, Kind::Param { .. } | Kind::Constant(_))
+            || outputs.contains(&v)
+            || (kind.is_kernel_root() && has_layout);
+        let v = if needs_copy {
+            let shape = graph.shape(v).clone();
+            graph.push(Kind::Copy, vec![v], vec![shape])
+        } else {
+            v
+        };
+        graph.nodes[v.node].shapes[v.out].layout = if has_layout { decl.layout.clone() } else { None };
+        outputs.push(v);
+    }
+    graph.result = Tree::Tuple(outputs.iter().map(|&v| Tree::Leaf(v)).collect());
+
+    let mut mat: BTreeSet<Value> = outputs.iter().copied().collect();
+    for (i, node) in graph.nodes.iter().enumerate() {
+        if node.kind.is_kernel_root() {
+            mat.extend((0..node.shapes.len()).map(|out| Value { node: i, out }));
+        }
+    }
+    // Fixpoint: each round builds every kernel, collecting values that must be materialised.
+    for _round in 0..=graph.nodes.len() + 1 {
+        let mut requests = BTreeSet::new();
+        let kernels = build_kernels(&graph, &mat, &mut requests)?;
+        let new: Vec<Value> = requests.difference(&mat).copied().collect();
+        if new.is_empty() {
+            return Ok(Fused { graph, outputs, mat, kernels });
+        }
+        mat.extend(new);
+    }
+    Err("fusion did not converge".into())
+}
+
+fn build_kernels(g: &Graph, mat: &BTreeSet<Value>, requests: &mut BTreeSet<Value>) -> Result<Vec<Kernel>, String> {
+    let mut kernels = Vec::new();
+    let mut expansions: HashMap<Value, HashSet<(usize, Map)>> = HashMap::new();
+    let mut cheap: HashMap<Value, bool> = HashMap::new();
+    let mut expanding: BTreeSet<Value> = BTreeSet::new();
+    let mut done_nodes = HashSet::new();
+    for &v in mat {
+        if !done_nodes.insert(v.node) && g.nodes[v.node].shapes.len() > 1 {
+            continue; // one kernel computes all outputs of a variadic reduce
+        }
+        let node = &g.nodes[v.node];
+        let k = kernels.len();
+        let mut b = ExprBuilder {
+            g,
+            mat,
+            exprs: Vec::new(),
+            memo: HashMap::new(),
+            extents: Vec::new(),
+            error: None,
+            kernel: k,
+            requests: &mut *requests,
+            expansions: &mut expansions,
+            cheap: &mut cheap,
+            expanding: &mut expanding,
+        };
+        let kind = match &node.kind {
+            Kind::Reduce { .. } => {
+                let n = node.shapes.len();
+                let op_dims = g.shape(node.inputs[0]).dims.clone();
+                let id = identity(op_dims.len());
+                b.extents = op_dims;
+                let mut operands = Vec::new();
+                let mut inits = Vec::new();
+                let mut ok = true;
+                for i in 0..n {
+                    match b.expr(node.inputs[i], &id, false) {
+                        Some(e) => operands.push(e),
+                        None => ok = false,
+                    }
+                }
+                b.extents = Vec::new();
+                for i in 0..n {
+                    match b.expr(node.inputs[n + i], &Vec::new(), false) {
+                        Some(e) => inits.push(e),
+                        None => ok = false,
+                    }
+                }
+                if !ok {
+                    b.finish()?;
+                    continue;
+                }
+                KernelKind::Reduce { operands, inits }
+            }
+            Kind::Dot { batch, contract } => match b.dot(node.inputs[0], node.inputs[1], *batch, *contract) {
+                Some(kind) => kind,
+                None => {
+                    b.finish()?;
+                    continue;
+                }
+            },
+            Kind::BitcastResize => {
+                let input = node.inputs[0];
+                let dims = g.shape(input).dims.clone();
+                let id = identity(dims.len());
+                b.extents = dims;
+                match b.expr(input, &id, false) {
+                    Some(e) if matches!(b.exprs[e], Expr::Leaf { .. }) => KernelKind::BitcastResize { src: e },
+                    Some(_) | None => {
+                        b.need(input);
+                        b.finish()?;
+                        continue;
+                    }
+                }
+            }
+            Kind::Param { .. }
+            | Kind::Constant(_)
+            | Kind::Iota { .. }
+            | Kind::Unary(_)
+            | Kind::Binary(_)
+            | Kind::Compare { .. }
+            | Kind::Select
+            | Kind::Clamp
+            | Kind::Convert
+            | Kind::Bitcast
+            | Kind::ReducePrecision { .. }
+            | Kind::BroadcastInDim { .. }
+            | Kind::Reshape
+            | Kind::Transpose { .. }
+            | Kind::Copy => {
+                let dims = g.shape(v).dims.clone();
+                let id = identity(dims.len());
+                b.extents = dims;
+                match b.expr(v, &id, true) {
+                    Some(root) => KernelKind::Loop { root },
+                    None => {
+                        b.finish()?;
+                        continue;
+                    }
+                }
+            }
+        };
+        let exprs = b.finish()?;
+        let outputs = (0..node.shapes.len()).map(|out| Value { node: v.node, out }).collect();
+        kernels.push(Kernel { node: v.node, outputs, exprs, kind });
+    }
+    // Compute values evaluated by several kernels (or at several maps), or recomputed per
+    // element of a broadcast, are materialised unless they are one cheap op over leaves.
+    for (v, uses) in &expansions {
+        if (uses.len() > 1 || expanding.contains(v)) && !cheap.get(v).copied().unwrap_or(false) {
+            requests.insert(*v);
+        }
+    }
+    Ok(kernels)
+}
+
+fn identity(rank: usize) -> Map {
+    (0..rank).map(|r| (0..rank).map(|c| i64::from(r == c)).collect()).collect()
+}
+
+struct ExprBuilder<'a> {
+    g: &'a Graph,
+    mat: &'a BTreeSet<Value>,
+    exprs: Vec<Expr>,
+    memo: HashMap<(Value, Map), ExprId>,
+    /// Extents of the iteration space.
+    extents: Vec<i64>,
+    /// A map no materialisation can fix (reported as a compile error).
+    error: Option<String>,
+    kernel: usize,
+    requests: &'a mut BTreeSet<Value>,
+    expansions: &'a mut HashMap<Value, HashSet<(usize, Map)>>,
+    cheap: &'a mut HashMap<Value, bool>,
+    expanding: &'a mut BTreeSet<Value>,
+}
+
+impl ExprBuilder<'_> {
+    fn push(&mut self, e: Expr) -> ExprId {
+        self.exprs.push(e);
+        self.exprs.len() - 1
+    }
+
+    /// Storage strides of a materialised value or a parameter/constant leaf.
+    fn leaf(&mut self, src: Src, ty: ElementType, m: &Map) -> ExprId {
+        let strides = src_strides(self.g, &src);
+        let cols = m.first().map_or(0, Vec::len);
+        let mut coef = vec![0i64; cols];
+        for (row, s) in m.iter().zip(&strides) {
+            for (c, r) in coef.iter_mut().zip(row) {
+                *c += s * r;
+            }
+        }
+        self.push(Expr::Leaf { src, ty, coef })
+    }
+
+    /// Expression of `v` at map `m`; `None` when a materialisation was requested instead.
+    fn expr(&mut self, v: Value, m: &Map, root: bool) -> Option<ExprId> {
+        let key = (v, m.clone());
+        if let Some(&e) = self.memo.get(&key) {
+            return Some(e);
+        }
+        let e = self.expr_uncached(v, m, root)?;
+        self.memo.insert(key, e);
+        Some(e)
+    }
+
+    fn expr_uncached(&mut self, v: Value, m: &Map, root: bool) -> Option<ExprId> {
+        let g = self.g;
+        let node = &g.nodes[v.node];
+        let shape = g.shape(v);
+        let ty = shape.ty;
+        let cols = m.first().map_or(0, Vec::len);
+        if !root && self.mat.contains(&v) {
+            return Some(self.leaf(Src::Buf(v), ty, m));
+        }
+        match &node.kind {
+            Kind::Param { index, path } => Some(self.leaf(Src::Param { index: *index, path: path.clone() }, ty, m)),
+            Kind::Constant(lit) => {
+                if shape.rank() == 0 {
+                    Some(self.push(Expr::Scalar(lit.clone())))
+                } else {
+                    Some(self.leaf(Src::Const(v.node), ty, m))
+                }
+            }
+            Kind::Iota { dimension } => {
+                let coef = m.get(*dimension).cloned().unwrap_or_else(|| vec![0; cols]);
+                Some(self.push(Expr::Index { coef, ty }))
+            }
+            Kind::Unary(_)
+            | Kind::Binary(_)
+            | Kind::Compare { .. }
+            | Kind::Select
+            | Kind::Clamp
+            | Kind::Convert
+            | Kind::Bitcast
+            | Kind::ReducePrecision { .. }
+            | Kind::Copy => {
+                let mut args = Vec::with_capacity(node.inputs.len());
+                let mut tys = Vec::with_capacity(node.inputs.len());
+                for &input in &node.inputs {
+                    args.push(self.expr(input, m, false)?);
+                    tys.push(g.shape(input).ty);
+                }
+                let identity_op = match node.kind {
+                    Kind::Copy => true,
+                    Kind::Convert | Kind::Bitcast => tys[0] == ty,
+                    _ => false,
+                };
+                if identity_op {
+                    return Some(args[0]);
+                }
+                if !root {
+                    self.expansions.entry(v).or_default().insert((self.kernel, m.clone()));
+                    if self.extents.iter().product::<i64>() > shape.element_count() {
+                        self.expanding.insert(v);
+                    }
+                    let leafy = args.iter().all(|&a| !matches!(self.exprs[a], Expr::Op { .. }));
+                    self.cheap.insert(v, leafy && is_cheap(&node.kind));
+                }
+                Some(self.push(Expr::Op { kind: node.kind.clone(), args, tys, ty }))
+            }
+            Kind::BroadcastInDim { dims } => {
+                let input = node.inputs[0];
+                let in_dims = &g.shape(input).dims;
+                let rows: Map = dims
+                    .iter()
+                    .zip(in_dims)
+                    .map(|(&d, &size)| if size == 1 { vec![0; cols] } else { m[d].clone() })
+                    .collect();
+                self.expr(input, &rows, false)
+            }
+            Kind::Transpose { perm } => {
+                let input = node.inputs[0];
+                let mut rows: Map = vec![vec![0; cols]; perm.len()];
+                for (d, &p) in perm.iter().enumerate() {
+                    rows[p] = m[d].clone();
+                }
+                self.expr(input, &rows, false)
+            }
+            Kind::Reshape => {
+                let input = node.inputs[0];
+                let in_dims = g.shape(input).dims.clone();
+                // Row-major linear index of this node as a function of the iteration index.
+                let rs = row_major_strides(&shape.dims);
+                let mut lin = vec![0i64; cols];
+                for (row, s) in m.iter().zip(&rs) {
+                    for (l, r) in lin.iter_mut().zip(row) {
+                        *l += s * r;
+                    }
+                }
+                let src = if self.mat.contains(&input) {
+                    Some(Src::Buf(input))
+                } else {
+                    match &g.nodes[input.node].kind {
+                        Kind::Param { index, path } => Some(Src::Param { index: *index, path: path.clone() }),
+                        Kind::Constant(_) if !in_dims.is_empty() => Some(Src::Const(input.node)),
+                        _ => None,
+                    }
+                };
+                if let Some(src) = src {
+                    if src_strides(g, &src) == row_major_strides(&in_dims) {
+                        // Row-major storage: the physical offset is the linear index itself.
+                        let ity = g.shape(input).ty;
+                        return Some(self.push(Expr::Leaf { src, ty: ity, coef: lin }));
+                    }
+                }
+                match split_linear(&lin, &self.extents, &in_dims) {
+                    Some(rows) => self.expr(input, &rows, false),
+                    None => {
+                        self.need(input);
+                        None
+                    }
+                }
+            }
+            Kind::BitcastResize | Kind::Reduce { .. } | Kind::Dot { .. } => {
+                // Always materialised, so only reached as a leaf above.
+                self.error = Some(format!("internal: kernel node {} reached as an expression", v.node));
+                None
+            }
+        }
+    }
+
+    /// Request that `v` be materialised (row-major), or record why that cannot help.
+    fn need(&mut self, v: Value) {
+        if self.mat.contains(&v) {
+            self.error = Some(format!(
+                "an output stored with layout {} is read through a view its strides cannot express",
+                self.g.shape(v)
+            ));
+        } else {
+            self.requests.insert(v);
+        }
+    }
+
+    /// The expressions built, or the error that stopped them.
+    fn finish(self) -> Result<Vec<Expr>, String> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.exprs),
+        }
+    }
+
+    /// GEMM kernel for canonical operands (lhs [b, m, k], rhs [b, k, n] groups of dims).
+    fn dot(&mut self, lhs: Value, rhs: Value, batch: usize, contract: usize) -> Option<KernelKind> {
+        let ld = self.g.shape(lhs).dims.clone();
+        let rd = self.g.shape(rhs).dims.clone();
+        let lfree = ld.len() - batch - contract;
+        let a = self.gemm_operand(lhs, [batch, lfree, contract]);
+        let b = self.gemm_operand(rhs, [batch, contract, rd.len() - batch - contract]);
+        let (a, b) = (a?, b?);
+        let prod = |d: &[i64]| d.iter().product::<i64>();
+        let sizes = [prod(&ld[..batch]), prod(&ld[batch..batch + lfree]), prod(&rd[batch + contract..]), prod(&ld[batch + lfree..])];
+        Some(KernelKind::Dot { lhs: a, rhs: b, sizes })
+    }
+
+    /// `v` as a leaf whose dims collapse into three strided groups of the given lengths.
+    fn gemm_operand(&mut self, v: Value, groups: [usize; 3]) -> Option<GemmOperand> {
+        let dims = self.g.shape(v).dims.clone();
+        let id = identity(dims.len());
+        self.extents = dims.clone();
+        let e = self.expr(v, &id, false)?;
+        let (src, coef) = match &self.exprs[e] {
+            Expr::Leaf { src, coef, .. } => (src.clone(), coef.clone()),
+            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => {
+                self.need(v);
+                return None;
+            }
+        };
+        let mut strides = [0i64; 3];
+        let mut start = 0;
+        for (g, &len) in groups.iter().enumerate() {
+            match collapse_group(&dims[start..start + len], &coef[start..start + len]) {
+                Some(s) => strides[g] = s,
+                None => {
+                    self.need(v);
+                    return None;
+                }
+            }
+            start += len;
+        }
+        Some(GemmOperand { src, strides })
+    }
+}
+
+/// One stride for a group of dims if they are nested (`s[j] == s[j+1]·n[j+1]`, ignoring
+/// extent-1 dims); 0 for a group of extent 1.
+fn collapse_group(dims: &[i64], coef: &[i64]) -> Option<i64> {
+    let live: Vec<(i64, i64)> = dims.iter().zip(coef).filter(|(&d, _)| d != 1).map(|(&d, &c)| (d, c)).collect();
+    for w in live.windows(2) {
+        if w[0].1 != w[1].1 * w[1].0 {
+            return None;
+        }
+    }
+    Some(live.last().map_or(0, |&(_, c)| c))
+}
+
+/// Split a row-major linear index `Σ lin[d]·i[d]` (`i[d] < extents[d]`) into the row-major
+/// multi-index of `dims` as an affine map, when no carry can occur: each iteration dim lands
+/// in one target dim (its coefficient a multiple of that dim's stride, below the next) and
+/// the largest sum per target dim stays below its size. `None` otherwise.
+pub(crate) fn split_linear(lin: &[i64], extents: &[i64], dims: &[i64]) -> Option<Map> {
+    let rs = row_major_strides(dims);
+    let mut rows = vec![vec![0i64; lin.len()]; dims.len()];
+    let mut max = vec![0i64; dims.len()];
+    for (d, (&c, &n)) in lin.iter().zip(extents).enumerate() {
+        if c == 0 || n <= 1 {
+            continue;
+        }
+        if c < 0 {
+            return None;
+        }
+        let k = (0..dims.len()).find(|&k| dims[k] > 1 && rs[k] <= c)?;
+        if c % rs[k] != 0 {
+            return None;
+        }
+        let q = c / rs[k];
+        rows[k][d] = q;
+        max[k] += q * (n - 1);
+    }
+    if max.iter().zip(dims).any(|(&m, &size)| m >= size.max(1)) {
+        return None;
+    }
+    Some(rows)
+}
+
+/// Ops cheap enough to recompute instead of storing (one instruction on most targets).
+fn is_cheap(kind: &Kind) -> bool {
+    use xla_core::{BinaryOp as B, UnaryOp as U};
+    match kind {
+        Kind::Unary(u) => matches!(u, U::Neg | U::Abs | U::Not | U::Real | U::Imag),
+        Kind::Binary(b) => matches!(b, B::Add | B::Sub | B::Mul | B::Max | B::Min | B::And | B::Or | B::Xor),
+        Kind::Compare { .. } | Kind::Select | Kind::Convert | Kind::Bitcast | Kind::Copy => true,
+        Kind::Clamp | Kind::ReducePrecision { .. } => false,
+        Kind::Param { .. }
+        | Kind::Constant(_)
+        | Kind::Iota { .. }
+        | Kind::BroadcastInDim { .. }
+        | Kind::Reshape
+        | Kind::Transpose { .. }
+        | Kind::BitcastResize
+        | Kind::Reduce { .. }
+        | Kind::Dot { .. } => false,
+    }
+}

@@ -1,0 +1,447 @@
+//! The back end's own flat dataflow graph: one `xla!` fn with every `Call` inlined, tuples
+//! resolved (`GetTupleElement(Tuple(..))` is the element itself), unreachable instructions
+//! dropped, and tuple-typed parameters split into one array leaf per tuple element.
+//!
+//! Why a separate graph: fusion wants array values only, with explicit multi-output nodes for
+//! the variadic `Reduce`, and it inserts nodes of its own (copies, canonicalising transposes for
+//! GEMM operands, conversions to a dot's preferred type) without touching the checked IR.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use xla_core::{ArrayShape, Computation, DotDimensionNumbers, ElementType, InstrId, Literal, Op, Shape};
+
+/// One array result of a node: `out` is 0 except for the outputs of a variadic `Reduce`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Value {
+    pub node: usize,
+    pub out: usize,
+}
+
+impl Value {
+    /// Output 0 of `node`.
+    pub fn of(node: usize) -> Self {
+        Value { node, out: 0 }
+    }
+}
+
+/// What a node computes. Elementwise kinds read operands of their own dimensions.
+#[derive(Clone, Debug)]
+pub(crate) enum Kind {
+    /// Array leaf `path` (tuple indices) of fn parameter `index`.
+    Param { index: usize, path: Vec<usize> },
+    /// An array constant.
+    Constant(Literal),
+    /// Values counting along `dimension`.
+    Iota { dimension: usize },
+    Unary(xla_core::UnaryOp),
+    Binary(xla_core::BinaryOp),
+    Compare { direction: xla_core::ComparisonDirection, total_order: bool },
+    Select,
+    Clamp,
+    Convert,
+    /// Bitcast between types of equal width: elementwise.
+    Bitcast,
+    ReducePrecision { exponent_bits: u32, mantissa_bits: u32 },
+    /// Operand dim `i` is output dim `dims[i]`.
+    BroadcastInDim { dims: Vec<usize> },
+    /// Row-major reinterpretation.
+    Reshape,
+    /// Output dim `d` is operand dim `perm[d]`.
+    Transpose { perm: Vec<usize> },
+    /// Identity; inserted where a value must be written to a second place (outputs).
+    Copy,
+    /// Bitcast between types of different widths: the minor dim appears or disappears.
+    BitcastResize,
+    /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
+    Reduce { dims: Vec<usize>, computation: Arc<Computation> },
+    /// DotGeneral in canonical form: operands of the result element type, lhs dims
+    /// [batch.., m.., contract..], rhs dims [batch.., contract.., n..], result [batch.., m.., n..].
+    Dot { batch: usize, contract: usize },
+}
+
+impl Kind {
+    /// True for the ops a loop kernel evaluates per element (no index remapping).
+    pub fn is_elementwise(&self) -> bool {
+        match self {
+            Kind::Unary(_)
+            | Kind::Binary(_)
+            | Kind::Compare { .. }
+            | Kind::Select
+            | Kind::Clamp
+            | Kind::Convert
+            | Kind::Bitcast
+            | Kind::ReducePrecision { .. }
+            | Kind::Copy => true,
+            Kind::Param { .. }
+            | Kind::Constant(_)
+            | Kind::Iota { .. }
+            | Kind::BroadcastInDim { .. }
+            | Kind::Reshape
+            | Kind::Transpose { .. }
+            | Kind::BitcastResize
+            | Kind::Reduce { .. }
+            | Kind::Dot { .. } => false,
+        }
+    }
+
+    /// True for nodes whose result always lives in a buffer (they are kernels of their own).
+    pub fn is_kernel_root(&self) -> bool {
+        match self {
+            Kind::BitcastResize | Kind::Reduce { .. } | Kind::Dot { .. } => true,
+            Kind::Param { .. }
+            | Kind::Constant(_)
+            | Kind::Iota { .. }
+            | Kind::Unary(_)
+            | Kind::Binary(_)
+            | Kind::Compare { .. }
+            | Kind::Select
+            | Kind::Clamp
+            | Kind::Convert
+            | Kind::Bitcast
+            | Kind::ReducePrecision { .. }
+            | Kind::BroadcastInDim { .. }
+            | Kind::Reshape
+            | Kind::Transpose { .. }
+            | Kind::Copy => false,
+        }
+    }
+}
+
+/// A node: kind, input values, one array shape per output.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    pub kind: Kind,
+    pub inputs: Vec<Value>,
+    pub shapes: Vec<ArrayShape>,
+}
+
+/// A tree of values mirroring a (possibly tuple) shape.
+#[derive(Clone, Debug)]
+pub(crate) enum Tree {
+    Leaf(Value),
+    Tuple(Vec<Tree>),
+}
+
+impl Tree {
+    /// The leaves, left to right.
+    pub fn leaves(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        self.collect(&mut out);
+        out
+    }
+
+    fn collect(&self, out: &mut Vec<Value>) {
+        match self {
+            Tree::Leaf(v) => out.push(*v),
+            Tree::Tuple(ts) => ts.iter().for_each(|t| t.collect(out)),
+        }
+    }
+}
+
+/// The flat graph of one fn: nodes in definition order (inputs first) and the result tree.
+#[derive(Clone, Debug)]
+pub(crate) struct Graph {
+    pub nodes: Vec<Node>,
+    pub result: Tree,
+}
+
+impl Graph {
+    /// The shape of a value.
+    pub fn shape(&self, v: Value) -> &ArrayShape {
+        &self.nodes[v.node].shapes[v.out]
+    }
+
+    /// Append a node; returns its output 0.
+    pub fn push(&mut self, kind: Kind, inputs: Vec<Value>, shapes: Vec<ArrayShape>) -> Value {
+        self.nodes.push(Node { kind, inputs, shapes });
+        Value::of(self.nodes.len() - 1)
+    }
+
+    /// Flatten `c` (the fn's computation) with every call inlined. `Err` names what codegen
+    /// cannot handle (dynamic dims, tokens).
+    pub fn from_computation(c: &Computation) -> Result<Graph, String> {
+        let mut g = Graph { nodes: Vec::new(), result: Tree::Tuple(Vec::new()) };
+        let mut args = Vec::with_capacity(c.params.len());
+        for (index, shape) in c.params.iter().enumerate() {
+            args.push(g.param_tree(index, shape, &mut Vec::new())?);
+        }
+        g.result = g.inline(c, &args)?;
+        Ok(g.without_dead_nodes())
+    }
+
+    fn param_tree(&mut self, index: usize, shape: &Shape, path: &mut Vec<usize>) -> Result<Tree, String> {
+        match shape {
+            Shape::Array(a) => {
+                check_static(a, "parameter")?;
+                let kind = Kind::Param { index, path: path.clone() };
+                Ok(Tree::Leaf(self.push(kind, Vec::new(), vec![a.clone()])))
+            }
+            Shape::Tuple(elems) => {
+                let mut out = Vec::with_capacity(elems.len());
+                for (i, e) in elems.iter().enumerate() {
+                    path.push(i);
+                    out.push(self.param_tree(index, e, path)?);
+                    path.pop();
+                }
+                Ok(Tree::Tuple(out))
+            }
+            Shape::Token => Err("parameter: token-typed parameters have no code generation".into()),
+        }
+    }
+
+    /// Inline computation `c` applied to `args`; returns its result tree.
+    fn inline(&mut self, c: &Computation, args: &[Tree]) -> Result<Tree, String> {
+        let mut env: Vec<Tree> = Vec::with_capacity(c.instrs.len());
+        for instr in &c.instrs {
+            let tree = self.lower(c, instr, &env, args)?;
+            env.push(tree);
+        }
+        env.get(c.root.0 as usize).cloned().ok_or_else(|| format!("{}: root out of range", c.name))
+    }
+
+    fn lower(&mut self, c: &Computation, instr: &xla_core::Instruction, env: &[Tree], args: &[Tree]) -> Result<Tree, String> {
+        let opname = instr.op.opcode();
+        let operand = |i: usize| -> Result<&Tree, String> {
+            let id: InstrId = *instr.operands.get(i).ok_or_else(|| format!("{opname}: missing operand {i}"))?;
+            env.get(id.0 as usize).ok_or_else(|| format!("{opname}: operand defined after use"))
+        };
+        let leaf = |i: usize| -> Result<Value, String> {
+            match operand(i)? {
+                Tree::Leaf(v) => Ok(*v),
+                Tree::Tuple(_) => Err(format!("{opname}: tuple operand where an array is required")),
+            }
+        };
+        let array = |s: &Shape| -> Result<ArrayShape, String> {
+            match s {
+                Shape::Array(a) => {
+                    check_static(a, opname)?;
+                    Ok(a.clone())
+                }
+                Shape::Tuple(_) | Shape::Token => Err(format!("{opname}: expected an array result, got {s}")),
+            }
+        };
+        let leaves = |n: usize| -> Result<Vec<Value>, String> { (0..n).map(leaf).collect() };
+        let n_ops = instr.operands.len();
+        let simple = |g: &mut Graph, kind: Kind| -> Result<Tree, String> {
+            let shape = array(&instr.shape)?;
+            let inputs = leaves(n_ops)?;
+            Ok(Tree::Leaf(g.push(kind, inputs, vec![shape])))
+        };
+        match &instr.op {
+            Op::Parameter { index, .. } => {
+                args.get(*index).cloned().ok_or_else(|| format!("{}: parameter {index} has no argument", c.name))
+            }
+            Op::Constant(lit) => match lit {
+                Literal::Array { .. } => simple(self, Kind::Constant(lit.clone())),
+                Literal::Tuple(_) | Literal::Token => Ok(self.constant_tree(lit)?),
+            },
+            Op::Iota { dimension } => simple(self, Kind::Iota { dimension: *dimension }),
+            Op::Unary(u) => simple(self, Kind::Unary(*u)),
+            Op::Binary(b) => simple(self, Kind::Binary(*b)),
+            Op::Compare { direction, total_order } => {
+                simple(self, Kind::Compare { direction: *direction, total_order: *total_order })
+            }
+            Op::Select => simple(self, Kind::Select),
+            Op::Clamp => simple(self, Kind::Clamp),
+            Op::ConvertElementType => simple(self, Kind::Convert),
+            Op::BitcastConvertType => {
+                let out = array(&instr.shape)?;
+                let input = leaf(0)?;
+                if self.shape(input).ty.bit_width() == out.ty.bit_width() {
+                    simple(self, Kind::Bitcast)
+                } else {
+                    simple(self, Kind::BitcastResize)
+                }
+            }
+            Op::ReducePrecision { exponent_bits, mantissa_bits } => simple(
+                self,
+                Kind::ReducePrecision { exponent_bits: *exponent_bits, mantissa_bits: *mantissa_bits },
+            ),
+            Op::BroadcastInDim { broadcast_dimensions } => {
+                let dims = to_usize(broadcast_dimensions, opname)?;
+                simple(self, Kind::BroadcastInDim { dims })
+            }
+            Op::Reshape => simple(self, Kind::Reshape),
+            Op::Transpose { permutation } => {
+                let perm = to_usize(permutation, opname)?;
+                simple(self, Kind::Transpose { perm })
+            }
+            Op::Reduce { dimensions, computation } => {
+                let dims = to_usize(dimensions, opname)?;
+                let inputs = leaves(n_ops)?;
+                let shapes = match &instr.shape {
+                    Shape::Array(a) => vec![array(&Shape::Array(a.clone()))?],
+                    Shape::Tuple(elems) => elems.iter().map(&array).collect::<Result<_, _>>()?,
+                    Shape::Token => return Err(format!("{opname}: token result")),
+                };
+                let n = shapes.len();
+                let tuple = matches!(instr.shape, Shape::Tuple(_));
+                let v = self.push(Kind::Reduce { dims, computation: computation.clone() }, inputs, shapes);
+                if tuple {
+                    Ok(Tree::Tuple((0..n).map(|out| Tree::Leaf(Value { node: v.node, out })).collect()))
+                } else {
+                    Ok(Tree::Leaf(v))
+                }
+            }
+            Op::DotGeneral { dimension_numbers, .. } => {
+                let shape = array(&instr.shape)?;
+                let (lhs, rhs) = (leaf(0)?, leaf(1)?);
+                Ok(Tree::Leaf(self.lower_dot(dimension_numbers, lhs, rhs, shape)?))
+            }
+            Op::Tuple => Ok(Tree::Tuple((0..n_ops).map(|i| operand(i).cloned()).collect::<Result<_, _>>()?)),
+            Op::GetTupleElement { index } => match operand(0)? {
+                Tree::Tuple(elems) => {
+                    elems.get(*index).cloned().ok_or_else(|| format!("{opname}: index {index} out of range"))
+                }
+                Tree::Leaf(_) => Err(format!("{opname}: operand is not a tuple")),
+            },
+            Op::Call { computation } => {
+                let call_args: Vec<Tree> = (0..n_ops).map(|i| operand(i).cloned()).collect::<Result<_, _>>()?;
+                self.inline(computation, &call_args)
+            }
+        }
+    }
+
+    /// DotGeneral in canonical form: operands converted to the result type (GEMM runs in it,
+    /// as XLA does for preferred_element_type), lhs transposed to [batch, free, contracting]
+    /// and rhs to [batch, contracting, free]. The transposes are views: fusion folds them into
+    /// GEMM strides and copies only when strides cannot express them.
+    fn lower_dot(&mut self, dn: &DotDimensionNumbers, lhs: Value, rhs: Value, shape: ArrayShape) -> Result<Value, String> {
+        let lb = to_usize(&dn.lhs_batch_dimensions, "dot")?;
+        let lc = to_usize(&dn.lhs_contracting_dimensions, "dot")?;
+        let rb = to_usize(&dn.rhs_batch_dimensions, "dot")?;
+        let rc = to_usize(&dn.rhs_contracting_dimensions, "dot")?;
+        let lrank = self.shape(lhs).rank();
+        let rrank = self.shape(rhs).rank();
+        let lfree: Vec<usize> = (0..lrank).filter(|d| !lb.contains(d) && !lc.contains(d)).collect();
+        let rfree: Vec<usize> = (0..rrank).filter(|d| !rb.contains(d) && !rc.contains(d)).collect();
+        let lperm: Vec<usize> = lb.iter().chain(&lfree).chain(&lc).copied().collect();
+        let rperm: Vec<usize> = rb.iter().chain(&rc).chain(&rfree).copied().collect();
+        let mut inputs = Vec::with_capacity(2);
+        for (v, perm) in [(lhs, lperm), (rhs, rperm)] {
+            let mut v = v;
+            let s = self.shape(v).clone();
+            if s.ty != shape.ty {
+                v = self.push(Kind::Convert, vec![v], vec![s.with_type(shape.ty)]);
+            }
+            if perm.iter().enumerate().any(|(i, &p)| i != p) {
+                let dims: Vec<i64> = perm.iter().map(|&p| s.dims[p]).collect();
+                let t = ArrayShape::new(shape.ty, &dims);
+                v = self.push(Kind::Transpose { perm }, vec![v], vec![t]);
+            }
+            inputs.push(v);
+        }
+        let kind = Kind::Dot { batch: lb.len(), contract: lc.len() };
+        Ok(self.push(kind, inputs, vec![shape]))
+    }
+
+    /// A tuple constant becomes a tree of array constants.
+    fn constant_tree(&mut self, lit: &Literal) -> Result<Tree, String> {
+        match lit {
+            Literal::Array { shape, .. } => {
+                check_static(shape, "constant")?;
+                Ok(Tree::Leaf(self.push(Kind::Constant(lit.clone()), Vec::new(), vec![shape.clone()])))
+            }
+            Literal::Tuple(elems) => {
+                Ok(Tree::Tuple(elems.iter().map(|e| self.constant_tree(e)).collect::<Result<_, _>>()?))
+            }
+            Literal::Token => Err("constant: token constants have no code generation".into()),
+        }
+    }
+
+    /// Keep only nodes the result depends on (and renumber them, keeping their order).
+    fn without_dead_nodes(self) -> Graph {
+        let mut live = vec![false; self.nodes.len()];
+        let mut stack: Vec<usize> = self.result.leaves().iter().map(|v| v.node).collect();
+        while let Some(n) = stack.pop() {
+            if !live[n] {
+                live[n] = true;
+                stack.extend(self.nodes[n].inputs.iter().map(|v| v.node));
+            }
+        }
+        let mut remap = HashMap::new();
+        let mut nodes = Vec::new();
+        for (i, node) in self.nodes.into_iter().enumerate() {
+            if live[i] {
+                remap.insert(i, nodes.len());
+                nodes.push(node);
+            }
+        }
+        let fix = |v: &Value| Value { node: remap[&v.node], out: v.out };
+        for node in &mut nodes {
+            node.inputs = node.inputs.iter().map(fix).collect();
+        }
+        Graph { nodes, result: remap_tree(&self.result, &fix) }
+    }
+
+    /// Number of uses of every value by nodes (result uses not counted).
+    pub fn use_counts(&self) -> HashMap<Value, usize> {
+        let mut uses = HashMap::new();
+        for node in &self.nodes {
+            for v in &node.inputs {
+                *uses.entry(*v).or_insert(0) += 1;
+            }
+        }
+        uses
+    }
+}
+
+fn remap_tree(t: &Tree, f: &impl Fn(&Value) -> Value) -> Tree {
+    match t {
+        Tree::Leaf(v) => Tree::Leaf(f(v)),
+        Tree::Tuple(ts) => Tree::Tuple(ts.iter().map(|t| remap_tree(t, f)).collect()),
+    }
+}
+
+fn check_static(a: &ArrayShape, what: &str) -> Result<(), String> {
+    if a.is_dynamic() {
+        return Err(format!("{what}: dynamic dimensions ({a}) have no code generation yet"));
+    }
+    if a.dims.iter().any(|&d| d < 0) {
+        return Err(format!("{what}: negative dimension in {a}"));
+    }
+    if let Some(l) = &a.layout {
+        if l.padded_dimensions.is_some() {
+            return Err(format!("{what}: padded layouts ({a}) have no code generation"));
+        }
+    }
+    Ok(())
+}
+
+fn to_usize(v: &[i64], what: &str) -> Result<Vec<usize>, String> {
+    v.iter().map(|&d| usize::try_from(d).map_err(|_| format!("{what}: negative dimension number {d}"))).collect()
+}
+
+/// Row-major element strides of `dims`.
+pub(crate) fn row_major_strides(dims: &[i64]) -> Vec<i64> {
+    let mut s = vec![1i64; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * dims[i + 1].max(1);
+    }
+    s
+}
+
+/// Element strides of an array stored with its layout (row-major when none).
+pub(crate) fn layout_strides(a: &ArrayShape) -> Vec<i64> {
+    match &a.layout {
+        None => row_major_strides(&a.dims),
+        Some(l) => {
+            let mut s = vec![0i64; a.rank()];
+            let mut acc = 1i64;
+            for &d in &l.minor_to_major {
+                let d = d as usize;
+                if d < s.len() {
+                    s[d] = acc;
+                    acc *= a.dims[d].max(1);
+                }
+            }
+            s
+        }
+    }
+}
+
+/// True when the element type is a real float with a `wide` vector type.
+pub(crate) fn is_vector_float(t: ElementType) -> bool {
+    matches!(t, ElementType::F32 | ElementType::F64)
+}

@@ -1,0 +1,103 @@
+//! Buffer plan: where every materialised value lives. Outputs are written straight into the
+//! caller's output tensors; every other kernel result gets a scratch buffer, and buffers of
+//! one element type are reused once the values in them are dead (greedy, in kernel order).
+//! A kernel never writes a buffer it reads: a buffer is free for kernel `k` only if its last
+//! reader ran before `k`.
+
+use std::collections::BTreeMap;
+
+use xla_core::ElementType;
+
+use super::fuse::{Expr, Fused, KernelKind, Src};
+use super::graph::Value;
+
+/// Where a materialised value is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Storage {
+    /// Output slot `i` (the caller's tensor).
+    Out(usize),
+    /// Scratch buffer (field) `i`, row-major from offset 0.
+    Scratch(usize),
+}
+
+/// One scratch buffer: element type and length in elements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Buffer {
+    pub ty: ElementType,
+    pub len: usize,
+}
+
+/// The buffer plan of a fused fn.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub storage: BTreeMap<Value, Storage>,
+    pub buffers: Vec<Buffer>,
+}
+
+/// Values a kernel reads from buffers (materialised values only, not params/constants).
+pub(crate) fn kernel_reads(k: &super::fuse::Kernel) -> Vec<Value> {
+    let mut reads: Vec<Value> = k
+        .exprs
+        .iter()
+        .filter_map(|e| match e {
+            Expr::Leaf { src: Src::Buf(v), .. } => Some(*v),
+            Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => None,
+        })
+        .collect();
+    match &k.kind {
+        KernelKind::Dot { lhs, rhs, .. } => {
+            for s in [&lhs.src, &rhs.src] {
+                if let Src::Buf(v) = s {
+                    reads.push(*v);
+                }
+            }
+        }
+        KernelKind::Loop { .. } | KernelKind::Reduce { .. } | KernelKind::BitcastResize { .. } => {}
+    }
+    reads.sort();
+    reads.dedup();
+    reads
+}
+
+/// Assign storage to every kernel output.
+pub(crate) fn plan(f: &Fused) -> Plan {
+    let mut last_use: BTreeMap<Value, usize> = BTreeMap::new();
+    for (i, k) in f.kernels.iter().enumerate() {
+        for v in kernel_reads(k) {
+            last_use.insert(v, i);
+        }
+    }
+    let mut storage = BTreeMap::new();
+    let mut buffers: Vec<Buffer> = Vec::new();
+    // busy_until[b]: index of the last kernel reading the value now held by buffer b.
+    let mut busy_until: Vec<usize> = Vec::new();
+    for (i, k) in f.kernels.iter().enumerate() {
+        for &v in &k.outputs {
+            if let Some(slot) = f.output_slot(v) {
+                storage.insert(v, Storage::Out(slot));
+                continue;
+            }
+            let shape = f.graph.shape(v);
+            let len = usize::try_from(shape.element_count()).unwrap_or(0);
+            let until = last_use.get(&v).copied().unwrap_or(i).max(i);
+            // Free buffers of this type; prefer the smallest one that fits, else the largest.
+            let free = (0..buffers.len()).filter(|&b| buffers[b].ty == shape.ty && busy_until[b] < i);
+            let fits = free.clone().filter(|&b| buffers[b].len >= len).min_by_key(|&b| buffers[b].len);
+            let chosen = fits.or_else(|| free.max_by_key(|&b| buffers[b].len));
+            let b = match chosen {
+                Some(b) => {
+                    buffers[b].len = buffers[b].len.max(len);
+                    busy_until[b] = until;
+                    b
+                }
+                None => {
+                    buffers.push(Buffer { ty: shape.ty, len });
+                    busy_until.push(until);
+                    buffers.len() - 1
+                }
+            };
+            storage.insert(v, Storage::Scratch(b));
+        }
+    }
+    Plan { storage, buffers }
+}
