@@ -10,6 +10,7 @@ pub mod error;
 pub mod ir;
 pub mod layout;
 pub mod literal;
+pub mod scalar;
 pub mod shape;
 
 pub use element::{ElementType, NativeType};
@@ -18,3 +19,8 @@ pub use ir::{BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, In
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};
 pub use shape::{ArrayShape, Shape};
+
+#[doc(hidden)]
+pub use half as __half;
+#[doc(hidden)]
+pub use num_complex as __num_complex;

@@ -1,0 +1,488 @@
+//! `Scalar` for `Complex<f32>` (c64) and `Complex<f64>` (c128), and `ComplexComponent` for
+//! f32 / f64.
+//!
+//! `+ - *` use the textbook formulas in the component type (as XLA's elemental emitter);
+//! `/` is Smith's algorithm with XLA's recovery of the (NaN, NaN) corner cases (zero divisor,
+//! infinite numerator, infinite divisor). Transcendental functions are evaluated in c128 and
+//! rounded componentwise for c64 (the reference is at least as accurate as XLA's own), with
+//! XLA's special cases where they differ from the plain formula (`pow`'s `0^0 = 1`, `x^0 = 1`,
+//! `1^z = 1`; `rsqrt(0) = (inf, NaN)`). num-complex supplies `exp`, `sqrt`, `cbrt` and the
+//! trigonometric and hyperbolic functions, whose edge cases agree with C99 Annex G.
+//!
+//! Ordered comparisons and `max`/`min` use the lexicographic `(re, im)` order (StableHLO's
+//! definition; XLA itself rejects them for complex). Ops XLA does not define for complex
+//! (`ceil`, `floor`, `round_*`, `erf`, `rem`, bitwise ops and shifts) return the lhs unchanged;
+//! `is_finite` is true when both parts are finite.
+
+use std::cmp::Ordering;
+
+use num_complex::Complex;
+use num_traits::Float;
+
+use super::{direction_holds, direction_holds_partial, ComplexComponent, Scalar, Value};
+use crate::ir::ComparisonDirection;
+
+type C64 = Complex<f64>;
+
+/// `a / b` by Smith's algorithm (the smaller of `|b.re|`, `|b.im|` is divided by the larger, so
+/// no intermediate squares `|b|^2`), then XLA's fixes for a (NaN, NaN) quotient:
+/// `z / 0 = (inf * sign(b.re)) * z`; `inf / finite` and `finite / inf` are recomputed with the
+/// infinities replaced by ±1 (then scaled by inf, resp. 0).
+#[inline]
+fn smith_div<F: Float>(a: Complex<F>, b: Complex<F>) -> Complex<F> {
+    let (ar, ai, br, bi) = (a.re, a.im, b.re, b.im);
+    let zero = F::zero();
+    let one = F::one();
+    let inf = F::infinity();
+    let q = if br.abs() < bi.abs() {
+        let ratio = br / bi;
+        let denom = bi + br * ratio;
+        Complex::new((ratio * ar + ai) / denom, (ratio * ai - ar) / denom)
+    } else {
+        let ratio = bi / br;
+        let denom = br + bi * ratio;
+        Complex::new((ratio * ai + ar) / denom, (ai - ratio * ar) / denom)
+    };
+    if !(q.re.is_nan() && q.im.is_nan()) {
+        return q;
+    }
+    let finite = |x: F| x.abs() != inf && !x.is_nan();
+    if br == zero && bi == zero && !(ar.is_nan() && ai.is_nan()) {
+        // Case 1: zero divisor, not an all-NaN dividend.
+        let s = inf.copysign(br);
+        return Complex::new(s * ar, s * ai);
+    }
+    let unit_inf = |x: F| {
+        if x.abs() == inf {
+            one.copysign(x)
+        } else {
+            zero.copysign(x)
+        }
+    };
+    if (ar.abs() == inf || ai.abs() == inf) && finite(br) && finite(bi) {
+        // Case 2: infinite dividend, finite divisor.
+        let (xr, xi) = (unit_inf(ar), unit_inf(ai));
+        return Complex::new(inf * (xr * br + xi * bi), inf * (xi * br - xr * bi));
+    }
+    if (br.abs() == inf || bi.abs() == inf) && finite(ar) && finite(ai) {
+        // Case 3: finite dividend, infinite divisor.
+        let (yr, yi) = (unit_inf(br), unit_inf(bi));
+        return Complex::new(zero * (ar * yr + ai * yi), zero * (ai * yr - ar * yi));
+    }
+    q
+}
+
+/// `log(z) = ln|z| + i atan2(im, re)`.
+#[inline]
+fn log_c(z: C64) -> C64 {
+    Complex::new(z.re.hypot(z.im).ln(), z.im.atan2(z.re))
+}
+
+/// XLA's complex power: `|a|^c e^{-d arg a} (cos q + i sin q)` with `q = c arg a + d ln|a|`,
+/// and, in increasing priority, `0^(c+0i)` = 1 for c = 0 and 0 for c > 0; `x^0 = 1`;
+/// `1^z = 1`; `inf^(c+0i)` = inf for c > 0 and 0 for c < 0.
+fn pow_c(x: C64, y: C64) -> C64 {
+    let (a, b, c, d) = (x.re, x.im, y.re, y.im);
+    let inf = f64::INFINITY;
+    if a == inf && b == 0.0 && d == 0.0 && c < 0.0 {
+        return Complex::new(0.0, 0.0);
+    }
+    if a == inf && b == 0.0 && d == 0.0 && c > 0.0 {
+        return Complex::new(inf, 0.0);
+    }
+    if a == 1.0 && b == 0.0 {
+        return Complex::new(1.0, 0.0);
+    }
+    if c == 0.0 && d == 0.0 {
+        return Complex::new(1.0, 0.0);
+    }
+    let abs = a.hypot(b);
+    if abs == 0.0 && d == 0.0 && c >= 0.0 {
+        // c > 0 here (c == 0 was handled above).
+        return Complex::new(0.0, 0.0);
+    }
+    let arg = b.atan2(a);
+    let coeff = abs.powf(c) * (-d * arg).exp();
+    let q = c * arg + d * abs.ln();
+    Complex::new(coeff * q.cos(), coeff * q.sin())
+}
+
+/// `e^z - 1 = (expm1(a) cos b + cosm1 b) + i e^a sin b`, with `cosm1 b = -2 sin^2(b/2)`, exact
+/// near 0.
+#[inline]
+fn expm1_c(z: C64) -> C64 {
+    let (a, b) = (z.re, z.im);
+    let half_sin = (b * 0.5).sin();
+    let cosm1 = -2.0 * half_sin * half_sin;
+    let im = if b == 0.0 { b } else { a.exp() * b.sin() };
+    Complex::new(a.exp_m1() * b.cos() + cosm1, im)
+}
+
+/// `ln(1 + z) = 0.5 ln((1+a)^2 + b^2) + i atan2(b, 1 + a)`; the modulus is taken as
+/// `0.5 log1p(a(a+2) + b^2)` when that sum is small (no cancellation near z = 0).
+#[inline]
+fn log1p_c(z: C64) -> C64 {
+    let (a, b) = (z.re, z.im);
+    let t = a * (a + 2.0) + b * b;
+    let re = if t.abs() < 0.5 {
+        0.5 * t.ln_1p()
+    } else {
+        (a + 1.0).hypot(b).ln()
+    };
+    Complex::new(re, b.atan2(a + 1.0))
+}
+
+/// `1 / sqrt(z)`; XLA gives `(inf, NaN)` at 0.
+#[inline]
+fn rsqrt_c(z: C64) -> C64 {
+    if z.re == 0.0 && z.im == 0.0 {
+        return Complex::new(f64::INFINITY, f64::NAN);
+    }
+    smith_div(Complex::new(1.0, 0.0), z.sqrt())
+}
+
+/// `1 / (1 + e^-z)`.
+#[inline]
+fn logistic_c(z: C64) -> C64 {
+    smith_div(Complex::new(1.0, 0.0), Complex::new(1.0, 0.0) + (-z).exp())
+}
+
+/// Complex `atan2(y, x) = -i log((x + i y) / sqrt(x^2 + y^2))`, as XLA.
+#[inline]
+fn atan2_c(y: C64, x: C64) -> C64 {
+    let i = Complex::new(0.0, 1.0);
+    let num = x + i * y;
+    let den = (x * x + y * y).sqrt();
+    let l = log_c(smith_div(num, den));
+    Complex::new(l.im, -l.re)
+}
+
+/// `z / |z|`, 0 (with z's signs) at 0.
+#[inline]
+fn sign_c<F: Float>(z: Complex<F>) -> Complex<F> {
+    if z.re == F::zero() && z.im == F::zero() {
+        return z;
+    }
+    let abs = z.re.hypot(z.im);
+    Complex::new(z.re / abs, z.im / abs)
+}
+
+/// Lexicographic partial order on `(re, im)`; `None` when a compared part is NaN.
+#[inline]
+fn lex_partial<F: Float>(a: Complex<F>, b: Complex<F>) -> Option<Ordering> {
+    match a.re.partial_cmp(&b.re)? {
+        Ordering::Equal => a.im.partial_cmp(&b.im),
+        o => Some(o),
+    }
+}
+
+/// Per-width pieces: evaluate a c128 function at this precision.
+trait Widen: Sized {
+    fn widen(self) -> C64;
+    fn narrow(z: C64) -> Self;
+}
+
+impl Widen for Complex<f32> {
+    #[inline]
+    fn widen(self) -> C64 {
+        Complex::new(self.re as f64, self.im as f64)
+    }
+    #[inline]
+    fn narrow(z: C64) -> Self {
+        Complex::new(z.re as f32, z.im as f32)
+    }
+}
+
+impl Widen for Complex<f64> {
+    #[inline]
+    fn widen(self) -> C64 {
+        self
+    }
+    #[inline]
+    fn narrow(z: C64) -> Self {
+        z
+    }
+}
+
+/// Apply a c128 function at this type's precision (exact widening, one rounding per part).
+#[inline]
+fn wide1<T: Widen>(x: T, f: fn(C64) -> C64) -> T {
+    T::narrow(f(x.widen()))
+}
+
+/// Two-operand version of [`wide1`].
+#[inline]
+fn wide2<T: Widen>(x: T, y: T, f: fn(C64, C64) -> C64) -> T {
+    T::narrow(f(x.widen(), y.widen()))
+}
+
+macro_rules! complex_scalar {
+    ($f:ident, $bits_ty:ty, $half:expr) => {
+        impl Scalar for Complex<$f> {
+            type Real = $f;
+            const ZERO: Self = Complex::new(0.0, 0.0);
+            const ONE: Self = Complex::new(1.0, 0.0);
+
+            #[inline]
+            fn abs(self) -> $f {
+                // hypot: no overflow of re^2 + im^2, and |(inf, NaN)| = inf.
+                self.re.hypot(self.im)
+            }
+            #[inline]
+            fn cbrt(self) -> Self {
+                // Principal cube root.
+                wide1(self, C64::cbrt)
+            }
+            #[inline]
+            fn ceil(self) -> Self {
+                self
+            }
+            #[inline]
+            fn clz(self) -> Self {
+                self
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                wide1(self, C64::cos)
+            }
+            #[inline]
+            fn cosh(self) -> Self {
+                wide1(self, C64::cosh)
+            }
+            #[inline]
+            fn erf(self) -> Self {
+                self
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                wide1(self, C64::exp)
+            }
+            #[inline]
+            fn expm1(self) -> Self {
+                wide1(self, expm1_c)
+            }
+            #[inline]
+            fn floor(self) -> Self {
+                self
+            }
+            #[inline]
+            fn imag(self) -> $f {
+                self.im
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                self.re.is_finite() && self.im.is_finite()
+            }
+            #[inline]
+            fn log(self) -> Self {
+                wide1(self, log_c)
+            }
+            #[inline]
+            fn log1p(self) -> Self {
+                wide1(self, log1p_c)
+            }
+            #[inline]
+            fn logistic(self) -> Self {
+                wide1(self, logistic_c)
+            }
+            #[inline]
+            fn neg(self) -> Self {
+                Complex::new(-self.re, -self.im)
+            }
+            #[inline]
+            fn not(self) -> Self {
+                self
+            }
+            #[inline]
+            fn popcnt(self) -> Self {
+                self
+            }
+            #[inline]
+            fn real(self) -> $f {
+                self.re
+            }
+            #[inline]
+            fn round_afz(self) -> Self {
+                self
+            }
+            #[inline]
+            fn round_even(self) -> Self {
+                self
+            }
+            #[inline]
+            fn rsqrt(self) -> Self {
+                wide1(self, rsqrt_c)
+            }
+            #[inline]
+            fn sign(self) -> Self {
+                sign_c(self)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                wide1(self, C64::sin)
+            }
+            #[inline]
+            fn sqrt(self) -> Self {
+                wide1(self, C64::sqrt)
+            }
+            #[inline]
+            fn tan(self) -> Self {
+                wide1(self, C64::tan)
+            }
+            #[inline]
+            fn tanh(self) -> Self {
+                wide1(self, C64::tanh)
+            }
+
+            #[inline]
+            fn add(self, rhs: Self) -> Self {
+                Complex::new(self.re + rhs.re, self.im + rhs.im)
+            }
+            #[inline]
+            fn sub(self, rhs: Self) -> Self {
+                Complex::new(self.re - rhs.re, self.im - rhs.im)
+            }
+            #[inline]
+            fn mul(self, rhs: Self) -> Self {
+                // The textbook formula in the component type, as XLA (no Annex G inf recovery).
+                Complex::new(
+                    self.re * rhs.re - self.im * rhs.im,
+                    self.re * rhs.im + self.im * rhs.re,
+                )
+            }
+            #[inline]
+            fn div(self, rhs: Self) -> Self {
+                smith_div(self, rhs)
+            }
+            #[inline]
+            fn rem(self, _rhs: Self) -> Self {
+                self
+            }
+            #[inline]
+            fn max(self, rhs: Self) -> Self {
+                // NaN-propagating (the first operand with a NaN part), else lexicographic.
+                if self.re.is_nan() || self.im.is_nan() {
+                    self
+                } else if rhs.re.is_nan() || rhs.im.is_nan() {
+                    rhs
+                } else if lex_partial(self, rhs) == Some(Ordering::Less) {
+                    rhs
+                } else {
+                    self
+                }
+            }
+            #[inline]
+            fn min(self, rhs: Self) -> Self {
+                if self.re.is_nan() || self.im.is_nan() {
+                    self
+                } else if rhs.re.is_nan() || rhs.im.is_nan() {
+                    rhs
+                } else if lex_partial(self, rhs) == Some(Ordering::Greater) {
+                    rhs
+                } else {
+                    self
+                }
+            }
+            #[inline]
+            fn pow(self, rhs: Self) -> Self {
+                wide2(self, rhs, pow_c)
+            }
+            #[inline]
+            fn atan2(self, rhs: Self) -> Self {
+                wide2(self, rhs, atan2_c)
+            }
+            #[inline]
+            fn and(self, _rhs: Self) -> Self {
+                self
+            }
+            #[inline]
+            fn or(self, _rhs: Self) -> Self {
+                self
+            }
+            #[inline]
+            fn xor(self, _rhs: Self) -> Self {
+                self
+            }
+            #[inline]
+            fn shl(self, _rhs: Self) -> Self {
+                self
+            }
+            #[inline]
+            fn shr_arithmetic(self, _rhs: Self) -> Self {
+                self
+            }
+            #[inline]
+            fn shr_logical(self, _rhs: Self) -> Self {
+                self
+            }
+
+            #[inline]
+            fn compare(self, rhs: Self, direction: ComparisonDirection) -> bool {
+                match direction {
+                    // Componentwise, as XLA: Eq is ordered (NaN -> false), Ne unordered.
+                    ComparisonDirection::Eq => self.re == rhs.re && self.im == rhs.im,
+                    ComparisonDirection::Ne => self.re != rhs.re || self.im != rhs.im,
+                    ComparisonDirection::Ge
+                    | ComparisonDirection::Gt
+                    | ComparisonDirection::Le
+                    | ComparisonDirection::Lt => {
+                        direction_holds_partial(direction, lex_partial(self, rhs))
+                    }
+                }
+            }
+            #[inline]
+            fn total_cmp(self, rhs: Self) -> Ordering {
+                <$f>::total_cmp(&self.re, &rhs.re).then_with(|| <$f>::total_cmp(&self.im, &rhs.im))
+            }
+            #[inline]
+            fn compare_total(self, rhs: Self, direction: ComparisonDirection) -> bool {
+                direction_holds(direction, Scalar::total_cmp(self, rhs))
+            }
+
+            #[inline]
+            fn to_value(self) -> Value {
+                Value::Complex(self.re as f64, self.im as f64)
+            }
+            #[inline]
+            fn from_value(v: Value) -> Self {
+                match v {
+                    Value::Pred(b) => Complex::new(if b { 1.0 } else { 0.0 }, 0.0),
+                    // One rounding, as for the real types.
+                    Value::Int(i) => Complex::new(i as $f, 0.0),
+                    Value::Float(f) => Complex::new(f as $f, 0.0),
+                    Value::Complex(re, im) => Complex::new(re as $f, im as $f),
+                }
+            }
+            #[inline]
+            fn to_bits(self) -> u128 {
+                // Real part in the low half, as stored on a little-endian machine.
+                (self.re.to_bits() as u128) | ((self.im.to_bits() as u128) << $half)
+            }
+            #[inline]
+            fn from_bits(bits: u128) -> Self {
+                Complex::new(
+                    <$f>::from_bits(bits as $bits_ty),
+                    <$f>::from_bits((bits >> $half) as $bits_ty),
+                )
+            }
+            #[inline]
+            fn reduce_precision(self, exponent_bits: u32, mantissa_bits: u32) -> Self {
+                Complex::new(
+                    <$f as Scalar>::reduce_precision(self.re, exponent_bits, mantissa_bits),
+                    <$f as Scalar>::reduce_precision(self.im, exponent_bits, mantissa_bits),
+                )
+            }
+        }
+
+        impl ComplexComponent for $f {
+            type Complex = Complex<$f>;
+            #[inline]
+            fn make_complex(re: Self, im: Self) -> Complex<$f> {
+                Complex::new(re, im)
+            }
+        }
+    };
+}
+
+complex_scalar!(f32, u32, 32);
+complex_scalar!(f64, u64, 64);
