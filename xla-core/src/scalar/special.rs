@@ -66,8 +66,8 @@ fn erfc_continued_fraction(a: f64) -> f64 {
 ///    then truncate); a carry may bump the exponent, up to infinity;
 /// 2. exponent: values whose exponent exceeds the reduced range become ±inf, values at or
 ///    below the reduced minimum normal exponent become ±0 (no subnormals in the narrow type);
-/// 3. NaN inputs are returned unchanged when `mantissa_bits > 0` (with no mantissa bits a NaN
-///    cannot be represented and becomes the ±inf the steps above produce).
+/// 3. NaN inputs are returned unchanged when `mantissa_bits > 0`; with no mantissa bits a NaN
+///    cannot be represented and becomes +inf (as XLA's emitter).
 ///
 /// An `exponent_bits` of 0 is treated as 1 (shape inference rejects it).
 pub fn reduce_precision_bits(
@@ -109,8 +109,14 @@ pub fn reduce_precision_bits(
         }
     }
 
-    if is_nan && mantissa_bits > 0 {
-        bits
+    if is_nan {
+        // Rounding can carry a NaN's mantissa into the sign bit (a false -0): XLA keeps NaNs,
+        // or gives +inf when no mantissa bit is left to hold one.
+        if mantissa_bits > 0 {
+            bits
+        } else {
+            exp_mask
+        }
     } else {
         x
     }
