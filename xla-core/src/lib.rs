@@ -12,6 +12,7 @@ pub mod layout;
 pub mod literal;
 pub mod scalar;
 pub mod shape;
+pub mod stablehlo;
 
 pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};

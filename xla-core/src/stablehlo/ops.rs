@@ -1,0 +1,459 @@
+//! One StableHLO operation (or none, for tuples) per IR instruction.
+//!
+//! Elementwise ops use the pretty form with a functional type, `stablehlo.abs %x :
+//! (tensor<2xcomplex<f32>>) -> tensor<2xf32>`, which is valid whether or not the result type
+//! equals the operand type; ops whose pretty form is unusual (select, clamp, reduce_precision,
+//! reduce) use MLIR's generic form.
+
+use std::fmt::Write;
+
+use super::text::{dense, tensor_type};
+use super::{tree, Body, Val};
+use crate::element::ElementType;
+use crate::error::{Error, Result};
+use crate::ir::{BinaryOp, ComparisonDirection, Instruction, Op, UnaryOp};
+use crate::literal::Literal;
+use crate::shape::Shape;
+
+/// The StableHLO (or CHLO) op name of a unary op; CHLO ops print their type as `T -> R`.
+fn unary_name(u: UnaryOp) -> &'static str {
+    match u {
+        UnaryOp::Abs => "stablehlo.abs",
+        UnaryOp::Cbrt => "stablehlo.cbrt",
+        UnaryOp::Ceil => "stablehlo.ceil",
+        UnaryOp::Clz => "stablehlo.count_leading_zeros",
+        UnaryOp::Cos => "stablehlo.cosine",
+        // StableHLO has no cosh or erf: XLA's own lowering goes through CHLO, which XLA accepts.
+        UnaryOp::Cosh => "chlo.cosh",
+        UnaryOp::Erf => "chlo.erf",
+        UnaryOp::Exp => "stablehlo.exponential",
+        UnaryOp::Expm1 => "stablehlo.exponential_minus_one",
+        UnaryOp::Floor => "stablehlo.floor",
+        UnaryOp::Imag => "stablehlo.imag",
+        UnaryOp::IsFinite => "stablehlo.is_finite",
+        UnaryOp::Log => "stablehlo.log",
+        UnaryOp::Log1p => "stablehlo.log_plus_one",
+        UnaryOp::Logistic => "stablehlo.logistic",
+        UnaryOp::Neg => "stablehlo.negate",
+        UnaryOp::Not => "stablehlo.not",
+        UnaryOp::PopulationCount => "stablehlo.popcnt",
+        UnaryOp::Real => "stablehlo.real",
+        UnaryOp::RoundNearestAfz => "stablehlo.round_nearest_afz",
+        UnaryOp::RoundNearestEven => "stablehlo.round_nearest_even",
+        UnaryOp::Rsqrt => "stablehlo.rsqrt",
+        UnaryOp::Sign => "stablehlo.sign",
+        UnaryOp::Sin => "stablehlo.sine",
+        UnaryOp::Sqrt => "stablehlo.sqrt",
+        UnaryOp::Tan => "stablehlo.tan",
+        UnaryOp::Tanh => "stablehlo.tanh",
+    }
+}
+
+/// The StableHLO op name of a binary op.
+fn binary_name(b: BinaryOp) -> &'static str {
+    match b {
+        BinaryOp::Add => "stablehlo.add",
+        BinaryOp::Sub => "stablehlo.subtract",
+        BinaryOp::Mul => "stablehlo.multiply",
+        BinaryOp::Div => "stablehlo.divide",
+        BinaryOp::Rem => "stablehlo.remainder",
+        BinaryOp::Max => "stablehlo.maximum",
+        BinaryOp::Min => "stablehlo.minimum",
+        BinaryOp::Pow => "stablehlo.power",
+        BinaryOp::Atan2 => "stablehlo.atan2",
+        BinaryOp::And => "stablehlo.and",
+        BinaryOp::Or => "stablehlo.or",
+        BinaryOp::Xor => "stablehlo.xor",
+        BinaryOp::ShiftLeft => "stablehlo.shift_left",
+        BinaryOp::ShiftRightArithmetic => "stablehlo.shift_right_arithmetic",
+        BinaryOp::ShiftRightLogical => "stablehlo.shift_right_logical",
+        BinaryOp::Complex => "stablehlo.complex",
+    }
+}
+
+fn direction(d: ComparisonDirection) -> &'static str {
+    match d {
+        ComparisonDirection::Eq => "EQ",
+        ComparisonDirection::Ne => "NE",
+        ComparisonDirection::Ge => "GE",
+        ComparisonDirection::Gt => "GT",
+        ComparisonDirection::Le => "LE",
+        ComparisonDirection::Lt => "LT",
+    }
+}
+
+/// `compare_type` as XLA's MHLO->HLO lowering picks it: floats FLOAT or TOTALORDER, signed
+/// integers SIGNED, unsigned integers and pred UNSIGNED, complex FLOAT (only EQ/NE exist).
+fn compare_type(ty: ElementType, total_order: bool) -> &'static str {
+    if ty.is_float() {
+        if total_order {
+            "TOTALORDER"
+        } else {
+            "FLOAT"
+        }
+    } else if ty.is_complex() {
+        "FLOAT"
+    } else if ty.is_signed_int() {
+        "SIGNED"
+    } else {
+        "UNSIGNED"
+    }
+}
+
+fn dims_list(d: &[i64]) -> String {
+    let v: Vec<String> = d.iter().map(i64::to_string).collect();
+    format!("[{}]", v.join(", "))
+}
+
+fn array_result(ins: &Instruction, op: &str) -> Result<String> {
+    match &ins.shape {
+        Shape::Array(a) => Ok(tensor_type(a)),
+        Shape::Tuple(_) | Shape::Token => Err(Error::new(
+            op,
+            format!(
+                "StableHLO export: result shape {} is not an array",
+                ins.shape
+            ),
+        )),
+    }
+}
+
+impl Body<'_> {
+    /// A fresh single-result name `%n`.
+    fn name(&mut self) -> String {
+        format!("%{}", self.fresh())
+    }
+
+    /// Prints `%n = <rhs>` and returns the value `%n : ty`.
+    fn single(&mut self, depth: usize, rhs: &str, ty: String) -> Val {
+        let name = self.name();
+        self.line(depth, &format!("{name} = {rhs}"));
+        Val::Leaf { name, ty }
+    }
+
+    /// Prints `%n:k = <rhs>` (or `%n = ` when k = 1) for an op returning the leaves of `shape`,
+    /// and returns the value tree.
+    fn multi(&mut self, depth: usize, rhs: &str, shape: &Shape) -> Val {
+        let mut types = Vec::new();
+        super::text::flat_types(shape, &mut types);
+        let n = self.fresh();
+        let k = types.len();
+        if k == 1 {
+            self.line(depth, &format!("%{n} = {rhs}"));
+            return tree(shape, &mut || format!("%{n}"));
+        }
+        self.line(depth, &format!("%{n}:{k} = {rhs}"));
+        let mut i = 0;
+        tree(shape, &mut || {
+            i += 1;
+            format!("%{n}#{}", i - 1)
+        })
+    }
+
+    /// Prints the constant(s) of a literal: one `stablehlo.constant` per array leaf.
+    fn constant(&mut self, lit: &Literal, depth: usize) -> Result<Val> {
+        match lit {
+            Literal::Array { shape, data } => {
+                if data.len() as i64 != shape.element_count() || data.element_type() != shape.ty {
+                    return Err(Error::new(
+                        "constant",
+                        format!(
+                            "StableHLO export: {} {} elements do not fill shape {shape}",
+                            data.len(),
+                            data.element_type()
+                        ),
+                    ));
+                }
+                let ty = tensor_type(shape);
+                let rhs = format!("stablehlo.constant {} : {ty}", dense(&shape.dims, data));
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Literal::Tuple(elems) => {
+                let vals = elems
+                    .iter()
+                    .map(|e| self.constant(e, depth))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Val::Tuple(vals))
+            }
+            Literal::Token => Ok(self.single(
+                depth,
+                "stablehlo.create_token : !stablehlo.token",
+                "!stablehlo.token".into(),
+            )),
+        }
+    }
+
+    /// Prints one instruction whose operand values are `ops` (of shapes `operand_shapes`);
+    /// `args` are the values of the enclosing computation's parameters.
+    pub(super) fn instruction(
+        &mut self,
+        ins: &Instruction,
+        ops: &[Val],
+        operand_shapes: &[&Shape],
+        args: &[Val],
+        depth: usize,
+    ) -> Result<Val> {
+        let opcode = ins.op.opcode();
+        let arity = |n: usize| -> Result<()> {
+            if ops.len() == n {
+                Ok(())
+            } else {
+                Err(Error::new(
+                    opcode,
+                    format!("StableHLO export: {} operands, expected {n}", ops.len()),
+                ))
+            }
+        };
+        // Operand `i` as one SSA value: (name, type).
+        let leaf = |i: usize| ops[i].leaf(opcode);
+        match &ins.op {
+            Op::Parameter { index, .. } => args.get(*index).cloned().ok_or_else(|| {
+                Error::new(
+                    opcode,
+                    format!(
+                        "StableHLO export: parameter {index} of {} parameters",
+                        args.len()
+                    ),
+                )
+            }),
+            Op::Constant(lit) => self.constant(lit, depth),
+            Op::Iota { dimension } => {
+                let ty = array_result(ins, opcode)?;
+                Ok(self.single(
+                    depth,
+                    &format!("stablehlo.iota dim = {dimension} : {ty}"),
+                    ty,
+                ))
+            }
+            Op::Unary(u) => {
+                arity(1)?;
+                let (x, xt) = leaf(0)?;
+                let ty = array_result(ins, opcode)?;
+                let name = unary_name(*u);
+                let rhs = if name.starts_with("chlo.") {
+                    format!("{name} {x} : {xt} -> {ty}")
+                } else {
+                    format!("{name} {x} : ({xt}) -> {ty}")
+                };
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Binary(b) => {
+                arity(2)?;
+                let ((x, xt), (y, yt)) = (leaf(0)?, leaf(1)?);
+                let ty = array_result(ins, opcode)?;
+                let rhs = format!("{} {x}, {y} : ({xt}, {yt}) -> {ty}", binary_name(*b));
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Compare {
+                direction: d,
+                total_order,
+            } => {
+                arity(2)?;
+                let ((x, xt), (y, yt)) = (leaf(0)?, leaf(1)?);
+                let operand_ty = match operand_shapes.first() {
+                    Some(Shape::Array(a)) => a.ty,
+                    Some(Shape::Tuple(_) | Shape::Token) | None => {
+                        return Err(Error::new(
+                            opcode,
+                            "StableHLO export: compare of a non-array",
+                        ));
+                    }
+                };
+                let ty = array_result(ins, opcode)?;
+                let ct = compare_type(operand_ty, *total_order);
+                let rhs = format!(
+                    "stablehlo.compare {}, {x}, {y}, {ct} : ({xt}, {yt}) -> {ty}",
+                    direction(*d)
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Select | Op::Clamp => {
+                arity(3)?;
+                let ((a, at), (b, bt), (c, ct)) = (leaf(0)?, leaf(1)?, leaf(2)?);
+                let ty = array_result(ins, opcode)?;
+                let name = if matches!(ins.op, Op::Select) {
+                    "select"
+                } else {
+                    "clamp"
+                };
+                let rhs =
+                    format!("\"stablehlo.{name}\"({a}, {b}, {c}) : ({at}, {bt}, {ct}) -> {ty}");
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::ConvertElementType | Op::BitcastConvertType | Op::Reshape => {
+                arity(1)?;
+                let (x, xt) = leaf(0)?;
+                let ty = array_result(ins, opcode)?;
+                let name = match ins.op {
+                    Op::ConvertElementType => "convert",
+                    Op::BitcastConvertType => "bitcast_convert",
+                    _ => "reshape",
+                };
+                Ok(self.single(depth, &format!("stablehlo.{name} {x} : ({xt}) -> {ty}"), ty))
+            }
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => {
+                arity(1)?;
+                let (x, xt) = leaf(0)?;
+                let ty = array_result(ins, opcode)?;
+                let rhs = format!(
+                    "\"stablehlo.reduce_precision\"({x}) {{exponent_bits = {exponent_bits} : i32, mantissa_bits = \
+                     {mantissa_bits} : i32}} : ({xt}) -> {ty}"
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::BroadcastInDim {
+                broadcast_dimensions,
+            } => {
+                arity(1)?;
+                let (x, xt) = leaf(0)?;
+                let ty = array_result(ins, opcode)?;
+                let rhs = format!(
+                    "stablehlo.broadcast_in_dim {x}, dims = {} : ({xt}) -> {ty}",
+                    dims_list(broadcast_dimensions)
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Transpose { permutation } => {
+                arity(1)?;
+                let (x, xt) = leaf(0)?;
+                let ty = array_result(ins, opcode)?;
+                let rhs = format!(
+                    "stablehlo.transpose {x}, dims = {} : ({xt}) -> {ty}",
+                    dims_list(permutation)
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Reduce {
+                dimensions,
+                computation,
+            } => self.reduce(ins, ops, dimensions, computation, depth),
+            Op::DotGeneral {
+                dimension_numbers: dn,
+                preferred_element_type: _,
+            } => {
+                arity(2)?;
+                let ((x, xt), (y, yt)) = (leaf(0)?, leaf(1)?);
+                // The preferred element type is the instruction's result element type already.
+                let ty = array_result(ins, opcode)?;
+                let mut rhs = format!("stablehlo.dot_general {x}, {y}, ");
+                if !dn.lhs_batch_dimensions.is_empty() || !dn.rhs_batch_dimensions.is_empty() {
+                    let _ = write!(
+                        rhs,
+                        "batching_dims = {} x {}, ",
+                        dims_list(&dn.lhs_batch_dimensions),
+                        dims_list(&dn.rhs_batch_dimensions)
+                    );
+                }
+                // HIGHEST: XLA:CPU computes f32 dots in f32 at any precision, but other
+                // backends would round operands to bf16 at DEFAULT; the oracle must not.
+                let _ = write!(
+                    rhs,
+                    "contracting_dims = {} x {}, precision = [HIGHEST, HIGHEST] : ({xt}, {yt}) -> {ty}",
+                    dims_list(&dn.lhs_contracting_dimensions),
+                    dims_list(&dn.rhs_contracting_dimensions)
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Tuple => Ok(Val::Tuple(ops.to_vec())),
+            Op::GetTupleElement { index } => {
+                arity(1)?;
+                match &ops[0] {
+                    Val::Tuple(elems) => elems.get(*index).cloned().ok_or_else(|| {
+                        Error::new(
+                            opcode,
+                            format!(
+                                "StableHLO export: element {index} of a {}-tuple",
+                                elems.len()
+                            ),
+                        )
+                    }),
+                    Val::Leaf { .. } => Err(Error::new(
+                        opcode,
+                        "StableHLO export: operand is not a tuple",
+                    )),
+                }
+            }
+            Op::Call { computation } => {
+                let symbol = self.module.callee(computation)?;
+                let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
+                let mut result_types = Vec::new();
+                super::text::flat_types(&ins.shape, &mut result_types);
+                let results = if result_types.len() == 1 {
+                    result_types[0].clone()
+                } else {
+                    format!("({})", result_types.join(", "))
+                };
+                let rhs = format!("func.call @{symbol}({names}) : ({types}) -> {results}");
+                Ok(self.multi(depth, &rhs, &ins.shape))
+            }
+        }
+    }
+
+    /// `"stablehlo.reduce"(inputs..., inits...) ({ ^bb0(accs..., elems...): ... }) {dimensions}`.
+    fn reduce(
+        &mut self,
+        ins: &Instruction,
+        ops: &[Val],
+        dimensions: &[i64],
+        computation: &crate::ir::Computation,
+        depth: usize,
+    ) -> Result<Val> {
+        let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
+        let mut result_types = Vec::new();
+        super::text::flat_types(&ins.shape, &mut result_types);
+        let results = if result_types.len() == 1 {
+            result_types[0].clone()
+        } else {
+            format!("({})", result_types.join(", "))
+        };
+        // Region arguments: the reducer's parameters (accumulators then elements, all scalars).
+        let mut block_args = Vec::new();
+        let mut region_args = Vec::new();
+        for p in &computation.params {
+            let v = tree(p, &mut || format!("%{}", self.fresh()));
+            let mut leaves = Vec::new();
+            v.flatten(&mut leaves);
+            for l in leaves {
+                if let Val::Leaf { name, ty } = l {
+                    block_args.push(format!("{name}: {ty}"));
+                }
+            }
+            region_args.push(v);
+        }
+        let n = self.fresh();
+        let k = result_types.len();
+        let lhs = if k == 1 {
+            format!("%{n}")
+        } else {
+            format!("%{n}:{k}")
+        };
+        self.line(depth, &format!("{lhs} = \"stablehlo.reduce\"({names}) ({{"));
+        self.line(depth, &format!("^bb0({}):", block_args.join(", ")));
+        let root = self.computation(computation, &region_args, depth + 1)?;
+        let (rn, rt) = root.names_and_types();
+        self.line(depth + 1, &format!("stablehlo.return {rn} : {rt}"));
+        self.line(
+            depth,
+            &format!(
+                "}}) {{dimensions = array<i64: {}>}} : ({types}) -> {results}",
+                dimensions
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        let mut i = 0;
+        Ok(tree(&ins.shape, &mut || {
+            i += 1;
+            if k == 1 {
+                format!("%{n}")
+            } else {
+                format!("%{n}#{}", i - 1)
+            }
+        }))
+    }
+}
