@@ -5,8 +5,10 @@
 //! Used twice: by the `xla!` proc-macro at compile time (to check programs) and at run time (the
 //! builder, evaluator and export are an ordinary library).
 
+pub mod broadcast;
 pub mod element;
 pub mod error;
+pub mod index;
 pub mod ir;
 pub mod layout;
 pub mod literal;
@@ -19,7 +21,7 @@ pub use error::{Blame, Error, Result};
 pub use ir::{BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId, Instruction, Op, UnaryOp};
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};
-pub use shape::{ArrayShape, Shape};
+pub use shape::{parse_shape, ArrayShape, Shape};
 
 #[doc(hidden)]
 pub use half as __half;
