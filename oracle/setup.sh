@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up the XLA oracle: a Python venv at target/oracle-venv with pinned jax/jaxlib/numpy.
+# Idempotent: when the venv exists and `import jax` works with the pinned version, it returns at
+# once. Override the interpreter used to create the venv with PYTHON=... (needs Python >= 3.11).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="$PWD/target/oracle-venv"
+JAX_VERSION=0.10.2
+NUMPY_VERSION=2.4.6
+check() {
+  "$VENV/bin/python" - <<PY 2>/dev/null
+import jax, jaxlib, numpy, ml_dtypes
+assert jax.__version__ == "$JAX_VERSION" and jaxlib.__version__ == "$JAX_VERSION", jax.__version__
+jax.devices("cpu")
+PY
+}
+if [ -x "$VENV/bin/python" ] && check; then
+  echo "XLA oracle venv ready: $VENV (jax $JAX_VERSION)"
+  exit 0
+fi
+echo "Setting up the XLA oracle venv in $VENV (jax/jaxlib $JAX_VERSION, numpy $NUMPY_VERSION)..."
+mkdir -p target
+[ -x "$VENV/bin/python" ] || "${PYTHON:-python3}" -m venv "$VENV"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+  "jax==$JAX_VERSION" "jaxlib==$JAX_VERSION" "numpy==$NUMPY_VERSION"
+if ! check; then
+  echo "error: the venv at $VENV cannot import jax $JAX_VERSION on CPU" >&2
+  exit 1
+fi
+echo "XLA oracle venv ready: $VENV"

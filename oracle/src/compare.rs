@@ -1,0 +1,283 @@
+//! Comparing our literals with XLA's: bit-exact, or within a number of units in the last place.
+
+use xla_core::{ArrayData, Literal};
+
+/// How close two results must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tolerance {
+    /// Bit for bit (ints, pred, bit ops, + - * /, conversions); any NaN matches any NaN.
+    Exact,
+    /// Floats within `n` ulps of each other (complex: each component); NaN matches NaN, an
+    /// infinity only the same infinity, -0 and +0 are 0 ulps apart. Non-floats: exact.
+    Ulp(u64),
+}
+
+/// Position of `x` on the line of floats ordered by value, from the sign-magnitude `bits` of a
+/// float of `width` bits: consecutive floats are consecutive integers, and -0 and +0 both 0.
+fn ordinal(bits: u64, width: u32) -> i128 {
+    let sign = 1u64 << (width - 1);
+    let mag = (bits & (sign - 1)) as i128;
+    if bits & sign != 0 {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// Distance in ulps between two floats given as bits; `None` when exactly one is NaN.
+/// `Some(0)` for two NaNs.
+fn ulps(a: u64, b: u64, a_nan: bool, b_nan: bool, width: u32) -> Option<u64> {
+    match (a_nan, b_nan) {
+        (true, true) => Some(0),
+        (true, false) | (false, true) => None,
+        (false, false) => Some((ordinal(a, width) - ordinal(b, width)).unsigned_abs() as u64),
+    }
+}
+
+/// One element compared: `Ok(ulps)` (0 for equal non-floats), or `Err(())` when the elements
+/// differ in a way no tolerance accepts (different ints, NaN vs number, not bit-equal under
+/// `Exact`).
+struct Elem {
+    ours: String,
+    xla: String,
+    /// Max component distance in ulps (`u64::MAX` for NaN vs number or unequal non-floats).
+    ulps: u64,
+    /// True when bit-equal (or both NaN).
+    exact: bool,
+}
+
+fn float_elem(a: u64, b: u64, an: bool, bn: bool, w: u32) -> (u64, bool) {
+    let u = ulps(a, b, an, bn, w).unwrap_or(u64::MAX);
+    (u, a == b || (an && bn))
+}
+
+fn elem(ours: &ArrayData, xla: &ArrayData, i: usize) -> Option<Elem> {
+    macro_rules! int {
+        ($a:expr, $b:expr) => {{
+            let (x, y) = ($a[i], $b[i]);
+            Elem {
+                ours: format!("{x}"),
+                xla: format!("{y}"),
+                ulps: if x == y { 0 } else { u64::MAX },
+                exact: x == y,
+            }
+        }};
+    }
+    macro_rules! fl {
+        ($a:expr, $b:expr, $w:expr, $bits:expr, $nan:expr) => {{
+            let (x, y) = ($a[i], $b[i]);
+            let (ulps, exact) = float_elem($bits(x), $bits(y), $nan(x), $nan(y), $w);
+            Elem {
+                ours: format!("{x:?}"),
+                xla: format!("{y:?}"),
+                ulps,
+                exact,
+            }
+        }};
+    }
+    macro_rules! cx {
+        ($a:expr, $b:expr, $w:expr, $bits:expr) => {{
+            let (x, y) = ($a[i], $b[i]);
+            let (ur, er) = float_elem($bits(x.re), $bits(y.re), x.re.is_nan(), y.re.is_nan(), $w);
+            let (ui, ei) = float_elem($bits(x.im), $bits(y.im), x.im.is_nan(), y.im.is_nan(), $w);
+            Elem {
+                ours: format!("{x:?}"),
+                xla: format!("{y:?}"),
+                ulps: ur.max(ui),
+                exact: er && ei,
+            }
+        }};
+    }
+    Some(match (ours, xla) {
+        (ArrayData::Pred(a), ArrayData::Pred(b)) => int!(a, b),
+        (ArrayData::S8(a), ArrayData::S8(b)) => int!(a, b),
+        (ArrayData::S16(a), ArrayData::S16(b)) => int!(a, b),
+        (ArrayData::S32(a), ArrayData::S32(b)) => int!(a, b),
+        (ArrayData::S64(a), ArrayData::S64(b)) => int!(a, b),
+        (ArrayData::U8(a), ArrayData::U8(b)) => int!(a, b),
+        (ArrayData::U16(a), ArrayData::U16(b)) => int!(a, b),
+        (ArrayData::U32(a), ArrayData::U32(b)) => int!(a, b),
+        (ArrayData::U64(a), ArrayData::U64(b)) => int!(a, b),
+        (ArrayData::F16(a), ArrayData::F16(b)) => fl!(
+            a,
+            b,
+            16,
+            |x: half::f16| x.to_bits() as u64,
+            |x: half::f16| x.is_nan()
+        ),
+        (ArrayData::Bf16(a), ArrayData::Bf16(b)) => {
+            fl!(
+                a,
+                b,
+                16,
+                |x: half::bf16| x.to_bits() as u64,
+                |x: half::bf16| x.is_nan()
+            )
+        }
+        (ArrayData::F32(a), ArrayData::F32(b)) => {
+            fl!(a, b, 32, |x: f32| x.to_bits() as u64, |x: f32| x.is_nan())
+        }
+        (ArrayData::F64(a), ArrayData::F64(b)) => {
+            fl!(a, b, 64, |x: f64| x.to_bits(), |x: f64| x.is_nan())
+        }
+        (ArrayData::C64(a), ArrayData::C64(b)) => cx!(a, b, 32, |x: f32| x.to_bits() as u64),
+        (ArrayData::C128(a), ArrayData::C128(b)) => cx!(a, b, 64, |x: f64| x.to_bits()),
+        _ => return None,
+    })
+}
+
+/// The largest element distance in ulps between two array literals of the same shape (0 when
+/// bit-equal; `u64::MAX` when a NaN meets a number or integers differ); `Err` on a shape
+/// mismatch. Used to measure the bounds that tests then assert.
+pub fn max_ulps(ours: &Literal, xla: &Literal) -> Result<u64, String> {
+    let (a, b) = arrays(ours, xla)?;
+    Ok((0..a.len())
+        .filter_map(|i| elem(a, b, i))
+        .map(|e| e.ulps)
+        .max()
+        .unwrap_or(0))
+}
+
+fn arrays<'a>(
+    ours: &'a Literal,
+    xla: &'a Literal,
+) -> Result<(&'a ArrayData, &'a ArrayData), String> {
+    match (ours.as_array(), xla.as_array()) {
+        (Some((sa, a)), Some((sb, b)))
+            if sa.ty == sb.ty && sa.dims == sb.dims && a.len() == b.len() =>
+        {
+            Ok((a, b))
+        }
+        _ => Err(format!(
+            "shapes differ: ours {} vs XLA {}",
+            ours.shape(),
+            xla.shape()
+        )),
+    }
+}
+
+/// `Ok` when `ours` matches `xla` within `tol` (tuples element by element); otherwise a message
+/// naming the case, the first mismatching index, both values and their ulp distance.
+pub fn check_close(
+    name: &str,
+    ours: &Literal,
+    xla: &Literal,
+    tol: Tolerance,
+) -> Result<(), String> {
+    if let (Literal::Tuple(a), Literal::Tuple(b)) = (ours, xla) {
+        if a.len() != b.len() {
+            return Err(format!(
+                "{name}: tuple of {} vs XLA tuple of {}",
+                a.len(),
+                b.len()
+            ));
+        }
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
+            check_close(&format!("{name}.{k}"), x, y, tol)?;
+        }
+        return Ok(());
+    }
+    let (a, b) = arrays(ours, xla).map_err(|e| format!("{name}: {e}"))?;
+    let (dims, _) = ours
+        .as_array()
+        .map(|(s, d)| (s.dims.clone(), d))
+        .ok_or_else(|| format!("{name}: not an array"))?;
+    let mut bad = 0usize;
+    let mut first = None;
+    for i in 0..a.len() {
+        let Some(e) = elem(a, b, i) else { continue };
+        let ok = match tol {
+            Tolerance::Exact => e.exact,
+            Tolerance::Ulp(n) => e.ulps <= n,
+        };
+        if !ok {
+            bad += 1;
+            first.get_or_insert((i, e));
+        }
+    }
+    match first {
+        None => Ok(()),
+        Some((i, e)) => {
+            let dist = if e.ulps == u64::MAX {
+                "not comparable".to_string()
+            } else {
+                format!("{} ulp", e.ulps)
+            };
+            Err(format!(
+                "{name} ({}): {bad} of {} elements differ beyond {tol:?}; first at index {:?} (linear {i}): ours {} vs \
+                 XLA {} ({dist})",
+                ours.shape(),
+                a.len(),
+                unravel(i, &dims),
+                e.ours,
+                e.xla
+            ))
+        }
+    }
+}
+
+/// Panics with [`check_close`]'s message when `ours` and `xla` differ beyond `tol`.
+pub fn assert_close(name: &str, ours: &Literal, xla: &Literal, tol: Tolerance) {
+    if let Err(e) = check_close(name, ours, xla, tol) {
+        panic!("{e}");
+    }
+}
+
+/// Row-major multi-index of linear index `i`.
+fn unravel(mut i: usize, dims: &[i64]) -> Vec<usize> {
+    let mut idx = vec![0; dims.len()];
+    for (k, &d) in dims.iter().enumerate().rev() {
+        let d = d.max(1) as usize;
+        idx[k] = i % d;
+        i /= d;
+    }
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ulps_cross_zero_and_match_nans() {
+        let a = Literal::from_vec(&[4], vec![1.0f32, -0.0, f32::NAN, f32::INFINITY]).unwrap();
+        let b = Literal::from_vec(
+            &[4],
+            vec![
+                f32::from_bits(1.0f32.to_bits() + 2),
+                0.0,
+                -f32::NAN,
+                f32::INFINITY,
+            ],
+        )
+        .unwrap();
+        assert_eq!(max_ulps(&a, &b), Ok(2));
+        assert!(check_close("t", &a, &b, Tolerance::Ulp(2)).is_ok());
+        let e = check_close("t", &a, &b, Tolerance::Ulp(1)).unwrap_err();
+        assert!(e.contains("index [0]") && e.contains("2 ulp"), "{e}");
+        // Exact: -0 vs +0 differ, NaN vs NaN match.
+        let e = check_close("t", &a, &b, Tolerance::Exact).unwrap_err();
+        assert!(e.contains("2 of 4"), "{e}");
+        let tiny = Literal::from_vec(&[1], vec![f32::from_bits(1)]).unwrap();
+        let ntiny = Literal::from_vec(&[1], vec![-f32::from_bits(1)]).unwrap();
+        assert_eq!(max_ulps(&tiny, &ntiny), Ok(2));
+    }
+
+    #[test]
+    fn nan_against_number_and_int_mismatch_fail_with_the_index() {
+        let a = Literal::from_vec(&[2, 2], vec![1.0f64, 2.0, 3.0, f64::NAN]).unwrap();
+        let b = Literal::from_vec(&[2, 2], vec![1.0f64, 2.0, 3.0, 4.0]).unwrap();
+        let e = check_close("nan", &a, &b, Tolerance::Ulp(1000)).unwrap_err();
+        assert!(
+            e.contains("[1, 1]") && e.contains("NaN") && e.contains("not comparable"),
+            "{e}"
+        );
+        let i = Literal::from_vec(&[3], vec![1u8, 2, 3]).unwrap();
+        let j = Literal::from_vec(&[3], vec![1u8, 2, 4]).unwrap();
+        assert!(check_close("u8", &i, &j, Tolerance::Ulp(5)).is_err());
+        let k = Literal::from_vec(&[3], vec![1i8, 2, 3]).unwrap();
+        assert!(check_close("ty", &i, &k, Tolerance::Exact)
+            .unwrap_err()
+            .contains("shapes differ"));
+    }
+}

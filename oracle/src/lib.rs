@@ -1,0 +1,279 @@
+//! `xla-oracle`: the test harness that runs our exported StableHLO on XLA:CPU and compares the
+//! results with ours.
+//!
+//! [`Oracle`] drives `oracle/xla_oracle.py`, a long-lived Python process with jax/jaxlib (set up by
+//! `bash oracle/setup.sh` into `target/oracle-venv`), through a small binary protocol described
+//! in that file. [`compare`] checks literals bit-exactly or within ulps, [`random`] draws
+//! deterministic inputs.
+
+pub mod compare;
+pub mod random;
+mod wire;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{json, Value};
+use xla_core::{Computation, ElementType, Literal, Shape};
+
+pub use compare::{assert_close, check_close, max_ulps, Tolerance};
+pub use random::{random_literal, Dist};
+
+/// How to set the oracle up, appended to every start-up error.
+const SETUP_HINT: &str =
+    "run `bash oracle/setup.sh` (creates target/oracle-venv with jax/jaxlib), or set \
+                          XLA_ORACLE_PYTHON to a python that can `import jax`";
+
+/// A running oracle process. Requests are sequential; share one per test binary (a `Mutex`).
+pub struct Oracle {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    /// `jax.__version__` reported by the server.
+    pub jax_version: String,
+    /// Set once the process failed; later requests fail at once with this reason.
+    dead: Option<String>,
+}
+
+/// The workspace root (the parent of this crate's directory).
+fn workspace() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent().unwrap_or(here).to_path_buf()
+}
+
+/// The python to run: `XLA_ORACLE_PYTHON` (a relative path is tried from the current directory,
+/// then from the workspace root), else `<workspace>/target/oracle-venv/bin/python`.
+fn python() -> PathBuf {
+    match std::env::var_os("XLA_ORACLE_PYTHON") {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            if p.is_relative() && !p.exists() && workspace().join(&p).exists() {
+                workspace().join(p)
+            } else {
+                p
+            }
+        }
+        None => workspace().join("target/oracle-venv/bin/python"),
+    }
+}
+
+impl Oracle {
+    /// Starts the server and waits until jax is imported; `Err` (saying how to set the oracle up)
+    /// if the python is missing or jax cannot be loaded.
+    pub fn start() -> Result<Oracle, String> {
+        Self::start_with(&python())
+    }
+
+    /// Starts the server with this python interpreter.
+    pub fn start_with(py: &Path) -> Result<Oracle, String> {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("xla_oracle.py");
+        let mut child = Command::new(py)
+            .arg("-u")
+            .arg(&script)
+            .env("TF_CPP_MIN_LOG_LEVEL", "2")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| {
+                format!(
+                    "XLA oracle: cannot run python `{}`: {e}; {SETUP_HINT}",
+                    py.display()
+                )
+            })?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            return Err("XLA oracle: no pipes to the python process".into());
+        };
+        let mut oracle = Oracle {
+            child,
+            stdin: Some(stdin),
+            stdout: BufReader::new(stdout),
+            jax_version: String::new(),
+            dead: None,
+        };
+        let hello = oracle.read_header().map_err(|e| {
+            format!(
+                "XLA oracle: python `{}` did not start the server ({e}); {SETUP_HINT}",
+                py.display()
+            )
+        })?;
+        if hello["ready"] != json!(true) {
+            return Err(format!(
+                "XLA oracle: python `{}` cannot load jax: {}; {SETUP_HINT}",
+                py.display(),
+                hello["error"].as_str().unwrap_or("unknown error")
+            ));
+        }
+        oracle.jax_version = hello["jax"].as_str().unwrap_or("?").to_string();
+        Ok(oracle)
+    }
+
+    /// Compiles `mlir` (cached by its text) and runs it on `args` (tuples are flattened, as the
+    /// export flattens tuple parameters); returns the flat list of results.
+    pub fn run(&mut self, mlir: &str, args: &[Literal]) -> Result<Vec<Literal>, String> {
+        let header = self.request("run", mlir, args, 0)?;
+        let outs = header["outputs"]
+            .as_array()
+            .ok_or("XLA oracle: response without outputs")?;
+        let mut results = Vec::with_capacity(outs.len());
+        for o in outs {
+            let dtype = o["dtype"].as_str().unwrap_or("");
+            let ty = ElementType::from_name(dtype)
+                .ok_or_else(|| format!("XLA oracle: unknown dtype `{dtype}`"))?;
+            let dims: Vec<i64> = o["shape"]
+                .as_array()
+                .map(|d| d.iter().filter_map(Value::as_i64).collect())
+                .unwrap_or_default();
+            let n = o["nbytes"]
+                .as_u64()
+                .ok_or("XLA oracle: output without nbytes")? as usize;
+            let mut buf = vec![0u8; n];
+            self.stdout
+                .read_exact(&mut buf)
+                .map_err(|e| self.fail(format!("reading an output: {e}")))?;
+            results.push(wire::from_bytes(ty, &dims, &buf)?);
+        }
+        Ok(results)
+    }
+
+    /// Exports `c`, runs it and reassembles the result in `c`'s result shape (a tuple result
+    /// comes back as a tuple literal).
+    pub fn run_computation(
+        &mut self,
+        c: &Computation,
+        args: &[Literal],
+    ) -> Result<Literal, String> {
+        let text = xla_core::stablehlo::try_to_stablehlo(c).map_err(|e| e.to_string())?;
+        let flat = self.run(&text, args)?;
+        let mut it = flat.into_iter();
+        let out = rebuild(c.result_shape(), &mut it)
+            .ok_or("XLA oracle: fewer results than the result shape has")?;
+        match it.next() {
+            None => Ok(out),
+            Some(_) => Err("XLA oracle: more results than the result shape has".into()),
+        }
+    }
+
+    /// The median wall time in seconds of `iters` runs of `mlir` on `args`, measured inside the
+    /// Python process around execute + block_until_ready after a warm-up, inputs on the device.
+    pub fn time(&mut self, mlir: &str, args: &[Literal], iters: usize) -> Result<f64, String> {
+        let header = self.request("time", mlir, args, iters.max(1))?;
+        header["seconds"]
+            .as_f64()
+            .ok_or_else(|| "XLA oracle: time response without seconds".into())
+    }
+
+    /// Sends one request; returns the response header when `ok`, else XLA's error.
+    fn request(
+        &mut self,
+        mode: &str,
+        mlir: &str,
+        args: &[Literal],
+        iters: usize,
+    ) -> Result<Value, String> {
+        if let Some(d) = &self.dead {
+            return Err(d.clone());
+        }
+        let mut leaves = Vec::new();
+        for a in args {
+            flatten(a, &mut leaves);
+        }
+        let mut inputs = Vec::new();
+        let mut payload = Vec::new();
+        for l in leaves {
+            let Some((shape, data)) = l.as_array() else {
+                return Err("XLA oracle: tokens cannot be sent".into());
+            };
+            let bytes = wire::to_bytes(data);
+            inputs.push(
+                json!({"dtype": shape.ty.name(), "shape": shape.dims, "nbytes": bytes.len()}),
+            );
+            payload.extend_from_slice(&bytes);
+        }
+        let header =
+            json!({"mode": mode, "mlir_len": mlir.len(), "iters": iters, "inputs": inputs});
+        let sent = (|| -> std::io::Result<()> {
+            let stdin = self
+                .stdin
+                .as_mut()
+                .ok_or_else(|| std::io::Error::other("stdin closed"))?;
+            stdin.write_all(header.to_string().as_bytes())?;
+            stdin.write_all(b"\n")?;
+            stdin.write_all(mlir.as_bytes())?;
+            stdin.write_all(&payload)?;
+            stdin.flush()
+        })();
+        sent.map_err(|e| self.fail(format!("sending a request: {e}")))?;
+        let resp = self.read_header().map_err(|e| self.fail(e))?;
+        if resp["ok"] == json!(true) {
+            Ok(resp)
+        } else {
+            Err(format!(
+                "XLA rejected the program: {}",
+                resp["error"].as_str().unwrap_or("unknown error")
+            ))
+        }
+    }
+
+    /// Reads one JSON line.
+    fn read_header(&mut self) -> Result<Value, String> {
+        let mut line = String::new();
+        match self.stdout.read_line(&mut line) {
+            Ok(0) => Err("the python process exited (its stderr is above)".into()),
+            Ok(_) => serde_json::from_str(&line)
+                .map_err(|e| format!("bad response `{}`: {e}", line.trim())),
+            Err(e) => Err(format!("reading a response: {e}")),
+        }
+    }
+
+    /// Marks the process dead and returns the message.
+    fn fail(&mut self, why: String) -> String {
+        let msg = format!("XLA oracle failed: {why}");
+        self.dead = Some(msg.clone());
+        msg
+    }
+}
+
+impl Drop for Oracle {
+    fn drop(&mut self) {
+        // Closing stdin ends the server's loop; wait so no zombie is left.
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+fn flatten<'a>(l: &'a Literal, out: &mut Vec<&'a Literal>) {
+    match l {
+        Literal::Tuple(elems) => elems.iter().for_each(|e| flatten(e, out)),
+        Literal::Array { .. } | Literal::Token => out.push(l),
+    }
+}
+
+fn rebuild(shape: &Shape, it: &mut impl Iterator<Item = Literal>) -> Option<Literal> {
+    match shape {
+        Shape::Tuple(elems) => elems
+            .iter()
+            .map(|e| rebuild(e, it))
+            .collect::<Option<Vec<_>>>()
+            .map(Literal::Tuple),
+        Shape::Array(_) | Shape::Token => it.next(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_python_is_an_error_that_says_how_to_set_up() {
+        let e = Oracle::start_with(Path::new("/nonexistent/bin/python"))
+            .err()
+            .unwrap_or_default();
+        assert!(
+            e.contains("/nonexistent/bin/python") && e.contains("bash oracle/setup.sh"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,168 @@
+"""The XLA oracle: a long-lived server that compiles StableHLO text with XLA:CPU (through jaxlib)
+and runs it, for the Rust crate `xla-oracle` (oracle/src/lib.rs), which speaks this protocol.
+
+Protocol (stdin/stdout, binary-safe; all numbers little-endian):
+  start:    the server writes one JSON line: {"ready": true, "jax": ..., "jaxlib": ...}
+            or {"ready": false, "error": ...} and exits.
+  request:  one JSON line {"mode": "run" | "time", "mlir_len": N, "iters": K,
+            "inputs": [{"dtype": "f32", "shape": [2, 3], "nbytes": 24}, ...]}
+            then N bytes of MLIR text (UTF-8), then each input's raw row-major bytes in order.
+            dtypes are XLA's names: pred s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128
+            (pred is one byte per element, complex is (re, im) pairs).
+  response: {"ok": true, "outputs": [{"dtype", "shape", "nbytes"}, ...]} then the bytes (run),
+            {"ok": true, "seconds": s, "runs": K} (time: median of K timed runs after warm-up,
+            measured here around execute + block_until_ready, inputs already on the device),
+            or {"ok": false, "error": "..."}.
+Compiled executables are cached by the SHA-256 of the text.
+"""
+
+import hashlib
+import json
+import os
+import sys
+import time
+import traceback
+
+# Everything human-readable goes to stderr; stdout carries the protocol only.
+_OUT = sys.stdout.buffer
+sys.stdout = sys.stderr
+_IN = sys.stdin.buffer
+
+
+def send(obj, payload=b""):
+    _OUT.write(json.dumps(obj).encode() + b"\n")
+    if payload:
+        _OUT.write(payload)
+    _OUT.flush()
+
+
+try:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import numpy as np
+    import jax
+    import jaxlib
+    import ml_dtypes
+    from jax._src.lib import xla_client as xc
+
+    # Without x64, device_put would silently narrow s64/u64/f64/c128 inputs.
+    jax.config.update("jax_enable_x64", True)
+    CLIENT = jax.devices("cpu")[0].client
+    DEVICES = CLIENT.devices()[:1]
+except Exception as e:  # noqa: BLE001 - any import failure is reported to the Rust side
+    send({"ready": False, "error": f"{type(e).__name__}: {e}"})
+    sys.exit(1)
+
+DTYPES = {
+    "pred": np.dtype(np.bool_),
+    "s8": np.dtype(np.int8),
+    "s16": np.dtype(np.int16),
+    "s32": np.dtype(np.int32),
+    "s64": np.dtype(np.int64),
+    "u8": np.dtype(np.uint8),
+    "u16": np.dtype(np.uint16),
+    "u32": np.dtype(np.uint32),
+    "u64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "c64": np.dtype(np.complex64),
+    "c128": np.dtype(np.complex128),
+}
+NAMES = {v: k for k, v in DTYPES.items()}
+
+CACHE = {}
+
+
+def read_exact(n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = _IN.read(n - len(buf))
+        if not chunk:
+            raise EOFError("stdin closed mid-request")
+        buf += chunk
+    return bytes(buf)
+
+
+def compile_text(text):
+    key = hashlib.sha256(text.encode()).hexdigest()
+    exe = CACHE.get(key)
+    if exe is None:
+        exe = CLIENT.compile_and_load(text, DEVICES, xc.CompileOptions())
+        CACHE[key] = exe
+    return exe
+
+
+def decode_inputs(specs, raw):
+    arrays, pos = [], 0
+    for s in specs:
+        dt = DTYPES[s["dtype"]]
+        n = s["nbytes"]
+        a = np.frombuffer(raw[pos : pos + n], dtype=dt.newbyteorder("<")).astype(dt)
+        arrays.append(a.reshape(s["shape"]))
+        pos += n
+    return arrays
+
+
+def run(exe, arrays):
+    outs = exe.execute([jax.device_put(a, DEVICES[0]) for a in arrays])
+    specs, payload = [], []
+    for o in outs:
+        a = np.ascontiguousarray(np.asarray(o))
+        b = a.astype(a.dtype.newbyteorder("<")).tobytes()
+        specs.append({"dtype": NAMES[a.dtype], "shape": list(a.shape), "nbytes": len(b)})
+        payload.append(b)
+    return specs, b"".join(payload)
+
+
+def time_runs(exe, arrays, iters):
+    args = [jax.device_put(a, DEVICES[0]) for a in arrays]
+    for a in args:
+        a.block_until_ready()
+    for _ in range(min(3, iters)):
+        for o in exe.execute(args):
+            o.block_until_ready()
+    samples = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        outs = exe.execute(args)
+        for o in outs:
+            o.block_until_ready()
+        samples.append(time.perf_counter() - t0)
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
+def serve():
+    send({"ready": True, "jax": jax.__version__, "jaxlib": jaxlib.__version__})
+    while True:
+        line = _IN.readline()
+        if not line:
+            return
+        try:
+            req = json.loads(line)
+            text = read_exact(req["mlir_len"]).decode()
+            specs = req.get("inputs", [])
+            raw = read_exact(sum(s["nbytes"] for s in specs))
+        except Exception as e:  # noqa: BLE001 - a malformed request ends the session
+            send({"ok": False, "error": f"bad request: {e}"})
+            return
+        try:
+            arrays = decode_inputs(specs, raw)
+            exe = compile_text(text)
+            if req.get("mode", "run") == "time":
+                iters = max(1, int(req.get("iters", 10)))
+                send({"ok": True, "seconds": time_runs(exe, arrays, iters), "runs": iters})
+            else:
+                out_specs, payload = run(exe, arrays)
+                send({"ok": True, "outputs": out_specs}, payload)
+        except Exception as e:  # noqa: BLE001 - report XLA's message to the caller
+            msg = f"{type(e).__name__}: {e}"
+            if not isinstance(e, (ValueError, RuntimeError)) and "XlaRuntimeError" not in type(e).__name__:
+                msg += "\n" + traceback.format_exc()
+            send({"ok": False, "error": msg})
+
+
+if __name__ == "__main__":
+    serve()
