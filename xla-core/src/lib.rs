@@ -8,6 +8,7 @@
 pub mod broadcast;
 pub mod element;
 pub mod error;
+pub mod eval;
 pub mod index;
 pub mod ir;
 pub mod layout;
