@@ -10,6 +10,7 @@ pub mod element;
 pub mod error;
 pub mod eval;
 pub mod index;
+pub mod infer;
 pub mod ir;
 pub mod layout;
 pub mod literal;

@@ -1,0 +1,651 @@
+//! Elementwise ops: unary, binary (with broadcasting), comparisons, Select, Clamp, and the
+//! element-type changing ops ConvertElementType, BitcastConvertType, ReducePrecision.
+//!
+//! Element-type rules are XLA's (`shape_inference.cc`), tightened to StableHLO's where XLA's
+//! inference is looser than what its backends run: Atan2 takes floats/complex, shifts take
+//! integers, binary operands must have the same element type, and complex numbers only compare
+//! for (in)equality (JAX rejects ordered comparisons of complex too).
+
+use super::{array_like, expect_array};
+use crate::broadcast::{broadcast_binary, BroadcastPlan};
+use crate::element::ElementType;
+use crate::error::{Blame, Error, Result};
+use crate::ir::{BinaryOp, ComparisonDirection, UnaryOp};
+use crate::shape::{ArrayShape, Shape};
+
+impl UnaryOp {
+    /// The user-facing op name (`Abs`, `PopulationCount`...).
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Abs => "Abs",
+            UnaryOp::Cbrt => "Cbrt",
+            UnaryOp::Ceil => "Ceil",
+            UnaryOp::Clz => "Clz",
+            UnaryOp::Cos => "Cos",
+            UnaryOp::Cosh => "Cosh",
+            UnaryOp::Erf => "Erf",
+            UnaryOp::Exp => "Exp",
+            UnaryOp::Expm1 => "Expm1",
+            UnaryOp::Floor => "Floor",
+            UnaryOp::Imag => "Imag",
+            UnaryOp::IsFinite => "IsFinite",
+            UnaryOp::Log => "Log",
+            UnaryOp::Log1p => "Log1p",
+            UnaryOp::Logistic => "Logistic",
+            UnaryOp::Neg => "Neg",
+            UnaryOp::Not => "Not",
+            UnaryOp::PopulationCount => "PopulationCount",
+            UnaryOp::Real => "Real",
+            UnaryOp::RoundNearestAfz => "RoundNearestAfz",
+            UnaryOp::RoundNearestEven => "RoundNearestEven",
+            UnaryOp::Rsqrt => "Rsqrt",
+            UnaryOp::Sign => "Sign",
+            UnaryOp::Sin => "Sin",
+            UnaryOp::Sqrt => "Sqrt",
+            UnaryOp::Tan => "Tan",
+            UnaryOp::Tanh => "Tanh",
+        }
+    }
+}
+
+impl BinaryOp {
+    /// The user-facing op name (`Add`, `ShiftLeft`...).
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "Add",
+            BinaryOp::Sub => "Sub",
+            BinaryOp::Mul => "Mul",
+            BinaryOp::Div => "Div",
+            BinaryOp::Rem => "Rem",
+            BinaryOp::Max => "Max",
+            BinaryOp::Min => "Min",
+            BinaryOp::Pow => "Pow",
+            BinaryOp::Atan2 => "Atan2",
+            BinaryOp::And => "And",
+            BinaryOp::Or => "Or",
+            BinaryOp::Xor => "Xor",
+            BinaryOp::ShiftLeft => "ShiftLeft",
+            BinaryOp::ShiftRightArithmetic => "ShiftRightArithmetic",
+            BinaryOp::ShiftRightLogical => "ShiftRightLogical",
+            BinaryOp::Complex => "Complex",
+        }
+    }
+}
+
+/// The user-facing name of a comparison: `Eq`, ..., `LtTotalOrder`.
+pub fn compare_name(direction: ComparisonDirection, total_order: bool) -> &'static str {
+    match (direction, total_order) {
+        (ComparisonDirection::Eq, false) => "Eq",
+        (ComparisonDirection::Ne, false) => "Ne",
+        (ComparisonDirection::Ge, false) => "Ge",
+        (ComparisonDirection::Gt, false) => "Gt",
+        (ComparisonDirection::Le, false) => "Le",
+        (ComparisonDirection::Lt, false) => "Lt",
+        (ComparisonDirection::Eq, true) => "EqTotalOrder",
+        (ComparisonDirection::Ne, true) => "NeTotalOrder",
+        (ComparisonDirection::Ge, true) => "GeTotalOrder",
+        (ComparisonDirection::Gt, true) => "GtTotalOrder",
+        (ComparisonDirection::Le, true) => "LeTotalOrder",
+        (ComparisonDirection::Lt, true) => "LtTotalOrder",
+    }
+}
+
+/// Sets of element types an op accepts.
+#[derive(Clone, Copy)]
+enum Accepts {
+    Float,
+    FloatOrComplex,
+    Integer,
+    PredOrInteger,
+    SignedOrFloatOrComplex,
+    NotPred,
+    Any,
+    F32OrF64,
+}
+
+impl Accepts {
+    fn admits(self, t: ElementType) -> bool {
+        match self {
+            Accepts::Float => t.is_float(),
+            Accepts::FloatOrComplex => t.is_float_or_complex(),
+            Accepts::Integer => t.is_integral(),
+            Accepts::PredOrInteger => t.is_pred() || t.is_integral(),
+            Accepts::SignedOrFloatOrComplex => t.is_signed_int() || t.is_float_or_complex(),
+            Accepts::NotPred => !t.is_pred(),
+            Accepts::Any => true,
+            Accepts::F32OrF64 => matches!(t, ElementType::F32 | ElementType::F64),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Accepts::Float => "a floating-point",
+            Accepts::FloatOrComplex => "a floating-point or complex",
+            Accepts::Integer => "an integer",
+            Accepts::PredOrInteger => "a pred or integer",
+            Accepts::SignedOrFloatOrComplex => "a signed integer, floating-point or complex",
+            Accepts::NotPred => "a numeric (not pred)",
+            Accepts::Any => "any",
+            Accepts::F32OrF64 => "an f32 or f64",
+        }
+    }
+}
+
+fn check_type(op: &str, accepts: Accepts, shape: &ArrayShape, blame: Blame) -> Result<()> {
+    if accepts.admits(shape.ty) {
+        Ok(())
+    } else {
+        Err(Error::new(
+            op,
+            format!("expects {} element type, got {shape}", accepts.describe()),
+        )
+        .blame(blame))
+    }
+}
+
+/// Result shape of a one-operand elementwise op: the operand's dims; element type the operand's,
+/// except `IsFinite` -> pred and `Abs`/`Real`/`Imag` of cN -> the component float.
+pub fn unary(op: UnaryOp, operand: &Shape) -> Result<ArrayShape> {
+    let name = op.name();
+    let a = expect_array(name, "the operand", operand, Blame::Operand(0))?;
+    let accepts = match op {
+        UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::RoundNearestAfz
+        | UnaryOp::RoundNearestEven
+        | UnaryOp::Erf => Accepts::Float,
+        UnaryOp::IsFinite => Accepts::Float,
+        UnaryOp::Cbrt
+        | UnaryOp::Cos
+        | UnaryOp::Cosh
+        | UnaryOp::Exp
+        | UnaryOp::Expm1
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Logistic
+        | UnaryOp::Rsqrt
+        | UnaryOp::Sin
+        | UnaryOp::Sqrt
+        | UnaryOp::Tan
+        | UnaryOp::Tanh
+        | UnaryOp::Real
+        | UnaryOp::Imag => Accepts::FloatOrComplex,
+        UnaryOp::Abs | UnaryOp::Sign => Accepts::SignedOrFloatOrComplex,
+        UnaryOp::Clz | UnaryOp::PopulationCount => Accepts::Integer,
+        UnaryOp::Not => Accepts::PredOrInteger,
+        UnaryOp::Neg => Accepts::NotPred,
+    };
+    check_type(name, accepts, a, Blame::Operand(0))?;
+    let ty = match op {
+        UnaryOp::IsFinite => ElementType::Pred,
+        UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => a.ty.complex_component().unwrap_or(a.ty),
+        UnaryOp::Cbrt
+        | UnaryOp::Ceil
+        | UnaryOp::Clz
+        | UnaryOp::Cos
+        | UnaryOp::Cosh
+        | UnaryOp::Erf
+        | UnaryOp::Exp
+        | UnaryOp::Expm1
+        | UnaryOp::Floor
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Logistic
+        | UnaryOp::Neg
+        | UnaryOp::Not
+        | UnaryOp::PopulationCount
+        | UnaryOp::RoundNearestAfz
+        | UnaryOp::RoundNearestEven
+        | UnaryOp::Rsqrt
+        | UnaryOp::Sign
+        | UnaryOp::Sin
+        | UnaryOp::Sqrt
+        | UnaryOp::Tan
+        | UnaryOp::Tanh => a.ty,
+    };
+    Ok(array_like(ty, a))
+}
+
+/// The shape of a two-operand elementwise op and how its operands are broadcast to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinaryPlan {
+    /// The result shape (its element type is the op's result type, e.g. pred for comparisons).
+    pub shape: ArrayShape,
+    /// The operands' element type (equal for both).
+    pub operand_type: ElementType,
+    /// The common dimensions and the `BroadcastInDim` each operand needs to reach them.
+    pub broadcast: BroadcastPlan,
+}
+
+/// Shapes of two operands of the elementwise op `op_name`: both arrays of one element type,
+/// broadcast by broadcasting.es.md; the plan's result type is the operand type.
+pub fn binary(
+    op_name: &str,
+    lhs: &Shape,
+    rhs: &Shape,
+    broadcast_dimensions: Option<&[i64]>,
+) -> Result<BinaryPlan> {
+    let l = expect_array(op_name, "lhs", lhs, Blame::Operand(0))?;
+    let r = expect_array(op_name, "rhs", rhs, Blame::Operand(1))?;
+    if l.ty != r.ty {
+        return Err(Error::new(
+            op_name,
+            format!("operands must have the same element type ({l} vs {r})"),
+        )
+        .blame(Blame::Operand(1))
+        .help(format!(
+            "convert one operand with ConvertElementType(_, {})",
+            l.ty
+        )));
+    }
+    let broadcast = broadcast_binary(op_name, l, r, broadcast_dimensions)?;
+    let shape = ArrayShape {
+        ty: l.ty,
+        dims: broadcast.dims.clone(),
+        dynamic: broadcast.dynamic.clone(),
+        layout: None,
+    };
+    Ok(BinaryPlan {
+        shape,
+        operand_type: l.ty,
+        broadcast,
+    })
+}
+
+/// Two-operand arithmetic/logical op: [`binary`] plus the op's element-type rule; `Complex`
+/// makes f32 (f64) into c64 (c128).
+pub fn binary_op(
+    op: BinaryOp,
+    lhs: &Shape,
+    rhs: &Shape,
+    broadcast_dimensions: Option<&[i64]>,
+) -> Result<BinaryPlan> {
+    let name = op.name();
+    let accepts = match op {
+        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min => Accepts::Any,
+        BinaryOp::Sub | BinaryOp::Div | BinaryOp::Rem | BinaryOp::Pow => Accepts::NotPred,
+        BinaryOp::Atan2 => Accepts::FloatOrComplex,
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => Accepts::PredOrInteger,
+        BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
+            Accepts::Integer
+        }
+        BinaryOp::Complex => Accepts::F32OrF64,
+    };
+    if let Shape::Array(l) = lhs {
+        check_type(name, accepts, l, Blame::Operand(0))?;
+    }
+    let mut plan = binary(name, lhs, rhs, broadcast_dimensions)?;
+    if op == BinaryOp::Complex {
+        // F32OrF64 was checked above, so complex_of is defined.
+        plan.shape.ty = plan.operand_type.complex_of().unwrap_or(plan.operand_type);
+    }
+    Ok(plan)
+}
+
+/// Comparison into pred: operands as [`binary`]; complex operands only for `Eq`/`Ne`.
+pub fn compare(
+    direction: ComparisonDirection,
+    total_order: bool,
+    lhs: &Shape,
+    rhs: &Shape,
+    broadcast_dimensions: Option<&[i64]>,
+) -> Result<BinaryPlan> {
+    let name = compare_name(direction, total_order);
+    let mut plan = binary(name, lhs, rhs, broadcast_dimensions)?;
+    let ordered = match direction {
+        ComparisonDirection::Eq | ComparisonDirection::Ne => false,
+        ComparisonDirection::Ge
+        | ComparisonDirection::Gt
+        | ComparisonDirection::Le
+        | ComparisonDirection::Lt => true,
+    };
+    if ordered && plan.operand_type.is_complex() {
+        return Err(Error::new(
+            name,
+            format!("complex numbers have no order ({lhs} vs {rhs})"),
+        )
+        .blame(Blame::Op)
+        .help("compare Real(x) or Abs(x) instead"));
+    }
+    plan.shape.ty = ElementType::Pred;
+    Ok(plan)
+}
+
+/// `Select(pred, on_true, on_false)`: on_true and on_false of one shape (arrays or tuples), pred
+/// a pred array of their dims or a pred scalar (the only choice for tuples). Result: on_true's
+/// shape without layout.
+pub fn select(pred: &Shape, on_true: &Shape, on_false: &Shape) -> Result<Shape> {
+    let op = "Select";
+    let p = expect_array(op, "pred", pred, Blame::Operand(0))?;
+    if p.ty != ElementType::Pred {
+        return Err(
+            Error::new(op, format!("pred must have element type pred, got {p}"))
+                .blame(Blame::Operand(0)),
+        );
+    }
+    if !super::compatible(on_true, on_false) {
+        return Err(Error::new(
+            op,
+            format!("on_true and on_false must have the same shape ({on_true} vs {on_false})"),
+        )
+        .blame(Blame::Operand(2)));
+    }
+    match on_true {
+        Shape::Array(t) => {
+            if !p.is_scalar() && !p.same_dims(t) {
+                return Err(Error::new(
+                    op,
+                    format!("pred must be a scalar or have the dimensions of on_true ({p} vs {t})"),
+                )
+                .blame(Blame::Operand(0)));
+            }
+            Ok(Shape::Array(t.with_type(t.ty)))
+        }
+        Shape::Tuple(_) | Shape::Token => {
+            if !p.is_scalar() {
+                return Err(Error::new(
+                    op,
+                    format!("selecting between tuples needs a scalar pred, got {p}"),
+                )
+                .blame(Blame::Operand(0)));
+            }
+            Ok(on_true.clone())
+        }
+    }
+}
+
+/// `Clamp(min, operand, max)`: one element type; min and max scalars or of the operand's dims.
+pub fn clamp(min: &Shape, operand: &Shape, max: &Shape) -> Result<ArrayShape> {
+    let op = "Clamp";
+    let lo = expect_array(op, "min", min, Blame::Operand(0))?;
+    let x = expect_array(op, "operand", operand, Blame::Operand(1))?;
+    let hi = expect_array(op, "max", max, Blame::Operand(2))?;
+    for (i, (what, b)) in [("min", lo), ("max", hi)].into_iter().enumerate() {
+        let blame = Blame::Operand(i * 2);
+        if b.ty != x.ty {
+            return Err(Error::new(
+                op,
+                format!("{what} must have the operand's element type ({b} vs {x})"),
+            )
+            .blame(blame));
+        }
+        if !b.is_scalar() && !b.same_dims(x) {
+            return Err(Error::new(
+                op,
+                format!("{what} must be a scalar or have the operand's dimensions ({b} vs {x})"),
+            )
+            .blame(blame));
+        }
+    }
+    Ok(x.with_type(x.ty))
+}
+
+/// `ConvertElementType(operand, new_element_type)`: same dims, any type to any type except
+/// complex to real (as XLA).
+pub fn convert(operand: &Shape, new_element_type: ElementType) -> Result<ArrayShape> {
+    let op = "ConvertElementType";
+    let a = expect_array(op, "the operand", operand, Blame::Operand(0))?;
+    if a.ty.is_complex() && !new_element_type.is_complex() {
+        return Err(Error::new(
+            op,
+            format!("cannot convert complex {a} to the real type {new_element_type}"),
+        )
+        .blame(Blame::Attribute("new_element_type"))
+        .help("take Real, Imag or Abs first"));
+    }
+    Ok(a.with_type(new_element_type))
+}
+
+/// `BitcastConvertType(operand, new_element_type)`: same bit width keeps the dims; a narrower
+/// target adds a minor dimension of size B/B'; a wider one needs and removes a last dimension of
+/// size B'/B. Complex and real types do not mix; pred is excluded (not every byte is a bool).
+pub fn bitcast_convert(operand: &Shape, new_element_type: ElementType) -> Result<ArrayShape> {
+    let op = "BitcastConvertType";
+    let attr = Blame::Attribute("new_element_type");
+    let a = expect_array(op, "the operand", operand, Blame::Operand(0))?;
+    let (from, to) = (a.ty, new_element_type);
+    if from.is_pred() || to.is_pred() {
+        return Err(Error::new(
+            op,
+            format!("cannot bitcast between pred and other types ({a} to {to})"),
+        )
+        .blame(attr));
+    }
+    if from.is_complex() != to.is_complex() {
+        return Err(Error::new(
+            op,
+            format!("cannot bitcast between complex and real types ({a} to {to})"),
+        )
+        .blame(attr));
+    }
+    let (b, b2) = (from.bit_width() as i64, to.bit_width() as i64);
+    let mut out = a.with_type(to);
+    if b > b2 {
+        out.dims.push(b / b2);
+        out.dynamic.push(false);
+    } else if b2 > b {
+        let ratio = b2 / b;
+        if a.dims.last() != Some(&ratio) || a.dynamic.last() == Some(&true) {
+            return Err(Error::new(
+                op,
+                format!("bitcasting {from} to the wider {to} needs a last dimension of size {ratio}, got {a}"),
+            )
+            .blame(Blame::Operand(0)));
+        }
+        out.dims.pop();
+        out.dynamic.pop();
+    }
+    Ok(out)
+}
+
+/// `ReducePrecision(operand, exponent_bits, mantissa_bits)`: a floating-point operand,
+/// `exponent_bits >= 1`, `mantissa_bits >= 0`; the shape is unchanged.
+pub fn reduce_precision(
+    operand: &Shape,
+    exponent_bits: i64,
+    mantissa_bits: i64,
+) -> Result<ArrayShape> {
+    let op = "ReducePrecision";
+    let a = expect_array(op, "the operand", operand, Blame::Operand(0))?;
+    check_type(op, Accepts::Float, a, Blame::Operand(0))?;
+    if !(1..=i64::from(u32::MAX)).contains(&exponent_bits) {
+        return Err(Error::new(
+            op,
+            format!("exponent_bits must be at least 1, got {exponent_bits}"),
+        )
+        .blame(Blame::Attribute("exponent_bits")));
+    }
+    if !(0..=i64::from(u32::MAX)).contains(&mantissa_bits) {
+        return Err(Error::new(
+            op,
+            format!("mantissa_bits must be non-negative, got {mantissa_bits}"),
+        )
+        .blame(Blame::Attribute("mantissa_bits")));
+    }
+    Ok(a.with_type(a.ty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::element::ElementType::*;
+
+    fn s(text: &str) -> Shape {
+        crate::shape::parse_shape(text).unwrap()
+    }
+
+    #[test]
+    fn unary_types_follow_xla() {
+        assert_eq!(
+            unary(UnaryOp::Exp, &s("f32[2]")).unwrap(),
+            ArrayShape::new(F32, &[2])
+        );
+        assert_eq!(unary(UnaryOp::Exp, &s("c64[2]")).unwrap().ty, C64);
+        let e = unary(UnaryOp::Exp, &s("s32[2,3]")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Exp: expects a floating-point or complex element type, got s32[2,3]"
+        );
+        assert_eq!(e.blame, Blame::Operand(0));
+        assert!(unary(UnaryOp::Floor, &s("c64[2]")).is_err());
+        assert!(unary(UnaryOp::Erf, &s("f16[2]")).is_ok());
+        assert_eq!(unary(UnaryOp::Abs, &s("c128[3]")).unwrap().ty, F64);
+        assert_eq!(unary(UnaryOp::Abs, &s("s8[3]")).unwrap().ty, S8);
+        assert!(unary(UnaryOp::Abs, &s("u8[3]")).is_err());
+        assert!(unary(UnaryOp::Sign, &s("u32[3]")).is_err());
+        assert_eq!(unary(UnaryOp::Real, &s("c64[3]")).unwrap().ty, F32);
+        assert_eq!(unary(UnaryOp::Imag, &s("f32[3]")).unwrap().ty, F32);
+        assert!(unary(UnaryOp::Imag, &s("s32[3]")).is_err());
+        assert_eq!(unary(UnaryOp::IsFinite, &s("bf16[3]")).unwrap().ty, Pred);
+        assert!(unary(UnaryOp::IsFinite, &s("c64[3]")).is_err());
+        assert!(unary(UnaryOp::Not, &s("pred[3]")).is_ok());
+        assert!(unary(UnaryOp::Not, &s("u16[3]")).is_ok());
+        assert!(unary(UnaryOp::Not, &s("f32[3]")).is_err());
+        assert!(unary(UnaryOp::Clz, &s("pred[3]")).is_err());
+        assert!(unary(UnaryOp::PopulationCount, &s("u64[3]")).is_ok());
+        assert!(unary(UnaryOp::Neg, &s("pred[]")).is_err());
+        assert!(unary(UnaryOp::Neg, &s("u8[]")).is_ok());
+        assert!(unary(UnaryOp::Exp, &s("(f32[])")).is_err());
+    }
+
+    #[test]
+    fn unary_drops_layout() {
+        let r = unary(UnaryOp::Neg, &s("f32[2,3]{0,1}")).unwrap();
+        assert_eq!(r.to_string(), "f32[2,3]");
+    }
+
+    #[test]
+    fn binary_types() {
+        let e = binary_op(BinaryOp::Add, &s("f32[2]"), &s("f64[2]"), None).unwrap_err();
+        assert_eq!(e.to_string(), "Add: operands must have the same element type (f32[2] vs f64[2]); help: convert one operand with ConvertElementType(_, f32)");
+        assert!(binary_op(BinaryOp::Add, &s("pred[2]"), &s("pred[2]"), None).is_ok());
+        assert!(binary_op(BinaryOp::Sub, &s("pred[2]"), &s("pred[2]"), None).is_err());
+        assert!(binary_op(BinaryOp::Pow, &s("pred[2]"), &s("pred[2]"), None).is_err());
+        assert!(binary_op(BinaryOp::Atan2, &s("s32[2]"), &s("s32[2]"), None).is_err());
+        assert!(binary_op(BinaryOp::ShiftLeft, &s("f32[2]"), &s("f32[2]"), None).is_err());
+        assert!(binary_op(BinaryOp::And, &s("f32[2]"), &s("f32[2]"), None).is_err());
+        assert!(binary_op(BinaryOp::Xor, &s("pred[2]"), &s("pred[2]"), None).is_ok());
+        let c = binary_op(BinaryOp::Complex, &s("f64[2]"), &s("f64[]"), None).unwrap();
+        assert_eq!(c.shape.to_string(), "c128[2]");
+        assert!(binary_op(BinaryOp::Complex, &s("f16[2]"), &s("f16[2]"), None).is_err());
+    }
+
+    #[test]
+    fn binary_broadcast_plan() {
+        let p = binary_op(BinaryOp::Add, &s("f32[2,3]"), &s("f32[3]"), Some(&[1])).unwrap();
+        assert_eq!(p.shape.to_string(), "f32[2,3]");
+        assert_eq!(p.broadcast.operands, vec![None, Some(vec![1])]);
+        let e = binary_op(BinaryOp::Add, &s("f32[2,3]"), &s("f32[3]"), None).unwrap_err();
+        assert_eq!(e.to_string(), "Add: operands of rank 2 and 1 need broadcast_dimensions (f32[2,3] vs f32[3]); help: broadcast_dimensions = [1]");
+    }
+
+    #[test]
+    fn comparisons() {
+        let p = compare(
+            ComparisonDirection::Lt,
+            false,
+            &s("f32[2,3]"),
+            &s("f32[]"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(p.shape.to_string(), "pred[2,3]");
+        assert_eq!(p.operand_type, F32);
+        assert!(compare(
+            ComparisonDirection::Eq,
+            false,
+            &s("c64[2]"),
+            &s("c64[2]"),
+            None
+        )
+        .is_ok());
+        let e = compare(
+            ComparisonDirection::Gt,
+            true,
+            &s("c64[2]"),
+            &s("c64[2]"),
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("GtTotalOrder: complex numbers have no order"),
+            "{e}"
+        );
+        assert!(compare(
+            ComparisonDirection::Eq,
+            false,
+            &s("s32[2]"),
+            &s("u32[2]"),
+            None
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn select_rules() {
+        assert_eq!(
+            select(&s("pred[4]"), &s("s32[4]"), &s("s32[4]")).unwrap(),
+            s("s32[4]")
+        );
+        assert_eq!(
+            select(&s("pred[]"), &s("s32[4]"), &s("s32[4]")).unwrap(),
+            s("s32[4]")
+        );
+        assert!(select(&s("s32[4]"), &s("s32[4]"), &s("s32[4]")).is_err());
+        assert!(select(&s("pred[3]"), &s("s32[4]"), &s("s32[4]")).is_err());
+        assert!(select(&s("pred[4]"), &s("s32[4]"), &s("f32[4]")).is_err());
+        assert!(select(&s("pred[]"), &s("(s32[4], f32[])"), &s("(s32[4], f32[])")).is_ok());
+        assert!(select(&s("pred[4]"), &s("(s32[4])"), &s("(s32[4])")).is_err());
+    }
+
+    #[test]
+    fn clamp_rules() {
+        assert_eq!(
+            clamp(&s("s32[]"), &s("s32[3]"), &s("s32[]"))
+                .unwrap()
+                .to_string(),
+            "s32[3]"
+        );
+        assert!(clamp(&s("s32[3]"), &s("s32[3]"), &s("s32[3]")).is_ok());
+        let e = clamp(&s("s32[2]"), &s("s32[3]"), &s("s32[]")).unwrap_err();
+        assert_eq!(e.blame, Blame::Operand(0));
+        let e = clamp(&s("s32[]"), &s("s32[3]"), &s("f32[]")).unwrap_err();
+        assert_eq!(e.blame, Blame::Operand(2));
+    }
+
+    #[test]
+    fn conversions() {
+        assert_eq!(convert(&s("s32[3]"), F32).unwrap().to_string(), "f32[3]");
+        assert!(convert(&s("f32[3]"), C64).is_ok());
+        assert!(convert(&s("c64[3]"), F32).is_err());
+        assert_eq!(
+            bitcast_convert(&s("f32[10]"), F16).unwrap().to_string(),
+            "f16[10,2]"
+        );
+        assert_eq!(
+            bitcast_convert(&s("f32[]"), F16).unwrap().to_string(),
+            "f16[2]"
+        );
+        assert_eq!(
+            bitcast_convert(&s("f16[10,2]"), F32).unwrap().to_string(),
+            "f32[10]"
+        );
+        assert_eq!(
+            bitcast_convert(&s("s32[3]"), F32).unwrap().to_string(),
+            "f32[3]"
+        );
+        assert_eq!(
+            bitcast_convert(&s("s32[4]"), S8).unwrap().to_string(),
+            "s8[4,4]"
+        );
+        assert!(bitcast_convert(&s("f16[10,3]"), F32).is_err());
+        assert!(bitcast_convert(&s("f16[]"), F32).is_err());
+        assert!(bitcast_convert(&s("c64[2]"), F64).is_err());
+        assert!(bitcast_convert(&s("u8[2]"), Pred).is_err());
+        assert!(reduce_precision(&s("f32[2]"), 5, 10).is_ok());
+        assert!(reduce_precision(&s("f32[2]"), 0, 10).is_err());
+        assert!(reduce_precision(&s("f32[2]"), 5, -1).is_err());
+        assert!(reduce_precision(&s("s32[2]"), 5, 10).is_err());
+    }
+}

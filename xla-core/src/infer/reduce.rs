@@ -1,0 +1,137 @@
+//! Variadic Reduce: N arrays of one shape, N scalar inits, a computation
+//! `(T_0..T_{N-1}, T_0..T_{N-1}) -> Collate(T_0..T_{N-1})`, and dimensions to reduce.
+
+use super::{check_dims, expect_array};
+use crate::error::{Blame, Error, Result};
+use crate::ir::Computation;
+use crate::shape::{ArrayShape, Shape};
+
+/// The result of `Reduce(operands..., init_values..., computation, dimensions)`: each operand's
+/// dims minus `dimensions`, with its element type; a tuple of them when N > 1.
+pub fn reduce(
+    operands: &[&Shape],
+    init_values: &[&Shape],
+    computation: &Computation,
+    dimensions: &[i64],
+) -> Result<Shape> {
+    let op = "Reduce";
+    let n = operands.len();
+    if n == 0 {
+        return Err(Error::new(op, "needs at least one operand"));
+    }
+    if init_values.len() != n {
+        return Err(Error::new(
+            op,
+            format!(
+                "{n} operands need {n} init values, got {}",
+                init_values.len()
+            ),
+        ));
+    }
+    let arrays = operands
+        .iter()
+        .enumerate()
+        .map(|(i, s)| expect_array(op, "each operand", s, Blame::Operand(i)))
+        .collect::<Result<Vec<&ArrayShape>>>()?;
+    let first = arrays[0];
+    for (i, a) in arrays.iter().enumerate().skip(1) {
+        if !a.same_dims(first) {
+            return Err(Error::new(
+                op,
+                format!("all operands must have the same dimensions ({first} vs {a})"),
+            )
+            .blame(Blame::Operand(i)));
+        }
+    }
+    for (i, (init, a)) in init_values.iter().zip(&arrays).enumerate() {
+        let blame = Blame::Operand(n + i);
+        let iv = expect_array(op, "each init value", init, blame.clone())?;
+        if !iv.is_scalar() || iv.ty != a.ty {
+            return Err(Error::new(
+                op,
+                format!(
+                    "init value {i} must be a scalar {}[] like operand {i}, got {iv} (operand {a})",
+                    a.ty
+                ),
+            )
+            .blame(blame));
+        }
+    }
+    check_dims(op, "dimensions", dimensions, first)?;
+
+    // The computation: 2N scalar parameters (accumulators then inputs) -> N scalars.
+    let cblame = Blame::Computation;
+    let sig = || {
+        let ts: Vec<String> = arrays.iter().map(|a| format!("{}[]", a.ty)).collect();
+        let res = if n == 1 {
+            ts[0].clone()
+        } else {
+            format!("({})", ts.join(", "))
+        };
+        format!("({}, {}) -> {res}", ts.join(", "), ts.join(", "))
+    };
+    if computation.params.len() != 2 * n {
+        return Err(Error::new(
+            op,
+            format!(
+                "the computation must take {} parameters, {}, but takes {}",
+                2 * n,
+                sig(),
+                computation.params.len()
+            ),
+        )
+        .blame(cblame));
+    }
+    for (p, param) in computation.params.iter().enumerate() {
+        let want = arrays[p % n].ty;
+        let ok = matches!(param, Shape::Array(x) if x.is_scalar() && x.ty == want);
+        if !ok {
+            return Err(Error::new(
+                op,
+                format!(
+                    "parameter {p} of the computation must be {want}[], got {param}; expected {}",
+                    sig()
+                ),
+            )
+            .blame(cblame));
+        }
+    }
+    let result = computation.result_shape();
+    let results: Vec<&Shape> = match (n, result) {
+        (1, Shape::Array(_)) => vec![result],
+        (_, Shape::Tuple(elems)) if n > 1 && elems.len() == n => elems.iter().collect(),
+        _ => {
+            return Err(Error::new(
+                op,
+                format!("the computation must return {}, returns {result}", sig()),
+            )
+            .blame(cblame))
+        }
+    };
+    for (i, r) in results.iter().enumerate() {
+        let want = arrays[i].ty;
+        if !matches!(r, Shape::Array(x) if x.is_scalar() && x.ty == want) {
+            return Err(Error::new(
+                op,
+                format!("the computation must return {}, returns {result}", sig()),
+            )
+            .blame(cblame));
+        }
+    }
+
+    let reduced = |a: &ArrayShape| {
+        let mut out = ArrayShape::new(a.ty, &[]);
+        for d in 0..a.rank() {
+            if !dimensions.contains(&(d as i64)) {
+                out.dims.push(a.dims[d]);
+                out.dynamic.push(a.dynamic[d]);
+            }
+        }
+        Shape::Array(out)
+    };
+    Ok(if n == 1 {
+        reduced(first)
+    } else {
+        Shape::Tuple(arrays.iter().map(|a| reduced(a)).collect())
+    })
+}

@@ -1,0 +1,64 @@
+//! Tuple, GetTupleElement and Call.
+
+use super::compatible;
+use crate::error::{Blame, Error, Result};
+use crate::ir::Computation;
+use crate::shape::Shape;
+
+/// `Tuple(elements...)`: the tuple of the element shapes.
+pub fn tuple(elements: &[&Shape]) -> Shape {
+    Shape::Tuple(elements.iter().map(|s| (*s).clone()).collect())
+}
+
+/// `GetTupleElement(tuple, index)`: element `index` of a tuple shape.
+pub fn get_tuple_element(tuple: &Shape, index: i64) -> Result<Shape> {
+    let op = "GetTupleElement";
+    let Shape::Tuple(elems) = tuple else {
+        return Err(
+            Error::new(op, format!("the operand must be a tuple, got {tuple}"))
+                .blame(Blame::Operand(0)),
+        );
+    };
+    if index < 0 || index >= elems.len() as i64 {
+        return Err(Error::new(
+            op,
+            format!(
+                "index {index} is out of range for the {}-element tuple {tuple}",
+                elems.len()
+            ),
+        )
+        .blame(Blame::Attribute("index")));
+    }
+    Ok(elems[index as usize].clone())
+}
+
+/// `Call(computation, operands...)`: operand shapes equal the computation's parameters (layouts
+/// ignored); the result is the computation's result shape.
+pub fn call(computation: &Computation, operands: &[&Shape]) -> Result<Shape> {
+    let op = "Call";
+    if operands.len() != computation.params.len() {
+        return Err(Error::new(
+            op,
+            format!(
+                "`{}` takes {} arguments, got {}",
+                computation.name,
+                computation.params.len(),
+                operands.len()
+            ),
+        )
+        .blame(Blame::Computation));
+    }
+    for (i, (a, p)) in operands.iter().zip(&computation.params).enumerate() {
+        if !compatible(a, p) {
+            return Err(Error::new(
+                op,
+                format!(
+                    "argument {i} of `{}` must be {p}, got {a}",
+                    computation.name
+                ),
+            )
+            .blame(Blame::Operand(i)));
+        }
+    }
+    Ok(computation.result_shape().clone())
+}
