@@ -107,7 +107,7 @@ impl Ctx<'_> {
     }
 
     /// Exactly `n` operands.
-    fn arity<'v>(&self, operands: &[&'v Literal], n: usize) -> Result<()> {
+    fn arity(&self, operands: &[&Literal], n: usize) -> Result<()> {
         if operands.len() == n {
             Ok(())
         } else {

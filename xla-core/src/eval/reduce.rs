@@ -24,7 +24,7 @@ pub(super) fn reduce(
     dimensions: &[i64],
     computation: &Arc<Computation>,
 ) -> Result<Literal> {
-    if operands.is_empty() || operands.len() % 2 != 0 {
+    if operands.is_empty() || operands.len() % 2 == 1 {
         return Err(ctx.err(format!(
             "takes N arrays and N inits, got {} operands",
             operands.len()
