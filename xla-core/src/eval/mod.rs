@@ -286,14 +286,21 @@ fn array<'a>(ctx: &Ctx<'_>, lit: &'a Literal) -> Result<(&'a ArrayShape, &'a Arr
     }
 }
 
-/// Dimension sizes as `usize`; `Err` for a negative size.
+/// Dimension sizes as `usize`; `Err` for a negative size or an element count that overflows
+/// `usize` (so every later `product()` of these sizes is safe).
 fn dims_usize(ctx: &Ctx<'_>, dims: &[i64]) -> Result<Vec<usize>> {
-    dims.iter()
+    let sizes = dims
+        .iter()
         .map(|&d| {
             usize::try_from(d)
                 .map_err(|_| ctx.err(format!("negative dimension size {d} in {dims:?}")))
         })
-        .collect()
+        .collect::<Result<Vec<usize>>>()?;
+    sizes
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| ctx.err(format!("the element count of {dims:?} overflows")))?;
+    Ok(sizes)
 }
 
 /// Row-major strides of `dims`: `stride[d] = prod(dims[d+1..])`.

@@ -707,6 +707,11 @@ fn errors_never_panics() {
     fails(Op::Iota { dimension: 3 }, &[], arr(S32, &[2]));
     fails(Op::Iota { dimension: 0 }, &[], arr(S32, &[-2]));
     fails(
+        Op::Iota { dimension: 0 },
+        &[],
+        arr(S32, &[i64::MAX, i64::MAX, 4]),
+    );
+    fails(
         Op::GetTupleElement { index: 0 },
         std::slice::from_ref(&v2),
         arr(F32, &[2]),
