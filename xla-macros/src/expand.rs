@@ -3,29 +3,47 @@
 //! Pipeline per fn: [`graph`] (inline calls, resolve tuples) -> [`fuse`] (materialise only
 //! what must be, affine index maps) -> [`plan`] (buffers, reuse by liveness) -> `codegen_*`
 //! (one loop nest per kernel: SIMD loops with `wide`, reductions, GEMM calls, rayon above a
-//! size threshold) -> the items of the fn's companion module.
+//! size threshold) -> [`items`] (the fn and its companion module).
 
+mod codegen_dot;
+mod codegen_expr;
+mod codegen_loops;
+mod codegen_reduce;
+mod codegen_rt;
 mod fuse;
 mod graph;
+mod ir_tokens;
+mod items;
 mod plan;
-mod codegen_expr;
-mod codegen_rt;
+#[cfg(test)]
+mod tests;
 
 use proc_macro2::TokenStream;
 
 use crate::model;
 
-/// Expand a checked program into the fns and companion modules it declares.
+/// Expand a checked program into the fns and companion modules it declares. A fn the back end
+/// cannot generate code for becomes a `compile_error!` naming the fn and the reason.
 pub fn expand(program: &model::Program) -> TokenStream {
     let mut out = TokenStream::new();
     for f in &program.fns {
-        match graph::Graph::from_computation(&f.computation).and_then(|g| fuse::fuse(g, &f.result)) {
-            Ok(_fused) => {}
+        match expand_fn(f) {
+            Ok(items) => out.extend(items),
             Err(e) => {
                 let msg = format!("xla!: fn `{}`: {e}", f.name);
-                out.extend(quote::quote!(compile_error!(#msg);));
+                let span = f.name.span();
+                out.extend(quote::quote_spanned!(span=> compile_error!(#msg);));
             }
         }
     }
     out
+}
+
+/// The items of one fn.
+pub(crate) fn expand_fn(f: &model::FnDef) -> Result<TokenStream, String> {
+    let g = graph::Graph::from_computation(&f.computation)?;
+    let fused = fuse::fuse(g, &f.result)?;
+    let plan = plan::plan(&fused);
+    let computation = ir_tokens::computation_tokens(&f.computation);
+    items::fn_items(f, &fused, &plan, computation)
 }

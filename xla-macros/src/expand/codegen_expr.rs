@@ -1,13 +1,14 @@
 //! Per-element code of a kernel's expressions: `let` bindings in arena order (operands first),
 //! one per expression reachable from the roots, in scalar mode (every op through
 //! `xla_core::scalar::Scalar`, so the semantics are the evaluator's exactly) or in vector mode
-//! (`wide` vectors through `xla_kernels::simd`, see `codegen_simd`).
+//! (`wide` vectors through `xla_kernels::simd`: [`vector_stmts`], used only when
+//! [`vectorisable`] says every op has an exact vector counterpart).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use xla_core::{BinaryOp, ElementType, UnaryOp};
 
-use super::codegen_rt::{direction, element, rust_type, scalar_of, scalar_trait};
+use super::codegen_rt::{direction, element, rust_type, scalar_of, scalar_trait, vfloat_of};
 use super::fuse::{Expr, ExprId, Src};
 use super::graph::Kind;
 
@@ -198,4 +199,243 @@ pub(crate) fn binary_method(b: BinaryOp) -> proc_macro2::Ident {
         BinaryOp::Complex => "add",
     };
     format_ident!("{}", name)
+}
+
+/// True when every expression reachable from `roots` has a vector form over element type `t`
+/// (f32/f64): values of type `t` only, except comparisons of `t` values whose only uses are the
+/// predicate of a `Select`. Other kernels run in scalar mode.
+pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> bool {
+    if !super::graph::is_vector_float(t) {
+        return false;
+    }
+    let live = reachable(exprs, roots);
+    // Uses of each expression other than as a Select predicate.
+    let mut non_pred_use = vec![false; exprs.len()];
+    for &r in roots {
+        non_pred_use[r] = true;
+    }
+    for (id, e) in exprs.iter().enumerate() {
+        if !live[id] {
+            continue;
+        }
+        if let Expr::Op { kind, args, .. } = e {
+            for (i, &a) in args.iter().enumerate() {
+                if !(matches!(kind, Kind::Select) && i == 0) {
+                    non_pred_use[a] = true;
+                }
+            }
+        }
+    }
+    exprs.iter().enumerate().all(|(id, e)| {
+        if !live[id] {
+            return true;
+        }
+        match e {
+            Expr::Leaf { ty, .. } | Expr::Index { ty, .. } => *ty == t,
+            Expr::Scalar(lit) => lit.as_array().is_some_and(|(s, _)| s.ty == t),
+            Expr::Op { kind, tys, ty, .. } => {
+                let operands_t = tys.iter().all(|&x| x == t);
+                match kind {
+                    Kind::Compare { total_order, .. } => {
+                        !*total_order && operands_t && *ty == ElementType::Pred && !non_pred_use[id]
+                    }
+                    Kind::Select => {
+                        *ty == t
+                            && tys.len() == 3
+                            && tys[1] == t
+                            && tys[2] == t
+                            && matches!(&e_arg(exprs, e, 0), Some(Expr::Op { kind: Kind::Compare { .. }, .. }))
+                    }
+                    Kind::Unary(u) => *ty == t && operands_t && vector_unary(*u).is_some(),
+                    Kind::Binary(b) => *ty == t && operands_t && vector_binary(*b).is_some(),
+                    Kind::Clamp | Kind::Copy => *ty == t && operands_t,
+                    Kind::Convert | Kind::Bitcast => *ty == t && operands_t,
+                    Kind::ReducePrecision { .. }
+                    | Kind::Param { .. }
+                    | Kind::Constant(_)
+                    | Kind::Iota { .. }
+                    | Kind::BroadcastInDim { .. }
+                    | Kind::Reshape
+                    | Kind::Transpose { .. }
+                    | Kind::BitcastResize
+                    | Kind::Reduce { .. }
+                    | Kind::Dot { .. } => false,
+                }
+            }
+        }
+    })
+}
+
+fn e_arg<'a>(exprs: &'a [Expr], e: &Expr, i: usize) -> Option<&'a Expr> {
+    match e {
+        Expr::Op { args, .. } => args.get(i).and_then(|&a| exprs.get(a)),
+        Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) => None,
+    }
+}
+
+/// How a unary op is written on a vector `x` (`VFloat` method), when it has an exact vector
+/// counterpart of the scalar semantics.
+fn vector_unary(u: UnaryOp) -> Option<&'static str> {
+    match u {
+        UnaryOp::Abs => Some("abs"),
+        UnaryOp::Cbrt => Some("cbrt"),
+        UnaryOp::Ceil => Some("ceil"),
+        UnaryOp::Cos => Some("cos"),
+        UnaryOp::Erf => Some("erf"),
+        UnaryOp::Exp => Some("exp"),
+        UnaryOp::Expm1 => Some("expm1"),
+        UnaryOp::Floor => Some("floor"),
+        UnaryOp::Log => Some("log"),
+        UnaryOp::Log1p => Some("log1p"),
+        UnaryOp::Logistic => Some("logistic"),
+        UnaryOp::Neg => Some("neg"),
+        UnaryOp::RoundNearestAfz => Some("round_afz"),
+        UnaryOp::RoundNearestEven => Some("round_even"),
+        UnaryOp::Rsqrt => Some("rsqrt"),
+        UnaryOp::Sign => Some("sign"),
+        UnaryOp::Sin => Some("sin"),
+        UnaryOp::Sqrt => Some("sqrt"),
+        UnaryOp::Tan => Some("tan"),
+        UnaryOp::Tanh => Some("tanh"),
+        UnaryOp::Clz
+        | UnaryOp::Cosh
+        | UnaryOp::Imag
+        | UnaryOp::IsFinite
+        | UnaryOp::Not
+        | UnaryOp::PopulationCount
+        | UnaryOp::Real => None,
+    }
+}
+
+/// How a binary op is written on vectors: an operator or a `VFloat` method.
+fn vector_binary(b: BinaryOp) -> Option<&'static str> {
+    match b {
+        BinaryOp::Add => Some("+"),
+        BinaryOp::Sub => Some("-"),
+        BinaryOp::Mul => Some("*"),
+        BinaryOp::Div => Some("/"),
+        BinaryOp::Max => Some("max_xla"),
+        BinaryOp::Min => Some("min_xla"),
+        BinaryOp::Pow => Some("pow"),
+        BinaryOp::Atan2 => Some("atan2"),
+        BinaryOp::Rem => Some("rem"),
+        BinaryOp::And
+        | BinaryOp::Or
+        | BinaryOp::Xor
+        | BinaryOp::ShiftLeft
+        | BinaryOp::ShiftRightArithmetic
+        | BinaryOp::ShiftRightLogical
+        | BinaryOp::Complex => None,
+    }
+}
+
+/// Vector-mode `let` bindings (vector type `v`) for everything reachable from `roots`; only
+/// valid when [`vectorisable`] holds. `acc.offset` gives the offset of lane 0; `inner` is the
+/// coefficient index of the vectorised (innermost) iteration dim: a leaf with coefficient 1
+/// there is a contiguous load, 0 a splat, anything else a gather.
+pub(crate) fn vector_stmts(exprs: &[Expr], roots: &[ExprId], acc: &Access<'_>, v: &TokenStream, inner: usize) -> TokenStream {
+    let live = reachable(exprs, roots);
+    let vf = vfloat_of(v);
+    let mut out = TokenStream::new();
+    for (id, e) in exprs.iter().enumerate() {
+        if !live[id] {
+            continue;
+        }
+        let x = var(id);
+        let value = match e {
+            Expr::Leaf { src, coef, .. } => {
+                let s = (acc.slice)(src);
+                let off = (acc.offset)(coef);
+                match coef.get(inner).copied().unwrap_or(0) {
+                    0 => quote!(#vf::splat(#s[#off])),
+                    1 => quote!(#vf::load(&#s[#off..])),
+                    c => {
+                        let c = super::codegen_rt::lit_usize(c);
+                        quote!(#vf::from_fn(|l: usize| #s[#off + l * #c]))
+                    }
+                }
+            }
+            Expr::Index { coef, ty } => {
+                let off = (acc.offset)(coef);
+                let c = super::codegen_rt::lit_usize(coef.get(inner).copied().unwrap_or(0));
+                let i64s = scalar_of(ElementType::S64);
+                let t = rust_type(*ty);
+                quote!(#vf::from_fn(|l: usize| #i64s::convert::<#t>((#off + l * #c) as i64)))
+            }
+            Expr::Scalar(lit) => {
+                let c = element(lit, 0);
+                quote!(#vf::splat(#c))
+            }
+            Expr::Op { kind, args, .. } => {
+                let a: Vec<proc_macro2::Ident> = args.iter().map(|&a| var(a)).collect();
+                vector_op(kind, &a, &vf)
+            }
+        };
+        out.extend(quote!(let #x = #value;));
+    }
+    out
+}
+
+fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenStream {
+    match kind {
+        Kind::Unary(UnaryOp::Neg) => {
+            let x = &a[0];
+            quote!(-#x)
+        }
+        Kind::Unary(u) => {
+            let m = format_ident!("{}", vector_unary(*u).unwrap_or("abs"));
+            let x = &a[0];
+            quote!(#vf::#m(#x))
+        }
+        Kind::Binary(b) => {
+            let (x, y) = (&a[0], &a[1]);
+            match vector_binary(*b).unwrap_or("+") {
+                "+" => quote!(#x + #y),
+                "-" => quote!(#x - #y),
+                "*" => quote!(#x * #y),
+                "/" => quote!(#x / #y),
+                m => {
+                    let m = format_ident!("{}", m);
+                    quote!(#vf::#m(#x, #y))
+                }
+            }
+        }
+        Kind::Compare { direction: d, .. } => {
+            let m = format_ident!(
+                "{}",
+                match d {
+                    xla_core::ComparisonDirection::Eq => "cmp_eq",
+                    xla_core::ComparisonDirection::Ne => "cmp_ne",
+                    xla_core::ComparisonDirection::Lt => "cmp_lt",
+                    xla_core::ComparisonDirection::Le => "cmp_le",
+                    xla_core::ComparisonDirection::Gt => "cmp_gt",
+                    xla_core::ComparisonDirection::Ge => "cmp_ge",
+                }
+            );
+            let (x, y) = (&a[0], &a[1]);
+            quote!(#vf::#m(#x, #y))
+        }
+        Kind::Select => {
+            let (p, x, y) = (&a[0], &a[1], &a[2]);
+            quote!(#vf::select(#p, #x, #y))
+        }
+        Kind::Clamp => {
+            let (lo, x, hi) = (&a[0], &a[1], &a[2]);
+            quote!(#vf::min_xla(#vf::max_xla(#x, #lo), #hi))
+        }
+        Kind::Copy | Kind::Convert | Kind::Bitcast => {
+            let x = &a[0];
+            quote!(#x)
+        }
+        Kind::ReducePrecision { .. }
+        | Kind::Param { .. }
+        | Kind::Constant(_)
+        | Kind::Iota { .. }
+        | Kind::BroadcastInDim { .. }
+        | Kind::Reshape
+        | Kind::Transpose { .. }
+        | Kind::BitcastResize
+        | Kind::Reduce { .. }
+        | Kind::Dot { .. } => quote!(compile_error!("xla!: internal: op without a vector form")),
+    }
 }

@@ -156,3 +156,35 @@ pub(crate) fn f64_tokens(x: f64) -> TokenStream {
     let b = proc_macro2::Literal::u64_suffixed(x.to_bits());
     quote!(f64::from_bits(#b))
 }
+
+/// The `wide` vector type of a vector float element type (`F32V` / `F64V`), `None` otherwise.
+pub(crate) fn vector_type(t: ElementType) -> Option<TokenStream> {
+    match t {
+        ElementType::F32 => Some(quote!(::xla_aot::__rt::xla_kernels::simd::F32V)),
+        ElementType::F64 => Some(quote!(::xla_aot::__rt::xla_kernels::simd::F64V)),
+        ElementType::Pred
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64
+        | ElementType::F16
+        | ElementType::Bf16
+        | ElementType::C64
+        | ElementType::C128 => None,
+    }
+}
+
+/// `<V as VFloat>` for a vector type `V`.
+pub(crate) fn vfloat_of(v: &TokenStream) -> TokenStream {
+    quote!(<#v as ::xla_aot::__rt::xla_kernels::simd::VFloat>)
+}
+
+/// The number of lanes of vector type `V`, as a constant expression.
+pub(crate) fn lanes_of(v: &TokenStream) -> TokenStream {
+    let vf = vfloat_of(v);
+    quote!(#vf::LANES)
+}

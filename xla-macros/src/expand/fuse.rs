@@ -155,6 +155,18 @@ pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
         outputs.push(v);
     }
     graph.result = Tree::Tuple(outputs.iter().map(|&v| Tree::Leaf(v)).collect());
+    // Only parameters and outputs have a storage layout; every other materialised value lives
+    // row-major in scratch, whatever layout the IR carried for it.
+    for (i, node) in graph.nodes.iter_mut().enumerate() {
+        if matches!(node.kind, Kind::Param { .. }) {
+            continue;
+        }
+        for (out, s) in node.shapes.iter_mut().enumerate() {
+            if !outputs.contains(&Value { node: i, out }) {
+                s.layout = None;
+            }
+        }
+    }
 
     let mut mat: BTreeSet<Value> = outputs.iter().copied().collect();
     for (i, node) in graph.nodes.iter().enumerate() {

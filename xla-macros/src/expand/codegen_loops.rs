@@ -1,0 +1,384 @@
+//! Loop nests: the iteration-space machinery shared by every kernel (collapsing nested dims,
+//! offsets as constant-stride sums, the deterministic rayon split) and the elementwise loop
+//! kernel itself (one loop nest over its output; `wide` vectors on the innermost dim when the
+//! whole expression has a vector form, then a scalar tail).
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::codegen_expr::{reachable, scalar_stmts, var, vector_stmts, vectorisable, Access};
+use super::codegen_rt::{lanes_of, lit_usize, rust_type, vector_type, vfloat_of};
+use super::fuse::{Expr, ExprId, Fused, Kernel, Src};
+use super::graph::{layout_strides, row_major_strides};
+use super::plan::{Plan, Storage};
+
+/// Groups of consecutive original dims that iterate as one: extent-1 dims are dropped and a dim
+/// joins the group to its right when every access vector nests across the pair
+/// (`c[d] == c[d+1]·n[d+1]`) and both dims have the same class (kept/reduced for reductions).
+pub(crate) fn collapse(ext: &[i64], class: &[u8], coefs: &[Vec<i64>]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    // (extent, coefs of the group's innermost dim) of the group being grown.
+    let mut cur: Option<(i64, usize)> = None;
+    for d in (0..ext.len()).rev() {
+        if ext[d] == 1 {
+            continue;
+        }
+        let joins = cur.is_some_and(|(e, inner)| {
+            class[d] == class[inner] && coefs.iter().all(|c| c[d] == c[inner] * e)
+        });
+        match (joins, groups.last_mut(), cur.as_mut()) {
+            (true, Some(g), Some((e, _))) => {
+                g.insert(0, d);
+                *e *= ext[d];
+            }
+            _ => {
+                groups.push(vec![d]);
+                cur = Some((ext[d], d));
+            }
+        }
+    }
+    groups.reverse();
+    groups
+}
+
+/// A collapsed iteration space: extents of the groups and the class of each.
+pub(crate) struct Space {
+    pub groups: Vec<Vec<usize>>,
+    pub ext: Vec<i64>,
+}
+
+impl Space {
+    pub fn new(ext: &[i64], class: &[u8], coefs: &[Vec<i64>]) -> Space {
+        let groups = collapse(ext, class, coefs);
+        let e = groups.iter().map(|g| g.iter().map(|&d| ext[d]).product()).collect();
+        Space { groups, ext: e }
+    }
+
+    /// An access vector over the original dims as one over the groups.
+    pub fn map(&self, coef: &[i64]) -> Vec<i64> {
+        self.groups.iter().map(|g| g.last().map_or(0, |&d| coef.get(d).copied().unwrap_or(0))).collect()
+    }
+
+    /// The expressions with every access vector mapped onto the groups.
+    pub fn map_exprs(&self, exprs: &[Expr]) -> Vec<Expr> {
+        exprs
+            .iter()
+            .map(|e| match e {
+                Expr::Leaf { src, ty, coef } => Expr::Leaf { src: src.clone(), ty: *ty, coef: self.map(coef) },
+                Expr::Index { coef, ty } => Expr::Index { coef: self.map(coef), ty: *ty },
+                Expr::Scalar(_) | Expr::Op { .. } => e.clone(),
+            })
+            .collect()
+    }
+}
+
+/// Access vectors (leaf and iota coefficients) of the expressions reachable from `roots`.
+pub(crate) fn access_vectors(exprs: &[Expr], roots: &[ExprId]) -> Vec<Vec<i64>> {
+    let live = reachable(exprs, roots);
+    exprs
+        .iter()
+        .zip(&live)
+        .filter(|(_, &l)| l)
+        .filter_map(|(e, _)| match e {
+            Expr::Leaf { coef, .. } | Expr::Index { coef, .. } => Some(coef.clone()),
+            Expr::Scalar(_) | Expr::Op { .. } => None,
+        })
+        .collect()
+}
+
+/// Dims (of the collapsed space) that some reachable access vector depends on.
+pub(crate) fn used_dims(exprs: &[Expr], roots: &[ExprId], rank: usize) -> Vec<bool> {
+    let mut used = vec![false; rank];
+    for c in access_vectors(exprs, roots) {
+        for (u, &x) in used.iter_mut().zip(&c) {
+            *u |= x != 0;
+        }
+    }
+    used
+}
+
+/// The variable naming the slice of a leaf source inside a kernel.
+pub(crate) fn src_ident(plan: &Plan, src: &Src) -> Ident {
+    match src {
+        Src::Param { index, path } => param_ident(*index, path),
+        Src::Const(n) => format_ident!("C{}", n),
+        Src::Buf(v) => match plan.storage.get(v) {
+            Some(Storage::Out(slot)) => format_ident!("r_out{}", slot),
+            Some(Storage::Scratch(b)) => format_ident!("r_b{}", b),
+            None => format_ident!("r_missing"),
+        },
+    }
+}
+
+/// The slice variable of array leaf `path` of parameter `index`.
+pub(crate) fn param_ident(index: usize, path: &[usize]) -> Ident {
+    let mut s = format!("p{index}");
+    for p in path {
+        s.push_str(&format!("_{p}"));
+    }
+    format_ident!("{}", s)
+}
+
+/// `Σ var[d]·coef[d]` over the non-zero coefficients (`0usize` when there are none).
+pub(crate) fn offset_tokens(coef: &[i64], vars: &[TokenStream]) -> TokenStream {
+    let terms: Vec<TokenStream> = coef
+        .iter()
+        .zip(vars)
+        .filter(|(&c, _)| c != 0)
+        .map(|(&c, v)| if c == 1 { quote!(#v) } else { let c = lit_usize(c); quote!(#v * #c) })
+        .collect();
+    if terms.is_empty() {
+        quote!(0usize)
+    } else {
+        quote!((#(#terms)+*))
+    }
+}
+
+/// Bindings of the outer index variables `i{d}` (d < inner) from the flat row number `g` of a
+/// row-major space whose innermost dim is `inner`; only for the dims in `used`.
+pub(crate) fn decompose(ext: &[i64], upto: usize, used: &[bool], g: &TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    for d in 0..upto {
+        if !used[d] {
+            continue;
+        }
+        let below: i64 = ext[d + 1..upto].iter().product();
+        let i = format_ident!("i{}", d);
+        let (b, e) = (lit_usize(below), lit_usize(ext[d]));
+        let value = if d == 0 { quote!(#g / #b) } else { quote!(#g / #b % #e) };
+        out.extend(quote!(let #i = #value;));
+    }
+    out
+}
+
+/// Runs `kern(first, block)` over `w` cut into chunks of `chunk` elements (`first` advancing by
+/// `first_step` per chunk), on rayon when `work` (elements of work in total) reaches
+/// `PAR_MIN_ELEMENTS`, otherwise as one inline call. The cut depends only on sizes, so the
+/// result is the same for any thread count.
+pub(crate) fn dispatch(w: &Ident, kern: &Ident, chunk: &TokenStream, first_step: &TokenStream, work: i64) -> TokenStream {
+    let work = lit_usize(work);
+    quote! {
+        if #work >= ::xla_aot::__rt::xla_kernels::par::PAR_MIN_ELEMENTS {
+            use ::xla_aot::__rt::rayon::prelude::*;
+            #w.par_chunks_mut(#chunk).enumerate().for_each(|(b, blk)| #kern(b * #first_step, blk));
+        } else {
+            #kern(0, #w);
+        }
+    }
+}
+
+/// The code of a loop kernel: computes `root` at every index of the output and writes it to the
+/// slice `w` (the output's storage, its layout's strides).
+pub(crate) fn loop_kernel(f: &Fused, plan: &Plan, k: &Kernel, root: ExprId, w: &Ident) -> TokenStream {
+    let v = k.outputs[0];
+    let shape = f.graph.shape(v);
+    let out_coef = layout_strides(shape);
+    let mut coefs = access_vectors(&k.exprs, &[root]);
+    coefs.push(out_coef.clone());
+    let class = vec![0u8; shape.rank()];
+    let space = Space::new(&shape.dims, &class, &coefs);
+    let exprs = space.map_exprs(&k.exprs);
+    let out_c = space.map(&out_coef);
+    let ext = if space.ext.is_empty() { vec![1] } else { space.ext.clone() };
+    let out_c = if out_c.is_empty() { vec![1] } else { out_c };
+    let exprs = if space.ext.is_empty() { pad_rank(&exprs) } else { exprs };
+    let total: i64 = ext.iter().product();
+    let row_major = out_c == row_major_strides(&ext);
+    let slice = |s: &Src| {
+        let id = src_ident(plan, s);
+        quote!(#id)
+    };
+    if !row_major {
+        return serial_nest(&exprs, root, &ext, &out_c, w, &slice);
+    }
+    let t = shape.ty;
+    let rank = ext.len();
+    let inner = rank - 1;
+    let used = used_dims(&exprs, &[root], rank);
+    let vector = vectorisable(&exprs, &[root], t).then(|| vector_type(t)).flatten();
+    let elem_t = rust_type(t);
+    let kern = format_ident!("kern");
+    if rank == 1 {
+        // Flat: blocks are element ranges; the element's index is `first + j`.
+        let vars = vec![quote!(g)];
+        let offset = |c: &[i64]| offset_tokens(c, &vars);
+        let acc = Access { slice: &slice, offset: &offset };
+        let s_stmts = scalar_stmts(&exprs, &[root], &acc);
+        let r = var(root);
+        let g_bind = if used[0] { quote!(let g = first + j;) } else { quote!() };
+        let first_name = if used[0] { quote!(first) } else { quote!(_first) };
+        let body = match &vector {
+            Some(vt) => {
+                let vf = vfloat_of(vt);
+                let l = lanes_of(vt);
+                let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, 0);
+                quote! {
+                    let n = blk.len();
+                    for jv in 0..n / #l {
+                        let j = jv * #l;
+                        #g_bind
+                        #v_stmts
+                        #vf::store(#r, &mut blk[j..]);
+                    }
+                    for j in (n / #l) * #l..n {
+                        #g_bind
+                        #s_stmts
+                        blk[j] = #r;
+                    }
+                }
+            }
+            None if used[0] => quote! {
+                for (j, o) in blk.iter_mut().enumerate() {
+                    #g_bind
+                    #s_stmts
+                    *o = #r;
+                }
+            },
+            None => quote! {
+                for o in blk.iter_mut() {
+                    #s_stmts
+                    *o = #r;
+                }
+            },
+        };
+        let chunk = quote!(::xla_aot::__rt::xla_kernels::par::PAR_BLOCK_ELEMENTS);
+        let disp = dispatch(w, &kern, &chunk, &chunk, total);
+        return quote! {
+            let #kern = |#first_name: usize, blk: &mut [#elem_t]| { #body };
+            #disp
+        };
+    }
+    // Rows: blocks of whole rows of the innermost dim.
+    let mut vars: Vec<TokenStream> = (0..inner).map(|d| {
+        let i = format_ident!("i{}", d);
+        quote!(#i)
+    }).collect();
+    vars.push(quote!(j));
+    let offset = |c: &[i64]| offset_tokens(c, &vars);
+    let acc = Access { slice: &slice, offset: &offset };
+    let s_stmts = scalar_stmts(&exprs, &[root], &acc);
+    let r = var(root);
+    let row = lit_usize(ext[inner]);
+    let any_outer = used[..inner].iter().any(|&u| u);
+    let binds = decompose(&ext, inner, &used, &quote!(g));
+    let inner_loop = match &vector {
+        Some(vt) => {
+            let vf = vfloat_of(vt);
+            let l = lanes_of(vt);
+            let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, inner);
+            quote! {
+                for jv in 0..#row / #l {
+                    let j = jv * #l;
+                    #v_stmts
+                    #vf::store(#r, &mut row[j..]);
+                }
+                for j in (#row / #l) * #l..#row {
+                    #s_stmts
+                    row[j] = #r;
+                }
+            }
+        }
+        None if used[inner] => quote! {
+            for (j, o) in row.iter_mut().enumerate() {
+                #s_stmts
+                *o = #r;
+            }
+        },
+        None => quote! {
+            for o in row.iter_mut() {
+                #s_stmts
+                *o = #r;
+            }
+        },
+    };
+    let (first_name, row_loop) = if any_outer {
+        (
+            quote!(first),
+            quote! {
+                for (r, row) in blk.chunks_exact_mut(#row).enumerate() {
+                    let g = first + r;
+                    #binds
+                    #inner_loop
+                }
+            },
+        )
+    } else {
+        (quote!(_first), quote! { for row in blk.chunks_exact_mut(#row) { #inner_loop } })
+    };
+    let rows_per = quote!({
+        let r = ::xla_aot::__rt::xla_kernels::par::PAR_BLOCK_ELEMENTS / #row;
+        if r == 0 { 1 } else { r }
+    });
+    let chunk = quote!((#rows_per * #row));
+    let disp = dispatch(w, &kern, &chunk, &rows_per, total);
+    quote! {
+        let #kern = |#first_name: usize, blk: &mut [#elem_t]| { #row_loop };
+        #disp
+    }
+}
+
+/// Rank-0 spaces iterate as `[1]`: every access vector gets one zero coefficient.
+fn pad_rank(exprs: &[Expr]) -> Vec<Expr> {
+    exprs
+        .iter()
+        .map(|e| match e {
+            Expr::Leaf { src, ty, .. } => Expr::Leaf { src: src.clone(), ty: *ty, coef: vec![0] },
+            Expr::Index { ty, .. } => Expr::Index { coef: vec![0], ty: *ty },
+            Expr::Scalar(_) | Expr::Op { .. } => e.clone(),
+        })
+        .collect()
+}
+
+/// A plain serial loop nest in scalar mode writing through arbitrary output strides (outputs
+/// stored with a non-default layout).
+fn serial_nest(
+    exprs: &[Expr],
+    root: ExprId,
+    ext: &[i64],
+    out_c: &[i64],
+    w: &Ident,
+    slice: &dyn Fn(&Src) -> TokenStream,
+) -> TokenStream {
+    let vars: Vec<TokenStream> = (0..ext.len()).map(|d| {
+        let i = format_ident!("i{}", d);
+        quote!(#i)
+    }).collect();
+    let offset = |c: &[i64]| offset_tokens(c, &vars);
+    let acc = Access { slice, offset: &offset };
+    let stmts = scalar_stmts(exprs, &[root], &acc);
+    let r = var(root);
+    let o = offset_tokens(out_c, &vars);
+    let mut body = quote! { #stmts #w[#o] = #r; };
+    for d in (0..ext.len()).rev() {
+        let i = &vars[d];
+        let e = lit_usize(ext[d]);
+        body = quote! { for #i in 0..#e { #body } };
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapse_merges_nested_dims_only() {
+        // Row-major [2,3,4] read contiguously: one group.
+        let c = vec![vec![12, 4, 1]];
+        assert_eq!(collapse(&[2, 3, 4], &[0, 0, 0], &c), vec![vec![0, 1, 2]]);
+        // A broadcast along dim 1 (stride 0) splits it from its neighbours.
+        let c = vec![vec![12, 4, 1], vec![4, 0, 1]];
+        assert_eq!(collapse(&[2, 3, 4], &[0, 0, 0], &c), vec![vec![0], vec![1], vec![2]]);
+        // Extent-1 dims disappear; classes never merge.
+        let c = vec![vec![4, 4, 1]];
+        assert_eq!(collapse(&[2, 1, 4], &[0, 0, 1], &c), vec![vec![0], vec![2]]);
+        assert_eq!(collapse(&[2, 1, 4], &[0, 0, 0], &c), vec![vec![0, 2]]);
+    }
+
+    #[test]
+    fn offsets_skip_zero_terms() {
+        let vars = vec![quote!(i0), quote!(j)];
+        assert_eq!(offset_tokens(&[0, 0], &vars).to_string(), "0usize");
+        assert_eq!(offset_tokens(&[3, 1], &vars).to_string(), "(i0 * 3usize + j)");
+    }
+}

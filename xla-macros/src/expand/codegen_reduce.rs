@@ -1,0 +1,355 @@
+//! Reductions: one loop nest over the operand space with the kept dims outside (one output
+//! element per iteration of them) and the reduced dims inside; the operands' elementwise
+//! producers are evaluated in the inner loop (never stored). The reducer computation is
+//! inlined as scalar code; `add`/`max`/`min` reducers of f32/f64 whose innermost operand dim
+//! is reduced run in vector mode with four per-lane partial accumulators, combined in a fixed
+//! order, then the scalar tail, then the init value (folded once per output element).
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+use xla_core::{BinaryOp, Computation, ElementType, Op, Shape};
+
+use super::codegen_expr::{scalar_op, scalar_stmts, var, vector_stmts, vectorisable, Access};
+use super::codegen_loops::{access_vectors, dispatch, offset_tokens, src_ident, Space};
+use super::codegen_rt::{f32_tokens, f64_tokens, lanes_of, lit_usize, rust_type, scalar_of, vector_type, vfloat_of};
+use super::fuse::{ExprId, Fused, Kernel, Src};
+use super::graph::Kind;
+use super::plan::Plan;
+
+/// Work (operand elements) per parallel task of a reduction: larger than a loop's task because
+/// a reduction writes little and each task must amortise rayon's fork/join.
+const REDUCE_TASK_WORK: i64 = 1 << 18;
+
+/// A reducer value while inlining: one scalar variable, or a tuple of values.
+#[derive(Clone)]
+enum Val {
+    Leaf(TokenStream, ElementType),
+    Tuple(Vec<Val>),
+}
+
+/// Inlines reducer computations as scalar statements with fresh variable names.
+struct Inliner {
+    next: usize,
+    stmts: TokenStream,
+}
+
+impl Inliner {
+    fn fresh(&mut self) -> Ident {
+        self.next += 1;
+        format_ident!("rv{}", self.next)
+    }
+
+    fn bind(&mut self, value: TokenStream, ty: ElementType) -> Val {
+        let v = self.fresh();
+        self.stmts.extend(quote!(let #v = #value;));
+        Val::Leaf(quote!(#v), ty)
+    }
+
+    fn inline(&mut self, c: &Computation, args: &[Val]) -> Result<Val, String> {
+        let mut env: Vec<Val> = Vec::with_capacity(c.instrs.len());
+        for instr in &c.instrs {
+            let get = |i: usize| -> Result<Val, String> {
+                let id = instr.operands.get(i).ok_or("reducer: missing operand")?;
+                env.get(id.0 as usize).cloned().ok_or_else(|| "reducer: operand defined after use".to_string())
+            };
+            let leaf = |i: usize| -> Result<(TokenStream, ElementType), String> {
+                match get(i)? {
+                    Val::Leaf(t, ty) => Ok((t, ty)),
+                    Val::Tuple(_) => Err("reducer: tuple where a scalar is required".into()),
+                }
+            };
+            let ty = match &instr.shape {
+                Shape::Array(a) if a.rank() == 0 => Some(a.ty),
+                Shape::Array(a) => return Err(format!("reducer: {} produces a non-scalar {a}", instr.op.opcode())),
+                Shape::Tuple(_) => None,
+                Shape::Token => return Err("reducer: tokens have no code generation".into()),
+            };
+            let elementwise = |kind: Kind, me: &mut Inliner| -> Result<Val, String> {
+                let mut a = Vec::new();
+                let mut tys = Vec::new();
+                for i in 0..instr.operands.len() {
+                    let (t, ty) = leaf(i)?;
+                    a.push(t);
+                    tys.push(ty);
+                }
+                let out = ty.ok_or("reducer: elementwise op with a tuple result")?;
+                Ok(me.bind(scalar_op(&kind, &tys, out, &a), out))
+            };
+            let val = match &instr.op {
+                Op::Parameter { index, .. } => {
+                    args.get(*index).cloned().ok_or_else(|| format!("reducer: parameter {index} has no argument"))?
+                }
+                Op::Constant(lit) => {
+                    let out = ty.ok_or("reducer: tuple constants have no code generation")?;
+                    let e = super::codegen_rt::element(lit, 0);
+                    self.bind(e, out)
+                }
+                Op::Unary(u) => elementwise(Kind::Unary(*u), self)?,
+                Op::Binary(b) => elementwise(Kind::Binary(*b), self)?,
+                Op::Compare { direction, total_order } => {
+                    elementwise(Kind::Compare { direction: *direction, total_order: *total_order }, self)?
+                }
+                Op::Select => elementwise(Kind::Select, self)?,
+                Op::Clamp => elementwise(Kind::Clamp, self)?,
+                Op::ConvertElementType => elementwise(Kind::Convert, self)?,
+                Op::BitcastConvertType => elementwise(Kind::Bitcast, self)?,
+                Op::ReducePrecision { exponent_bits, mantissa_bits } => elementwise(
+                    Kind::ReducePrecision { exponent_bits: *exponent_bits, mantissa_bits: *mantissa_bits },
+                    self,
+                )?,
+                // Scalar to scalar: the value itself.
+                Op::BroadcastInDim { .. } | Op::Reshape | Op::Transpose { .. } => get(0)?,
+                Op::Tuple => Val::Tuple((0..instr.operands.len()).map(get).collect::<Result<_, _>>()?),
+                Op::GetTupleElement { index } => match get(0)? {
+                    Val::Tuple(v) => v.get(*index).cloned().ok_or("reducer: tuple index out of range")?,
+                    Val::Leaf(..) => return Err("reducer: get-tuple-element of a scalar".into()),
+                },
+                Op::Call { computation } => {
+                    let a: Vec<Val> = (0..instr.operands.len()).map(get).collect::<Result<_, _>>()?;
+                    self.inline(computation, &a)?
+                }
+                Op::Iota { .. } | Op::Reduce { .. } | Op::DotGeneral { .. } => {
+                    return Err(format!("reducer: {} inside a reducer has no code generation", instr.op.opcode()))
+                }
+            };
+            env.push(val);
+        }
+        env.get(c.root.0 as usize).cloned().ok_or_else(|| "reducer: root out of range".to_string())
+    }
+}
+
+/// Statements applying reducer `c` to `(accs..., xs...)`, assigning the results back to `accs`.
+fn reducer_update(c: &Computation, accs: &[Ident], xs: &[Ident], tys: &[ElementType]) -> Result<TokenStream, String> {
+    let mut inl = Inliner { next: 0, stmts: TokenStream::new() };
+    let args: Vec<Val> = accs
+        .iter()
+        .chain(xs)
+        .zip(tys.iter().chain(tys))
+        .map(|(v, &t)| Val::Leaf(quote!(#v), t))
+        .collect();
+    let result = inl.inline(c, &args)?;
+    let outs: Vec<TokenStream> = match result {
+        Val::Leaf(t, _) if accs.len() == 1 => vec![t],
+        Val::Tuple(v) if v.len() == accs.len() => v
+            .into_iter()
+            .map(|x| match x {
+                Val::Leaf(t, _) => Ok(t),
+                Val::Tuple(_) => Err("reducer: nested tuple result".to_string()),
+            })
+            .collect::<Result<_, _>>()?,
+        Val::Leaf(..) | Val::Tuple(_) => return Err("reducer: result arity differs from the operand count".into()),
+    };
+    let stmts = inl.stmts;
+    let tmp: Vec<Ident> = (0..accs.len()).map(|i| format_ident!("rn{}", i)).collect();
+    Ok(quote! {
+        let (#(#tmp,)*) = { #stmts (#(#outs,)*) };
+        #(#accs = #tmp;)*
+    })
+}
+
+/// `a op b` for the reducers the vector path recognises: `add`, `max`, `min` of the two
+/// parameters (either order).
+fn recognise(c: &Computation) -> Option<BinaryOp> {
+    if c.params.len() != 2 {
+        return None;
+    }
+    let root = c.instr(c.root);
+    let Op::Binary(b) = root.op else { return None };
+    let params: Vec<usize> = root
+        .operands
+        .iter()
+        .filter_map(|&id| match c.instr(id).op {
+            Op::Parameter { index, .. } => Some(index),
+            _ => None,
+        })
+        .collect();
+    let both = params.len() == 2 && params.contains(&0) && params.contains(&1);
+    (both && matches!(b, BinaryOp::Add | BinaryOp::Max | BinaryOp::Min)).then_some(b)
+}
+
+/// The code of a reduce kernel writing output `i` to slice `ws[i]` (row-major over the kept
+/// dims).
+pub(crate) fn reduce_kernel(f: &Fused, plan: &Plan, k: &Kernel, operands: &[ExprId], inits: &[ExprId], ws: &[Ident]) -> Result<TokenStream, String> {
+    let node = &f.graph.nodes[k.node];
+    let Kind::Reduce { dims, computation } = &node.kind else {
+        return Err("internal: reduce kernel of a non-reduce node".into());
+    };
+    let op_dims = f.graph.shape(node.inputs[0]).dims.clone();
+    let class: Vec<u8> = (0..op_dims.len()).map(|d| u8::from(dims.contains(&d))).collect();
+    let coefs = access_vectors(&k.exprs, operands);
+    let space = Space::new(&op_dims, &class, &coefs);
+    let exprs = space.map_exprs(&k.exprs);
+    let gclass: Vec<u8> = space.groups.iter().map(|g| class[g[0]]).collect();
+    let rank = space.ext.len();
+    let kept: Vec<usize> = (0..rank).filter(|&g| gclass[g] == 0).collect();
+    let red: Vec<usize> = (0..rank).filter(|&g| gclass[g] == 1).collect();
+    let out_n: i64 = kept.iter().map(|&g| space.ext[g]).product();
+    let red_n: i64 = red.iter().map(|&g| space.ext[g]).product();
+    let tys: Vec<ElementType> = k.outputs.iter().map(|&v| f.graph.shape(v).ty).collect();
+    let n = tys.len();
+
+    let vars: Vec<TokenStream> = (0..rank).map(|g| {
+        let i = format_ident!("i{}", g);
+        quote!(#i)
+    }).collect();
+    let slice = |s: &Src| {
+        let id = src_ident(plan, s);
+        quote!(#id)
+    };
+    let offset = |c: &[i64]| offset_tokens(c, &vars);
+    let acc = Access { slice: &slice, offset: &offset };
+    let init_stmts = scalar_stmts(&exprs, inits, &acc);
+    let used: Vec<bool> = {
+        let mut u = vec![false; rank];
+        for c in access_vectors(&exprs, operands) {
+            for (x, &y) in u.iter_mut().zip(&c) {
+                *x |= y != 0;
+            }
+        }
+        u
+    };
+    // Kept-dim variables from the flat output index `g` (row-major over the kept groups).
+    let mut binds = TokenStream::new();
+    for (pos, &gi) in kept.iter().enumerate() {
+        if !used[gi] {
+            continue;
+        }
+        let below: i64 = kept[pos + 1..].iter().map(|&x| space.ext[x]).product();
+        let (b, e) = (lit_usize(below), lit_usize(space.ext[gi]));
+        let i = &vars[gi];
+        let value = if pos == 0 { quote!(g / #b) } else { quote!(g / #b % #e) };
+        binds.extend(quote!(let #i = #value;));
+    }
+    let g_used = kept.iter().any(|&g| used[g]);
+    let accs: Vec<Ident> = (0..n).map(|i| format_ident!("a{}", i)).collect();
+    let xs: Vec<Ident> = operands.iter().map(|&e| var(e)).collect();
+    let init_vals: Vec<Ident> = inits.iter().map(|&e| var(e)).collect();
+    let update = reducer_update(computation, &accs, &xs, &tys)?;
+    let t = tys[0];
+    let vop = recognise(computation).filter(|_| n == 1 && red.last() == Some(&(rank.wrapping_sub(1))) && rank > 0);
+    let vt = vector_type(t).filter(|_| vop.is_some() && vectorisable(&exprs, operands, t));
+
+    // Loops over the reduced groups (all of them, or all but the innermost for vector mode).
+    let wrap_red = |body: TokenStream, groups: &[usize]| -> TokenStream {
+        let mut b = body;
+        for &gi in groups.iter().rev() {
+            let i = &vars[gi];
+            let e = lit_usize(space.ext[gi]);
+            b = quote!(for #i in 0..#e { #b });
+        }
+        b
+    };
+    let is_vec = vop.is_some() && vt.is_some();
+    let per_output = match (vop, vt) {
+        (Some(bop), Some(vt)) => {
+            let inner = rank - 1;
+            let vf = vfloat_of(&vt);
+            let l = lanes_of(&vt);
+            let s = scalar_of(t);
+            let rl = lit_usize(space.ext[inner]);
+            let mut vars_v = vars.clone();
+            vars_v[inner] = quote!(j);
+            let offset_v = |c: &[i64]| offset_tokens(c, &vars_v);
+            let acc_v = Access { slice: &slice, offset: &offset_v };
+            let v_stmts = vector_stmts(&exprs, operands, &acc_v, &vt, inner);
+            let s_stmts = scalar_stmts(&exprs, operands, &acc_v);
+            let x = &xs[0];
+            let (id, vcomb, vred, scomb): (TokenStream, _, _, _) = match bop {
+                BinaryOp::Max => (
+                    if t == ElementType::F32 { quote!(f32::NEG_INFINITY) } else { quote!(f64::NEG_INFINITY) },
+                    quote!(#vf::max_xla),
+                    quote!(#vf::reduce_max_xla),
+                    quote!(#s::max),
+                ),
+                BinaryOp::Min => (
+                    if t == ElementType::F32 { quote!(f32::INFINITY) } else { quote!(f64::INFINITY) },
+                    quote!(#vf::min_xla),
+                    quote!(#vf::reduce_min_xla),
+                    quote!(#s::min),
+                ),
+                _ => (
+                    // -0 is the exact identity of IEEE addition (x + -0 == x for every x).
+                    if t == ElementType::F32 { f32_tokens(-0.0) } else { f64_tokens(-0.0) },
+                    quote!(::core::ops::Add::add),
+                    quote!(#vf::reduce_add),
+                    quote!(#s::add),
+                ),
+            };
+            let unrolled: Vec<TokenStream> = (0..4usize)
+                .map(|u| {
+                    let vacc = format_ident!("v{}", u);
+                    let lane_off = if u == 0 { quote!() } else { let u = lit_usize(u); quote!(+ #u * #l) };
+                    quote!({ let j = jb * 4 * #l #lane_off; #v_stmts #vacc = #vcomb(#vacc, #x); })
+                })
+                .collect();
+            let inner_loops = quote! {
+                for jb in 0..#rl / (4 * #l) { #(#unrolled)* }
+                for jv in (#rl / (4 * #l)) * 4..#rl / #l {
+                    let j = jv * #l;
+                    #v_stmts
+                    v0 = #vcomb(v0, #x);
+                }
+                for j in (#rl / #l) * #l..#rl {
+                    #s_stmts
+                    s = #scomb(s, #x);
+                }
+            };
+            let loops = wrap_red(inner_loops, &red[..red.len() - 1]);
+            let init = &init_vals[0];
+            quote! {
+                let mut v0 = #vf::splat(#id);
+                let mut v1 = #vf::splat(#id);
+                let mut v2 = #vf::splat(#id);
+                let mut v3 = #vf::splat(#id);
+                let mut s = #id;
+                #loops
+                let t = #vred(#vcomb(#vcomb(v0, v1), #vcomb(v2, v3)));
+                #scomb(#init, #scomb(t, s))
+            }
+        }
+        _ => {
+            let stmts = scalar_stmts(&exprs, operands, &acc);
+            let loops = wrap_red(quote!({ #stmts #update }), &red);
+            quote! {
+                #(let mut #accs = #init_vals;)*
+                #loops
+                (#(#accs,)*)
+            }
+        }
+    };
+    if n == 1 {
+        let elem = rust_type(t);
+        let kern = format_ident!("kern");
+        let w = &ws[0];
+        let (first, g_bind, iter) = if g_used {
+            (quote!(first), quote!(let g = first + r; #binds), quote!((r, o) in blk.iter_mut().enumerate()))
+        } else {
+            (quote!(_first), quote!(), quote!(o in blk.iter_mut()))
+        };
+        let value = if is_vec { quote!({ #per_output }) } else { quote!({ #per_output }.0) };
+        let per_task = lit_usize((REDUCE_TASK_WORK / red_n.max(1)).max(1));
+        let disp = dispatch(w, &kern, &per_task, &per_task, out_n * red_n.max(1));
+        Ok(quote! {
+            #init_stmts
+            let #kern = |#first: usize, blk: &mut [#elem]| {
+                for #iter {
+                    #g_bind
+                    *o = #value;
+                }
+            };
+            #disp
+        })
+    } else {
+        // Variadic: one serial pass writing every output.
+        let outs: Vec<Ident> = (0..n).map(|i| format_ident!("res{}", i)).collect();
+        let on = lit_usize(out_n);
+        Ok(quote! {
+            #init_stmts
+            for g in 0..#on {
+                #binds
+                let (#(#outs,)*) = { #per_output };
+                #(#ws[g] = #outs;)*
+            }
+        })
+    }
+}

@@ -1,0 +1,459 @@
+//! The items generated for one fn: the fn itself (allocates its results), and its companion
+//! module with `Scratch`, the allocation-free `into`, `computation`, `stablehlo` and
+//! `run_literals`. Every path is absolute (`::xla_aot::...`), so nothing of the user's scope
+//! is captured and no user name is shadowed.
+
+use std::collections::{BTreeSet, HashSet};
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+use xla_core::{ArrayShape, Shape};
+
+use super::codegen_dot::{bitcast_resize_kernel, dot_kernel};
+use super::codegen_expr::reachable;
+use super::codegen_loops::{loop_kernel, param_ident};
+use super::codegen_reduce::reduce_kernel;
+use super::codegen_rt::{element, lit_usize, rust_type, tensor_type};
+use super::fuse::{Expr, Fused, Kernel, KernelKind, Src};
+use super::plan::{kernel_reads, Plan, Storage};
+use crate::model::FnDef;
+
+/// Clippy lints that are noise on generated loops (index arithmetic with constant strides,
+/// many parameters, `x * 1`-style offsets).
+fn clippy_allows() -> TokenStream {
+    quote!(#[allow(
+        clippy::too_many_arguments,
+        clippy::needless_range_loop,
+        clippy::identity_op,
+        clippy::erasing_op,
+        clippy::let_and_return,
+        clippy::unnecessary_cast,
+        clippy::excessive_precision,
+        clippy::approx_constant,
+        clippy::manual_memcpy,
+        clippy::modulo_one,
+        clippy::unreadable_literal,
+        clippy::double_parens,
+        clippy::type_complexity,
+        clippy::absurd_extreme_comparisons,
+        clippy::unused_unit,
+        clippy::eq_op,
+        clippy::manual_slice_size_calculation,
+        clippy::assign_op_pattern,
+        clippy::useless_conversion,
+        clippy::precedence,
+        clippy::redundant_closure_call
+    )])
+}
+
+/// A name not among the user's parameter names.
+fn fresh(base: &str, taken: &HashSet<String>) -> Ident {
+    let mut s = base.to_string();
+    while taken.contains(&s) {
+        s.push('_');
+    }
+    format_ident!("{}", s)
+}
+
+/// The Rust type of a parameter: `&Tensor<..>`, or a tuple of them.
+fn param_type(s: &Shape) -> Result<TokenStream, String> {
+    match s {
+        Shape::Array(a) => {
+            let t = tensor_type(a)?;
+            Ok(quote!(&#t))
+        }
+        Shape::Tuple(ts) => {
+            let e: Vec<TokenStream> = ts.iter().map(param_type).collect::<Result<_, _>>()?;
+            Ok(quote!((#(#e,)*)))
+        }
+        Shape::Token => Err("token parameters have no Rust type".into()),
+    }
+}
+
+/// The Rust type of a result: `Tensor<..>`, or a tuple of them.
+fn result_type(s: &Shape) -> Result<TokenStream, String> {
+    match s {
+        Shape::Array(a) => tensor_type(a),
+        Shape::Tuple(ts) => {
+            let e: Vec<TokenStream> = ts.iter().map(result_type).collect::<Result<_, _>>()?;
+            Ok(quote!((#(#e,)*)))
+        }
+        Shape::Token => Err("token results have no Rust type".into()),
+    }
+}
+
+/// The array leaves of a shape, left to right.
+fn leaves(s: &Shape, out: &mut Vec<ArrayShape>) {
+    match s {
+        Shape::Array(a) => out.push(a.clone()),
+        Shape::Tuple(ts) => ts.iter().for_each(|t| leaves(t, out)),
+        Shape::Token => {}
+    }
+}
+
+/// Rebuild a result tree from the flat output variables (consumed left to right).
+fn tree_of(s: &Shape, next: &mut impl Iterator<Item = TokenStream>) -> TokenStream {
+    match s {
+        Shape::Array(_) => next.next().unwrap_or_else(|| quote!(())),
+        Shape::Tuple(ts) => {
+            let e: Vec<TokenStream> = ts.iter().map(|t| tree_of(t, next)).collect();
+            quote!((#(#e,)*))
+        }
+        Shape::Token => quote!(()),
+    }
+}
+
+/// Every leaf source a kernel reads.
+fn kernel_srcs(k: &Kernel) -> Vec<Src> {
+    let roots = match &k.kind {
+        KernelKind::Loop { root } => vec![*root],
+        KernelKind::Reduce { operands, inits } => operands.iter().chain(inits).copied().collect(),
+        KernelKind::BitcastResize { src } => vec![*src],
+        KernelKind::Dot { .. } => Vec::new(),
+    };
+    let live = reachable(&k.exprs, &roots);
+    let mut out: Vec<Src> = k
+        .exprs
+        .iter()
+        .zip(&live)
+        .filter(|(_, &l)| l)
+        .filter_map(|(e, _)| match e {
+            Expr::Leaf { src, .. } => Some(src.clone()),
+            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => None,
+        })
+        .collect();
+    if let KernelKind::Dot { lhs, rhs, .. } = &k.kind {
+        out.push(lhs.src.clone());
+        out.push(rhs.src.clone());
+    }
+    out
+}
+
+/// The code of one kernel in its own block: read-only bindings of the buffers it reads, the
+/// mutable binding(s) of what it writes, then the loops.
+fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, String> {
+    let mut binds = TokenStream::new();
+    for v in kernel_reads(k) {
+        let ty = rust_type(f.graph.shape(v).ty);
+        match plan.storage.get(&v) {
+            Some(Storage::Out(slot)) => {
+                let (r, o) = (format_ident!("r_out{}", slot), format_ident!("out{}", slot));
+                binds.extend(quote!(let #r: &[#ty] = #o.as_slice();));
+            }
+            Some(Storage::Scratch(b)) => {
+                let (r, s) = (format_ident!("r_b{}", b), format_ident!("b{}", b));
+                binds.extend(quote!(let #r: &[#ty] = scratch.#s.as_slice();));
+            }
+            None => return Err("internal: a value read before any kernel wrote it".into()),
+        }
+    }
+    let mut ws = Vec::new();
+    for (i, &v) in k.outputs.iter().enumerate() {
+        let shape = f.graph.shape(v);
+        let ty = rust_type(shape.ty);
+        let len = lit_usize(shape.element_count());
+        let w = format_ident!("w{}", i);
+        match plan.storage.get(&v) {
+            Some(Storage::Out(slot)) => {
+                let o = format_ident!("out{}", slot);
+                binds.extend(quote!(let #w: &mut [#ty] = #o.as_mut_slice();));
+            }
+            Some(Storage::Scratch(b)) => {
+                let s = format_ident!("b{}", b);
+                binds.extend(quote!(let #w: &mut [#ty] = &mut scratch.#s.as_mut_slice()[..#len];));
+            }
+            None => return Err("internal: a kernel output without storage".into()),
+        }
+        ws.push(w);
+    }
+    let body = match &k.kind {
+        KernelKind::Loop { root } => loop_kernel(f, plan, k, *root, &ws[0]),
+        KernelKind::Reduce { operands, inits } => reduce_kernel(f, plan, k, operands, inits, &ws)?,
+        KernelKind::Dot { lhs, rhs, sizes } => dot_kernel(plan, lhs, rhs, *sizes, &ws[0]),
+        KernelKind::BitcastResize { src } => bitcast_resize_kernel(f, plan, k, *src, &ws[0])?,
+    };
+    Ok(quote!({ #binds #body }))
+}
+
+/// The generated items of one fn.
+pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: TokenStream) -> Result<TokenStream, String> {
+    let name = &fd.name;
+    let vis = &fd.vis;
+    let attrs = &fd.attrs;
+    let taken: HashSet<String> = fd.params.iter().map(|(i, _)| i.to_string()).collect();
+    let mut out_leaves = Vec::new();
+    leaves(&fd.result, &mut out_leaves);
+    if out_leaves.len() != fused.outputs.len() {
+        return Err("internal: output count differs from the result type".into());
+    }
+    // Output slots are written in the declared result's layout.
+    let out_types: Vec<TokenStream> = out_leaves.iter().map(tensor_type).collect::<Result<_, _>>()?;
+    let single = matches!(fd.result, Shape::Array(_));
+    let out_names: Vec<Ident> = if single {
+        vec![fresh("out", &taken)]
+    } else {
+        (0..out_leaves.len()).map(|i| fresh(&format!("out{i}"), &taken)).collect()
+    };
+    let uses_scratch = !plan.buffers.is_empty() || fused.kernels.iter().any(|k| matches!(k.kind, KernelKind::Dot { .. }));
+    let scratch_name = if uses_scratch { fresh("scratch", &taken) } else { fresh("_scratch", &taken) };
+    let param_names: Vec<&Ident> = fd.params.iter().map(|(i, _)| i).collect();
+    let param_types: Vec<TokenStream> = fd.params.iter().map(|(_, s)| param_type(s)).collect::<Result<_, _>>()?;
+    let result_ty = result_type(&fd.result)?;
+
+    // Slices of the parameter leaves the kernels read, bound all at once (so a user parameter
+    // named like an internal variable cannot be shadowed before it is read).
+    let mut used_params: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
+    let mut used_consts: BTreeSet<usize> = BTreeSet::new();
+    for k in &fused.kernels {
+        for s in kernel_srcs(k) {
+            match s {
+                Src::Param { index, path } => {
+                    used_params.insert((index, path));
+                }
+                Src::Const(n) => {
+                    used_consts.insert(n);
+                }
+                Src::Buf(_) => {}
+            }
+        }
+    }
+    let mut lhs = Vec::new();
+    let mut rhs = Vec::new();
+    for (index, path) in &used_params {
+        lhs.push(param_ident(*index, path));
+        let mut access = {
+            let p = param_names.get(*index).ok_or("internal: parameter index out of range")?;
+            quote!(#p)
+        };
+        for &i in path {
+            let i = syn::Index::from(i);
+            access = quote!((#access).#i);
+        }
+        rhs.push(quote!(#access.as_slice()));
+    }
+    let internal_outs: Vec<Ident> = (0..out_names.len()).map(|i| format_ident!("out{}", i)).collect();
+    let scratch_bind = if uses_scratch && scratch_name != "scratch" { quote!(let scratch = #scratch_name;) } else { quote!() };
+    let mut kernels = TokenStream::new();
+    for k in &fused.kernels {
+        kernels.extend(kernel_block(fused, plan, k)?);
+    }
+    let statics: Vec<TokenStream> = used_consts
+        .iter()
+        .map(|&n| {
+            let lit = match &fused.graph.nodes[n].kind {
+                super::graph::Kind::Constant(l) => l,
+                _ => return Err("internal: constant source of a non-constant".to_string()),
+            };
+            let shape = &fused.graph.nodes[n].shapes[0];
+            let count = usize::try_from(shape.element_count()).unwrap_or(0);
+            let ty = rust_type(shape.ty);
+            let elems: Vec<TokenStream> = (0..count).map(|i| element(lit, i)).collect();
+            let id = format_ident!("C{}", n);
+            let len = lit_usize(count);
+            Ok(quote!(static #id: [#ty; #len] = [#(#elems),*];))
+        })
+        .collect::<Result<_, _>>()?;
+
+    // Scratch.
+    let fields: Vec<Ident> = (0..plan.buffers.len()).map(|b| format_ident!("b{}", b)).collect();
+    let field_types: Vec<TokenStream> = plan
+        .buffers
+        .iter()
+        .map(|b| {
+            let t = rust_type(b.ty);
+            quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf<#t>)
+        })
+        .collect();
+    let field_inits: Vec<TokenStream> = plan
+        .buffers
+        .iter()
+        .map(|b| {
+            let t = rust_type(b.ty);
+            let len = lit_usize(b.len);
+            quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf::filled(<#t as ::core::default::Default>::default(), #len))
+        })
+        .collect();
+    let has_gemm = fused.kernels.iter().any(|k| matches!(k.kind, KernelKind::Dot { .. }));
+    let (gemm_field, gemm_init) = if has_gemm {
+        (
+            quote!(gemm: ::xla_aot::__rt::xla_kernels::gemm::GemmScratch,),
+            quote!(gemm: ::xla_aot::__rt::xla_kernels::gemm::GemmScratch::new(),),
+        )
+    } else {
+        (quote!(), quote!())
+    };
+
+    // The fn.
+    let outer_outs: Vec<TokenStream> = out_names.iter().map(|o| quote!(#o)).collect();
+    let result_tree = tree_of(&fd.result, &mut outer_outs.clone().into_iter());
+    let allows = clippy_allows();
+    let sname = fresh("scratch", &taken);
+    let doc_mod = format!("Companion items of the fn `{name}`: scratch buffers, the allocation-free `into`, the IR, StableHLO text and a literal entry point.");
+    let doc_into = format!("`{name}` writing its result into the caller's tensors; allocates nothing (every buffer is in `Scratch`).");
+
+    // run_literals: parameters from literals, tuple parameters by path.
+    let n_params = fd.params.len();
+    let n_params_lit = lit_usize(n_params);
+    let arity_msg = format!("{name} takes {n_params} arguments, {{}} given");
+    let mut arg_binds = TokenStream::new();
+    let mut call_args = Vec::new();
+    let mut any_tuple = false;
+    for (i, (_, shape)) in fd.params.iter().enumerate() {
+        let (bind, arg) = literal_arg(i, shape, &mut Vec::new(), &mut any_tuple)?;
+        arg_binds.extend(bind);
+        call_args.push(arg);
+    }
+    let lit_outs: Vec<Ident> = (0..out_names.len()).map(|i| format_ident!("lo{}", i)).collect();
+    let lit_tree = literal_tree(&fd.result, &mut lit_outs.iter());
+    let tuple_helper = if any_tuple {
+        quote! {
+            fn tuple_leaf<'a>(
+                l: &'a ::xla_aot::__rt::xla_core::Literal,
+                path: &[usize],
+            ) -> ::core::result::Result<&'a ::xla_aot::__rt::xla_core::Literal, ::xla_aot::__rt::xla_core::Error> {
+                let mut cur = l;
+                for &i in path {
+                    match cur {
+                        ::xla_aot::__rt::xla_core::Literal::Tuple(e) if i < e.len() => cur = &e[i],
+                        _ => {
+                            return ::core::result::Result::Err(::xla_aot::__rt::xla_core::Error::new(
+                                "run_literals",
+                                "a tuple argument does not have the declared tuple shape",
+                            ))
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(cur)
+            }
+        }
+    } else {
+        quote!()
+    };
+
+    Ok(quote! {
+        #(#attrs)*
+        #allows
+        #vis fn #name(#(#param_names: #param_types),*) -> #result_ty {
+            #(let mut #out_names = <#out_types>::zeros();)*
+            let mut #sname = #name::Scratch::new();
+            #name::into(#(#param_names,)* #(&mut #out_names,)* &mut #sname);
+            #result_tree
+        }
+
+        #[doc = #doc_mod]
+        #[allow(dead_code, non_snake_case, unused_parens)]
+        #allows
+        #vis mod #name {
+            #(#statics)*
+
+            /// Scratch memory of the fn: intermediate buffers (reused across values whose
+            /// lifetimes do not overlap) and GEMM packing space. Allocated once by `new`.
+            pub struct Scratch {
+                #(#fields: #field_types,)*
+                #gemm_field
+            }
+
+            impl Scratch {
+                /// Allocates every buffer the fn needs.
+                pub fn new() -> Self {
+                    Scratch { #(#fields: #field_inits,)* #gemm_init }
+                }
+            }
+
+            impl ::core::default::Default for Scratch {
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+
+            #[doc = #doc_into]
+            pub fn into(#(#param_names: #param_types,)* #(#out_names: &mut #out_types,)* #scratch_name: &mut Scratch) {
+                let (#(#lhs,)* #(#internal_outs,)*) = (#(#rhs,)* #(#out_names,)*);
+                #scratch_bind
+                #kernels
+            }
+
+            /// The fn's IR, as the macro checked it.
+            pub fn computation() -> ::xla_aot::__rt::xla_core::Computation {
+                #computation
+            }
+
+            /// The fn as StableHLO text (MLIR), for XLA.
+            pub fn stablehlo() -> ::std::string::String {
+                ::xla_aot::__rt::xla_core::stablehlo::to_stablehlo(&computation())
+            }
+
+            #tuple_helper
+
+            /// Runs the fn on literals (row-major elements); `Err` when an argument's type or
+            /// shape differs from the declared one.
+            pub fn run_literals(
+                args: &[::xla_aot::__rt::xla_core::Literal],
+            ) -> ::core::result::Result<::xla_aot::__rt::xla_core::Literal, ::xla_aot::__rt::xla_core::Error> {
+                if args.len() != #n_params_lit {
+                    return ::core::result::Result::Err(::xla_aot::__rt::xla_core::Error::new(
+                        stringify!(#name),
+                        format!(#arity_msg, args.len()),
+                    ));
+                }
+                #arg_binds
+                #(let mut #lit_outs = <#out_types>::zeros();)*
+                let mut scratch = Scratch::new();
+                into(#(#call_args,)* #(&mut #lit_outs,)* &mut scratch);
+                ::core::result::Result::Ok(#lit_tree)
+            }
+        }
+    })
+}
+
+/// Bindings converting argument `i` (a literal, possibly a tuple) to tensors, and the
+/// expression passing them to `into`.
+fn literal_arg(i: usize, shape: &Shape, path: &mut Vec<usize>, any_tuple: &mut bool) -> Result<(TokenStream, TokenStream), String> {
+    match shape {
+        Shape::Array(a) => {
+            let t = tensor_type(a)?;
+            let mut name = format!("a{i}");
+            for p in path.iter() {
+                name.push_str(&format!("_{p}"));
+            }
+            let v = format_ident!("{}", name);
+            let il = lit_usize(i);
+            let lit = if path.is_empty() {
+                quote!(&args[#il])
+            } else {
+                *any_tuple = true;
+                let p = path.iter().map(|&x| lit_usize(x));
+                quote!(tuple_leaf(&args[#il], &[#(#p),*])?)
+            };
+            Ok((quote!(let #v = <#t>::from_literal(#lit)?;), quote!(&#v)))
+        }
+        Shape::Tuple(ts) => {
+            let mut binds = TokenStream::new();
+            let mut args = Vec::new();
+            for (k, t) in ts.iter().enumerate() {
+                path.push(k);
+                let (b, a) = literal_arg(i, t, path, any_tuple)?;
+                path.pop();
+                binds.extend(b);
+                args.push(a);
+            }
+            Ok((binds, quote!((#(#args,)*))))
+        }
+        Shape::Token => Err("token parameters have no Rust type".into()),
+    }
+}
+
+/// The result literal: `to_literal` of each output tensor, tuples as `Literal::Tuple`.
+fn literal_tree<'a>(s: &Shape, next: &mut impl Iterator<Item = &'a Ident>) -> TokenStream {
+    match s {
+        Shape::Array(_) => match next.next() {
+            Some(v) => quote!(#v.to_literal()),
+            None => quote!(::xla_aot::__rt::xla_core::Literal::Token),
+        },
+        Shape::Tuple(ts) => {
+            let e: Vec<TokenStream> = ts.iter().map(|t| literal_tree(t, next)).collect();
+            quote!(::xla_aot::__rt::xla_core::Literal::Tuple(vec![#(#e),*]))
+        }
+        Shape::Token => quote!(::xla_aot::__rt::xla_core::Literal::Token),
+    }
+}
