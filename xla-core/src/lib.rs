@@ -6,6 +6,7 @@
 //! builder, evaluator and export are an ordinary library).
 
 pub mod broadcast;
+pub mod builder;
 pub mod element;
 pub mod error;
 pub mod eval;
