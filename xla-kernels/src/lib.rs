@@ -8,3 +8,5 @@ pub mod aligned;
 pub mod display;
 pub mod par;
 pub mod tensor;
+pub mod math;
+pub mod simd;

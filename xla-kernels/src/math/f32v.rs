@@ -1,0 +1,249 @@
+//! f32 vector polynomials for the hot transcendental functions (generic over `f32x8` and
+//! `f32x16` through [`F32Lanes`]).
+//!
+//! Coefficients are our own Chebyshev fits (mpmath `chebyfit`, 40 digits) of the smooth
+//! remainders named at each constant; the fit error is below 1/4 ulp of the result, so the
+//! error is dominated by the final few roundings. Range reduction is Cody-Waite with a 9-bit
+//! `ln 2` head, so `n * LN2_HI` is exact with or without FMA.
+
+use core::ops::{BitAnd, BitOr};
+
+use wide::{f32x16, f32x8, i32x16, i32x8};
+
+use crate::simd::VFloat;
+
+/// Integer-exponent access to an f32 vector, the only per-type code of the polynomials.
+pub(crate) trait F32Lanes:
+    VFloat<Elem = f32> + BitAnd<Output = Self> + BitOr<Output = Self>
+{
+    /// `2^n` for integer-valued `n` in `[-126, 127]` (other lanes: unspecified finite bits).
+    fn pow2i(n: Self) -> Self;
+    /// `(m, e)` with `x = m * 2^e`, `m` in `[1, 2)`, for positive normal finite `x`.
+    fn split_exponent(x: Self) -> (Self, Self);
+}
+
+macro_rules! impl_f32_lanes {
+    ($v:ident, $i:ident, $from_int:ident) => {
+        impl F32Lanes for $v {
+            #[inline(always)]
+            fn pow2i(n: Self) -> Self {
+                let e = (n.round_int() + $i::splat(127)) << 23u32;
+                wide::bytemuck::cast(e)
+            }
+            #[inline(always)]
+            fn split_exponent(x: Self) -> (Self, Self) {
+                let bits: $i = wide::bytemuck::cast(x);
+                let e = (bits >> 23u32) - $i::splat(127);
+                let m = (bits & $i::splat(0x007f_ffff)) | $i::splat(0x3f80_0000);
+                (wide::bytemuck::cast(m), $v::$from_int(e))
+            }
+        }
+    };
+}
+
+impl_f32_lanes!(f32x8, i32x8, from_i32x8);
+impl_f32_lanes!(f32x16, i32x16, from_i32x16);
+
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+/// `ln 2` = `LN2_HI + LN2_LO`; `LN2_HI` has 9 significant bits, so `n * LN2_HI` is exact for
+/// `|n| < 2^15`.
+const LN2_HI: f32 = 0.693_359_375;
+const LN2_LO: f32 = -2.121_944_4e-4;
+
+/// `(e^r - 1 - r) / r^2` on `[-ln2/2, ln2/2]`, degree 5, max abs error 1.5e-9.
+const EXPM1_Q: [f32; 6] = [
+    0.500_000_001_429_945_7,
+    0.166_666_666_847_324_63,
+    0.041_666_456_680_080_16,
+    0.008_333_309_059_758_685,
+    0.001_393_455_602_837_505_7,
+    0.000_198_927_721_240_161_9,
+];
+
+/// `(ln(1+f) - f + f^2/2) / f^3` on `[sqrt(1/2) - 1, sqrt(2) - 1]`, degree 8, max abs error 3e-8.
+const LOG1P_Q: [f32; 9] = [
+    0.333_333_311_218_801_5,
+    -0.249_999_966_269_394_8,
+    0.200_007_305_038_522_4,
+    -0.166_678_509_728_517_66,
+    0.142_485_512_643_614_7,
+    -0.124_240_377_176_501_97,
+    0.116_890_711_374_578_69,
+    -0.114_945_466_128_902_19,
+    0.069_807_019_586_649_74,
+];
+
+/// `erf(sqrt z) / sqrt z` on `z` in `[0, 1]`, degree 6, max abs error 1.3e-9.
+const ERF_SMALL: [f32; 7] = [
+    1.128_379_165_848_351,
+    -0.376_126_266_667_203_3,
+    0.112_835_947_151_602_18,
+    -0.026_854_212_010_626_41,
+    0.005_189_087_423_433_974,
+    -0.000_801_686_428_716_587,
+    7.875_875_062_685_488e-5,
+];
+
+/// `erfc(1/t) e^{1/t^2}` on `t` in `[1/3.9, 1]`, degree 9, max abs error 4.3e-9.
+const ERFC_SCALED: [f32; 10] = [
+    0.000_162_867_719_057_607_13,
+    0.561_026_202_072_231_4,
+    0.026_215_260_070_892_934,
+    -0.400_492_303_645_081_6,
+    0.297_111_788_707_009_87,
+    0.121_137_859_908_812_18,
+    -0.403_275_671_162_122_25,
+    0.342_643_068_299_092_95,
+    -0.140_758_345_865_306_83,
+    0.023_812_852_310_206_243,
+];
+
+/// From this `|x|` on, `erf(x)` rounds to ±1 in f32 (`erfc(3.9) < 2^-25`).
+const ERF_ONE: f32 = 3.9;
+
+/// `c[0] + c[1] x + ... + c[n] x^n` by Horner's rule with multiply-adds.
+#[inline(always)]
+fn poly<V: F32Lanes, const N: usize>(x: V, c: &[f32; N]) -> V {
+    let mut acc = V::splat(c[N - 1]);
+    for &k in c[..N - 1].iter().rev() {
+        acc = acc.mul_add(x, V::splat(k));
+    }
+    acc
+}
+
+/// `x * 2^n` for integer-valued `n` in `[-252, 254]` and `|x|` in `[2^-2, 2^2]`, rounded once:
+/// the first factor `2^h` keeps the product normal (exact), the second rounds.
+#[inline(always)]
+fn ldexp<V: F32Lanes>(x: V, n: V) -> V {
+    let h = (n * V::splat(0.5)).round_even();
+    x * V::pow2i(h) * V::pow2i(n - h)
+}
+
+/// `n = round(x / ln 2)` and `r = x - n ln 2`, `|r| <= ln2/2` (plus rounding).
+#[inline(always)]
+fn reduce_ln2<V: F32Lanes>(x: V) -> (V, V) {
+    let n = (x * V::splat(LOG2E)).round_even();
+    let r = (-n).mul_add(V::splat(LN2_HI), x);
+    let r = (-n).mul_add(V::splat(LN2_LO), r);
+    (n, r)
+}
+
+/// `e^r - 1` for `|r| <= ln2/2`.
+#[inline(always)]
+fn expm1_reduced<V: F32Lanes>(r: V) -> V {
+    (r * r).mul_add(poly(r, &EXPM1_Q), r)
+}
+
+/// Lanes of `x` where `mask` is set, `y` elsewhere.
+#[inline(always)]
+fn sel<V: VFloat>(mask: V, x: V, y: V) -> V {
+    V::select(mask, x, y)
+}
+
+/// `e^x`: `2^n e^r`. Clamping to `[-104, 89]` makes overflow give +inf and underflow 0
+/// through the same arithmetic; subnormal results are rounded once.
+#[inline(always)]
+pub(crate) fn exp<V: F32Lanes>(x: V) -> V {
+    let xc = x.max_xla(V::splat(-104.0)).min_xla(V::splat(89.0));
+    let (n, r) = reduce_ln2(xc);
+    let res = ldexp(expm1_reduced(r) + V::splat(1.0), n);
+    sel(x.is_nan(), x, res)
+}
+
+/// `e^x - 1`: `2^n (em + 1 - 2^-n)` for `n` in `[-1, 24]` (where `1 - 2^-n` is exact and
+/// the sum cancels little), else `2^n (em + 1) - 1`, with `em = e^r - 1`.
+#[inline(always)]
+pub(crate) fn expm1<V: F32Lanes>(x: V) -> V {
+    let xc = x.max_xla(V::splat(-26.0)).min_xla(V::splat(89.0));
+    let (n, r) = reduce_ln2(xc);
+    let em = expm1_reduced(r);
+    let one = V::splat(1.0);
+    let mid = n.cmp_ge(V::splat(-1.0)) & n.cmp_le(V::splat(24.0));
+    let c = sel(mid, one - V::pow2i(-n), one);
+    let d = sel(mid, V::splat(0.0), one);
+    let res = ldexp(em + c, n) - d;
+    // ±0 stays ±0 (the formula gives +0 for -0); NaN stays NaN.
+    sel(x.cmp_eq(V::splat(0.0)) | x.is_nan(), x, res)
+}
+
+/// `ln x = e ln2 + ln(1 + f)` with `x = 2^e (1 + f)`, `1 + f` in `[sqrt(1/2), sqrt 2)`;
+/// subnormals are scaled by `2^23` first.
+#[inline(always)]
+pub(crate) fn log<V: F32Lanes>(x: V) -> V {
+    let tiny = x.cmp_lt(V::splat(f32::MIN_POSITIVE));
+    let xs = sel(tiny, x * V::splat(8_388_608.0), x);
+    let (m, e) = V::split_exponent(xs);
+    let big = m.cmp_gt(V::splat(std::f32::consts::SQRT_2));
+    let m = sel(big, m * V::splat(0.5), m);
+    let e = e + sel(big, V::splat(1.0), V::splat(0.0)) - sel(tiny, V::splat(23.0), V::splat(0.0));
+    let f = m - V::splat(1.0);
+    let f2 = f * f;
+    // ln(1+f) = f - f^2/2 + f^3 q(f); small terms first, e ln2 last.
+    let y = (f2 * f).mul_add(poly(f, &LOG1P_Q), e * V::splat(LN2_LO));
+    let y = f2.mul_add(V::splat(-0.5), y);
+    let res = e.mul_add(V::splat(LN2_HI), f + y);
+    let res = sel(x.cmp_eq(V::splat(f32::INFINITY)), x, res);
+    let res = sel(x.cmp_eq(V::splat(0.0)), V::splat(f32::NEG_INFINITY), res);
+    sel(
+        x.cmp_lt(V::splat(0.0)) | x.is_nan(),
+        V::splat(f32::NAN),
+        res,
+    )
+}
+
+/// `ln(1 + x) = ln u + (x - (u - 1)) / u` with `u = 1 + x` rounded: the second term restores
+/// what rounding `u` lost.
+#[inline(always)]
+pub(crate) fn log1p<V: F32Lanes>(x: V) -> V {
+    let one = V::splat(1.0);
+    let u = x + one;
+    let lu = log(u);
+    let corr = (x - (u - one)) / u;
+    let finite_pos = u.cmp_gt(V::splat(0.0)) & u.cmp_lt(V::splat(f32::INFINITY));
+    let res = sel(finite_pos, lu + corr, lu);
+    sel(x.cmp_eq(V::splat(0.0)), x, res)
+}
+
+/// `1 / (1 + e^-x)` for `x >= 0`, `e^x / (1 + e^x)` for `x < 0` (never overflows, keeps tiny
+/// results).
+#[inline(always)]
+pub(crate) fn logistic<V: F32Lanes>(x: V) -> V {
+    let e = exp(-x.abs());
+    let d = V::splat(1.0) + e;
+    sel(x.cmp_lt(V::splat(0.0)), e / d, V::splat(1.0) / d)
+}
+
+/// `tanh x = sign(x) t / (t + 2)` with `t = e^{2|x|} - 1`; `|x|` clamped at 10 where tanh
+/// rounds to 1.
+#[inline(always)]
+pub(crate) fn tanh<V: F32Lanes>(x: V) -> V {
+    let a = x.abs().min_xla(V::splat(10.0));
+    let t = expm1(a + a);
+    let res = t / (t + V::splat(2.0));
+    res | (x & V::splat(-0.0))
+}
+
+/// `erf x`: `x P(x^2)` for `|x| < 1`, `1 - e^{-x^2} Q(1/|x|)` for `1 <= |x| < 3.9`, else ±1.
+#[inline(always)]
+pub(crate) fn erf<V: F32Lanes>(x: V) -> V {
+    let a = x.abs();
+    let small = a * poly(a * a, &ERF_SMALL);
+    let ac = a.min_xla(V::splat(ERF_ONE));
+    let q = poly(V::splat(1.0) / ac, &ERFC_SCALED);
+    let large = V::splat(1.0) - exp(-(ac * ac)) * q;
+    let res = sel(
+        a.cmp_lt(V::splat(1.0)),
+        small,
+        sel(a.cmp_ge(V::splat(ERF_ONE)), V::splat(1.0), large),
+    );
+    res | (x & V::splat(-0.0))
+}
+
+/// `1 / sqrt x` in f32 (two roundings: within 1 ulp of the scalar op, which rounds once).
+#[inline(always)]
+pub(crate) fn rsqrt<V: F32Lanes>(x: V) -> V {
+    V::splat(1.0) / x.sqrt()
+}
+
+#[cfg(test)]
+mod tests;

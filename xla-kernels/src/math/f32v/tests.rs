@@ -1,0 +1,131 @@
+//! Sweeps of the f32 polynomials against the scalar ops of `xla_core::scalar` (f64-evaluated,
+//! rounded once: a correctly rounded reference in practice). Run with `--nocapture` to see the
+//! measured max ulp of each function.
+
+use wide::{f32x16, f32x8};
+use xla_core::scalar::Scalar;
+
+use super::*;
+
+/// Distance in ulp between two f32 (0 for two NaNs, `u64::MAX` for NaN vs number).
+fn ulp_diff(a: f32, b: f32) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() {
+            0
+        } else {
+            u64::MAX
+        };
+    }
+    let key = |x: f32| -> i64 {
+        let b = x.to_bits() as i64;
+        if b & 0x8000_0000 != 0 {
+            -(b & 0x7fff_ffff)
+        } else {
+            b
+        }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+/// Inputs: every 1024th bit pattern (all exponents, both signs, subnormals), a dense grid on
+/// [-20, 20], and the special values.
+fn inputs() -> Vec<f32> {
+    let mut v: Vec<f32> = (0..(1u64 << 22))
+        .map(|i| f32::from_bits((i * 1024 + (i % 1021)) as u32))
+        .collect();
+    v.extend((0..400_001).map(|i| -20.0 + i as f32 * 1e-4));
+    v.extend([
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        1e-45,
+        -1e-45,
+        f32::MAX,
+        f32::MIN,
+        1.0,
+        -1.0,
+        88.72283,
+        88.72284,
+        -103.97208,
+        -87.33655,
+        ERF_ONE,
+        -ERF_ONE,
+        3.8325,
+        9.0,
+        -17.3,
+        f32::EPSILON,
+    ]);
+    v
+}
+
+/// Max ulp error of `vf` (on vectors of `V`) against `sf` over `xs`; asserts that special
+/// results (non-finite or zero) match exactly, sign of zero included.
+fn sweep<V: F32Lanes>(name: &str, xs: &[f32], vf: fn(V) -> V, sf: fn(f32) -> f32) -> u64 {
+    let mut worst = (0u64, 0f32);
+    for chunk in xs.chunks(V::LANES) {
+        let got = vf(V::load_partial(chunk, 0.0));
+        for (i, &x) in chunk.iter().enumerate() {
+            let (g, w) = (got.lane(i), sf(x));
+            if !w.is_finite() || w == 0.0 {
+                assert!(
+                    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                    "{name}({x:e}) = {g:e}, want exactly {w:e}"
+                );
+            }
+            let d = ulp_diff(g, w);
+            if d > worst.0 {
+                worst = (d, x);
+            }
+        }
+    }
+    println!(
+        "{name} ({} lanes): max {} ulp at x = {:e}",
+        V::LANES,
+        worst.0,
+        worst.1
+    );
+    worst.0
+}
+
+fn check_all<V: F32Lanes>() {
+    let xs = inputs();
+    assert!(sweep::<V>("exp", &xs, exp, <f32 as Scalar>::exp) <= 1);
+    assert!(sweep::<V>("expm1", &xs, expm1, <f32 as Scalar>::expm1) <= 2);
+    assert!(sweep::<V>("log", &xs, log, <f32 as Scalar>::log) <= 1);
+    assert!(sweep::<V>("log1p", &xs, log1p, <f32 as Scalar>::log1p) <= 2);
+    assert!(sweep::<V>("logistic", &xs, logistic, <f32 as Scalar>::logistic) <= 3);
+    assert!(sweep::<V>("tanh", &xs, tanh, <f32 as Scalar>::tanh) <= 3);
+    assert!(sweep::<V>("erf", &xs, erf, <f32 as Scalar>::erf) <= 3);
+    assert!(sweep::<V>("rsqrt", &xs, rsqrt, <f32 as Scalar>::rsqrt) <= 1);
+}
+
+#[test]
+fn f32x8_polynomials_within_budget() {
+    check_all::<f32x8>();
+}
+
+#[test]
+fn f32x16_polynomials_within_budget() {
+    check_all::<f32x16>();
+}
+
+#[test]
+fn ldexp_rounds_subnormals_once() {
+    // 1.5 * 2^-149 is a tie between 2^-149 and 2^-148: ties-to-even gives 2^-148.
+    let got = ldexp(f32x8::splat(1.5), f32x8::splat(-149.0));
+    assert_eq!(got.lane(0), f32::from_bits(2));
+    let got = ldexp(f32x8::splat(1.25), f32x8::splat(-149.0));
+    assert_eq!(got.lane(0), f32::from_bits(1));
+    assert_eq!(
+        ldexp(f32x8::splat(1.5), f32x8::splat(128.0)).lane(0),
+        f32::INFINITY
+    );
+    assert_eq!(
+        ldexp(f32x8::splat(1.5), f32x8::splat(127.0)).lane(0),
+        1.5 * 2f32.powi(127)
+    );
+}

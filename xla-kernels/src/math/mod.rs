@@ -1,0 +1,191 @@
+//! Vector math behind [`crate::simd::VFloat`]: transcendental functions on `wide` vectors with
+//! the special-value behaviour of `xla_core::scalar::Scalar` (±0, ±inf, NaN, subnormals,
+//! overflow and underflow exactly as the scalar op).
+//!
+//! f32 `exp`, `expm1`, `log`, `log1p`, `logistic`, `tanh` and `erf` are our own vector
+//! polynomials ([`f32v`]); everything else (all f64 functions, and f32 `sin`, `cos`, `tan`,
+//! `cbrt`, `pow`, `atan2`) applies the scalar op lane by lane, so it is bit-identical to
+//! `Scalar` (correctness first; these are rare in models).
+//!
+//! Measured max error of the f32 polynomials against the scalar op (f64-evaluated, rounded
+//! once), over 4.6M inputs per function (every 1024th f32 bit pattern: all exponents, both
+//! signs, subnormals; a 1e-4 grid on [-20, 20]; specials), default target (SSE2, no FMA):
+//! `cargo test -p xla-kernels --release --lib math:: -- --nocapture`. Specials (±0, ±inf,
+//! NaN, overflow to inf, underflow to 0) match the scalar op exactly.
+//!
+//! | function | max ulp | | function | max ulp |
+//! |----------|---------|-|----------|---------|
+//! | exp      | 1       | | logistic | 2       |
+//! | expm1    | 1       | | tanh     | 2       |
+//! | log      | 1       | | erf      | 2       |
+//! | log1p    | 1       | | rsqrt    | 1       |
+
+pub(crate) mod f32v;
+
+use wide::{f32x16, f32x8, f64x4, f64x8};
+use xla_core::scalar::Scalar;
+
+/// The transcendental functions of [`crate::simd::VFloat`], one impl per vector type.
+pub(crate) trait Transcendental: Sized {
+    fn rsqrt(self) -> Self;
+    fn exp(self) -> Self;
+    fn expm1(self) -> Self;
+    fn log(self) -> Self;
+    fn log1p(self) -> Self;
+    fn logistic(self) -> Self;
+    fn tanh(self) -> Self;
+    fn erf(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tan(self) -> Self;
+    fn cbrt(self) -> Self;
+    fn pow(self, o: Self) -> Self;
+    fn atan2(self, o: Self) -> Self;
+}
+
+/// Applies the scalar op of `Scalar` to each lane.
+macro_rules! lanewise {
+    ($v:ident, $t:ident, $f:ident, $x:expr) => {{
+        let a = $x.as_array();
+        $v::new(core::array::from_fn(|i| <$t as Scalar>::$f(a[i])))
+    }};
+    ($v:ident, $t:ident, $f:ident, $x:expr, $y:expr) => {{
+        let (a, b) = ($x.as_array(), $y.as_array());
+        $v::new(core::array::from_fn(|i| <$t as Scalar>::$f(a[i], b[i])))
+    }};
+}
+
+/// f64 vectors: every function lane by lane through the scalar op.
+macro_rules! impl_lanewise_f64 {
+    ($v:ident) => {
+        impl Transcendental for $v {
+            #[inline(always)]
+            fn rsqrt(self) -> Self {
+                // The scalar op is `1 / sqrt(x)` with both roundings: the same here.
+                $v::ONE / self.sqrt()
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                lanewise!($v, f64, exp, self)
+            }
+            #[inline]
+            fn expm1(self) -> Self {
+                lanewise!($v, f64, expm1, self)
+            }
+            #[inline]
+            fn log(self) -> Self {
+                lanewise!($v, f64, log, self)
+            }
+            #[inline]
+            fn log1p(self) -> Self {
+                lanewise!($v, f64, log1p, self)
+            }
+            #[inline]
+            fn logistic(self) -> Self {
+                lanewise!($v, f64, logistic, self)
+            }
+            #[inline]
+            fn tanh(self) -> Self {
+                lanewise!($v, f64, tanh, self)
+            }
+            #[inline]
+            fn erf(self) -> Self {
+                lanewise!($v, f64, erf, self)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                lanewise!($v, f64, sin, self)
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                lanewise!($v, f64, cos, self)
+            }
+            #[inline]
+            fn tan(self) -> Self {
+                lanewise!($v, f64, tan, self)
+            }
+            #[inline]
+            fn cbrt(self) -> Self {
+                lanewise!($v, f64, cbrt, self)
+            }
+            #[inline]
+            fn pow(self, o: Self) -> Self {
+                lanewise!($v, f64, pow, self, o)
+            }
+            #[inline]
+            fn atan2(self, o: Self) -> Self {
+                lanewise!($v, f64, atan2, self, o)
+            }
+        }
+    };
+}
+
+impl_lanewise_f64!(f64x4);
+impl_lanewise_f64!(f64x8);
+
+/// f32 vectors: polynomials from [`f32v`] for the hot functions, the scalar op for the rest.
+macro_rules! impl_f32 {
+    ($v:ident) => {
+        impl Transcendental for $v {
+            #[inline(always)]
+            fn rsqrt(self) -> Self {
+                f32v::rsqrt(self)
+            }
+            #[inline(always)]
+            fn exp(self) -> Self {
+                f32v::exp(self)
+            }
+            #[inline(always)]
+            fn expm1(self) -> Self {
+                f32v::expm1(self)
+            }
+            #[inline(always)]
+            fn log(self) -> Self {
+                f32v::log(self)
+            }
+            #[inline(always)]
+            fn log1p(self) -> Self {
+                f32v::log1p(self)
+            }
+            #[inline(always)]
+            fn logistic(self) -> Self {
+                f32v::logistic(self)
+            }
+            #[inline(always)]
+            fn tanh(self) -> Self {
+                f32v::tanh(self)
+            }
+            #[inline(always)]
+            fn erf(self) -> Self {
+                f32v::erf(self)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                lanewise!($v, f32, sin, self)
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                lanewise!($v, f32, cos, self)
+            }
+            #[inline]
+            fn tan(self) -> Self {
+                lanewise!($v, f32, tan, self)
+            }
+            #[inline]
+            fn cbrt(self) -> Self {
+                lanewise!($v, f32, cbrt, self)
+            }
+            #[inline]
+            fn pow(self, o: Self) -> Self {
+                lanewise!($v, f32, pow, self, o)
+            }
+            #[inline]
+            fn atan2(self, o: Self) -> Self {
+                lanewise!($v, f32, atan2, self, o)
+            }
+        }
+    };
+}
+
+impl_f32!(f32x8);
+impl_f32!(f32x16);
