@@ -905,7 +905,7 @@ fn parse_lit(lit: syn::Lit) -> syn::Result<Expr> {
                     i.base10_digits()
                 )));
             };
-            (Scalar::Int(v), ty, i.base10_digits().to_string())
+            (Scalar::Int(v), ty, i.to_string())
         }
         syn::Lit::Float(f) => {
             let ty = suffix_type(f.suffix(), f.span())?;
@@ -916,7 +916,7 @@ fn parse_lit(lit: syn::Lit) -> syn::Result<Expr> {
                     f.base10_digits()
                 )));
             }
-            (Scalar::Float(v), ty, f.base10_digits().to_string())
+            (Scalar::Float(v), ty, f.to_string())
         }
         syn::Lit::Bool(b) => (Scalar::Bool(b.value), None, b.value.to_string()),
         syn::Lit::Str(_)

@@ -1,0 +1,849 @@
+//! Checking a parsed block: every fn is built through xla-core's [`Builder`] (which owns every
+//! shape rule and its message) in dependency order, and every `xla_core::Error` is mapped to the
+//! span of the user's token it blames. All errors of the block are collected; a failed `let`
+//! poisons its dependents silently so one mistake gives one message.
+
+mod lit;
+mod ops;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use xla_core::builder::{Builder, XlaOp};
+use xla_core::{Blame, Computation, ElementType, Shape};
+
+use crate::model;
+use crate::parse::{Arg, BinTok, Block, Body, Expr, ExprKind, FnItem, LitVal, Sp, UnTok};
+
+/// Check a block: the program for the back end, or every error found.
+pub fn check(block: &Block) -> Result<model::Program, Vec<syn::Error>> {
+    let mut ck = Checker::new(block);
+    ck.check_names();
+    let order = ck.order();
+    for i in order {
+        if let Some(f) = block.fns.get(i) {
+            let built = ck.build_fn(f);
+            ck.built.insert(f.name.to_string(), built);
+        }
+    }
+    if !ck.errors.is_empty() {
+        return Err(ck.errors);
+    }
+    let mut fns = Vec::new();
+    for f in &block.fns {
+        let Some(Some(computation)) = ck.built.get(&f.name.to_string()) else {
+            // Unreachable when no error was reported; stay total anyway.
+            return Err(vec![
+                Sp::one(f.name.span()).error(format!("fn `{}` was not built", f.name))
+            ]);
+        };
+        fns.push(model::FnDef {
+            attrs: f.attrs.clone(),
+            vis: f.vis.clone(),
+            name: f.name.clone(),
+            params: f
+                .params
+                .iter()
+                .map(|p| (p.name.clone(), p.ty.shape.clone()))
+                .collect(),
+            result: f.ret.shape.clone(),
+            computation: computation.clone(),
+        });
+    }
+    Ok(model::Program { fns })
+}
+
+/// The element type a literal without a suffix should take, and why (for messages).
+#[derive(Clone, Debug)]
+pub(crate) struct Hint {
+    pub ty: ElementType,
+    pub why: String,
+}
+
+/// Spans of the parts of one op application, for mapping `Blame` to a token.
+pub(crate) struct Site {
+    pub op: Sp,
+    pub operands: Vec<Sp>,
+    pub attrs: Vec<(String, Sp)>,
+    pub computation: Option<Sp>,
+}
+
+impl Site {
+    /// A site with only the op's own span.
+    pub fn op(op: Sp) -> Self {
+        Site {
+            op,
+            operands: Vec::new(),
+            attrs: Vec::new(),
+            computation: None,
+        }
+    }
+}
+
+/// The builder of one computation and the names visible in it.
+pub(crate) struct Cx {
+    pub b: Builder,
+    /// Bindings, innermost last; `None` marks a binding whose value failed (poisoned).
+    scopes: Vec<(String, Option<XlaOp>)>,
+    /// Names bound outside the closure being built: referring to them is a capture error.
+    outer: Vec<String>,
+    /// The enclosing fn's name, to name nested computations.
+    pub fn_name: String,
+}
+
+impl Cx {
+    fn lookup(&self, name: &str) -> Option<Option<XlaOp>> {
+        self.scopes
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+}
+
+pub(crate) struct Checker<'a> {
+    block: &'a Block,
+    /// Computations of the fns built so far; `None` for a fn that failed.
+    pub built: HashMap<String, Option<Arc<Computation>>>,
+    pub errors: Vec<syn::Error>,
+    /// Counter for unique nested computation names.
+    pub counter: usize,
+}
+
+impl<'a> Checker<'a> {
+    fn new(block: &'a Block) -> Self {
+        Checker {
+            block,
+            built: HashMap::new(),
+            errors: Vec::new(),
+            counter: 0,
+        }
+    }
+
+    /// Report `message` at `sp`.
+    pub fn error(&mut self, sp: Sp, message: impl std::fmt::Display) {
+        self.errors.push(sp.error(message));
+    }
+
+    /// Report an xla-core error at the token it blames.
+    pub fn report(&mut self, e: xla_core::Error, site: &Site) {
+        let sp = match &e.blame {
+            Blame::Op | Blame::Result => site.op,
+            Blame::Operand(i) => site.operands.get(*i).copied().unwrap_or(site.op),
+            Blame::Attribute(name) => site
+                .attrs
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(site.op, |(_, s)| *s),
+            Blame::Computation => site.computation.unwrap_or(site.op),
+        };
+        let mut msg = format!("{}: {}", e.op, e.message);
+        if let Some(h) = &e.help {
+            msg.push_str(&format!("\nhelp: {h}"));
+        }
+        self.error(sp, msg);
+    }
+
+    /// The fn of the block called `name`.
+    pub fn fn_item(&self, name: &str) -> Option<&'a FnItem> {
+        self.block.fns.iter().find(|f| f.name == name)
+    }
+
+    /// Duplicate fn names and fns named like ops.
+    fn check_names(&mut self) {
+        let mut seen: Vec<String> = Vec::new();
+        for f in &self.block.fns {
+            let name = f.name.to_string();
+            if seen.contains(&name) {
+                self.error(
+                    Sp::one(f.name.span()),
+                    format!("fn `{name}` is defined twice in this block"),
+                );
+            } else if ops::lookup(&name).is_some() {
+                self.error(
+                    Sp::one(f.name.span()),
+                    format!("fn `{name}` has the name of an XLA op; rename it so calls are not ambiguous"),
+                );
+            }
+            seen.push(name);
+        }
+    }
+
+    /// Fn indices in an order where callees come first; recursion is reported and its fns are
+    /// left out (callers of them are then skipped silently).
+    fn order(&mut self) -> Vec<usize> {
+        let fns = &self.block.fns;
+        let deps: Vec<Vec<usize>> = fns
+            .iter()
+            .map(|f| {
+                let mut names = Vec::new();
+                let mut bound: Vec<String> = f.params.iter().map(|p| p.name.to_string()).collect();
+                collect_body(&f.body, &mut bound, &mut names);
+                let mut idx: Vec<usize> = names
+                    .iter()
+                    .filter_map(|n| fns.iter().position(|g| g.name == n.as_str()))
+                    .collect();
+                idx.dedup();
+                idx
+            })
+            .collect();
+        // 0 = unvisited, 1 = on the stack, 2 = done.
+        let mut state = vec![0u8; fns.len()];
+        let mut order = Vec::new();
+        let mut stack = Vec::new();
+        for i in 0..fns.len() {
+            self.visit(i, &deps, &mut state, &mut stack, &mut order);
+        }
+        order
+    }
+
+    fn visit(
+        &mut self,
+        i: usize,
+        deps: &[Vec<usize>],
+        state: &mut [u8],
+        stack: &mut Vec<usize>,
+        order: &mut Vec<usize>,
+    ) {
+        match state.get(i).copied() {
+            Some(0) => {}
+            Some(_) | None => return,
+        }
+        state[i] = 1;
+        stack.push(i);
+        for &d in deps.get(i).map(Vec::as_slice).unwrap_or(&[]) {
+            if state.get(d) == Some(&1) {
+                let start = stack.iter().position(|&s| s == d).unwrap_or(0);
+                let cycle: Vec<String> = stack[start..]
+                    .iter()
+                    .chain(std::iter::once(&d))
+                    .filter_map(|&k| self.block.fns.get(k).map(|f| f.name.to_string()))
+                    .collect();
+                if let Some(f) = self.block.fns.get(d) {
+                    self.error(
+                        Sp::one(f.name.span()),
+                        format!(
+                            "fn `{}` is recursive ({}): XLA computations cannot call themselves",
+                            f.name,
+                            cycle.join(" -> ")
+                        ),
+                    );
+                    self.built.insert(f.name.to_string(), None);
+                }
+                continue;
+            }
+            self.visit(d, deps, state, stack, order);
+        }
+        stack.pop();
+        state[i] = 2;
+        order.push(i);
+    }
+
+    /// Build one fn; `None` after reporting its errors.
+    fn build_fn(&mut self, f: &FnItem) -> Option<Arc<Computation>> {
+        let name = f.name.to_string();
+        if self.built.contains_key(&name) {
+            // Recursive (already reported): skip.
+            return None;
+        }
+        let mut cx = Cx {
+            b: Builder::new(name.clone()),
+            scopes: Vec::new(),
+            outer: Vec::new(),
+            fn_name: name.clone(),
+        };
+        let mut ok = true;
+        for (i, p) in f.params.iter().enumerate() {
+            let pname = p.name.to_string();
+            if cx.scopes.iter().any(|(n, _)| *n == pname) {
+                self.error(
+                    Sp::one(p.name.span()),
+                    format!("parameter `{pname}` is declared twice"),
+                );
+                ok = false;
+                continue;
+            }
+            match cx.b.parameter(i, p.ty.shape.clone(), &pname) {
+                Ok(op) => cx.scopes.push((pname, Some(op))),
+                Err(e) => {
+                    self.report(e, &Site::op(p.ty.sp));
+                    cx.scopes.push((pname, None));
+                    ok = false;
+                }
+            }
+        }
+        let hint = result_hint(&f.ret.shape, format!("fn `{name}` returns {}", f.ret.shape));
+        let root = self.eval_body(&mut cx, &f.body, hint);
+        let root = root.filter(|_| ok)?;
+        let inferred = cx.b.shape(root).clone();
+        if !same_shape(&inferred, &f.ret.shape) {
+            self.error(
+                f.ret.sp,
+                format!(
+                    "fn `{name}` declares {} but its body has type {inferred}",
+                    f.ret.shape
+                ),
+            );
+            return None;
+        }
+        match cx.b.build(root) {
+            Ok(c) => Some(Arc::new(c)),
+            Err(e) => {
+                self.report(e, &Site::op(Sp::one(f.name.span())));
+                None
+            }
+        }
+    }
+
+    /// `{ let ...; result }`: the result's value, or `None` if it failed.
+    pub fn eval_body(&mut self, cx: &mut Cx, body: &Body, hint: Option<Hint>) -> Option<XlaOp> {
+        let depth = cx.scopes.len();
+        for l in &body.lets {
+            let name = l.name.to_string();
+            let lhint = l.ty.as_ref().and_then(|t| {
+                result_hint(&t.shape, format!("`let {name}` is declared {}", t.shape))
+            });
+            let mut value = self.eval(cx, &l.value, lhint);
+            if let (Some(v), Some(t)) = (value, &l.ty) {
+                let got = cx.b.shape(v).clone();
+                if !same_shape(&got, &t.shape) {
+                    self.error(
+                        t.sp,
+                        format!(
+                            "`let {name}` declares {} but its value has type {got}",
+                            t.shape
+                        ),
+                    );
+                    value = None;
+                }
+            }
+            cx.scopes.push((name, value));
+        }
+        let r = self.eval(cx, &body.result, hint);
+        cx.scopes.truncate(depth);
+        r
+    }
+
+    /// Evaluate an expression into the builder; `None` if it (or something it uses) failed.
+    pub fn eval(&mut self, cx: &mut Cx, e: &Expr, hint: Option<Hint>) -> Option<XlaOp> {
+        match &e.kind {
+            ExprKind::Lit(l) => self.literal(cx, l, e.sp, hint.as_ref()),
+            ExprKind::Var(name) => self.var(cx, name, e.sp),
+            ExprKind::Paren(inner) => self.eval(cx, inner, hint),
+            ExprKind::Block(body) => self.eval_body(cx, body, hint),
+            ExprKind::Unary { op, op_sp, operand } => {
+                let x = self.eval(cx, operand, hint)?;
+                let uop = match op {
+                    UnTok::Neg => xla_core::UnaryOp::Neg,
+                    UnTok::Not => xla_core::UnaryOp::Not,
+                };
+                let site = Site {
+                    op: *op_sp,
+                    operands: vec![operand.sp],
+                    attrs: Vec::new(),
+                    computation: None,
+                };
+                let r = cx.b.unary(uop, x);
+                self.done(r, &site)
+            }
+            ExprKind::Binary {
+                op,
+                op_sp,
+                lhs,
+                rhs,
+            } => self.binary(cx, *op, *op_sp, lhs, rhs, hint),
+            ExprKind::Field {
+                base,
+                index,
+                index_sp,
+            } => {
+                let t = self.eval(cx, base, None)?;
+                let site = Site {
+                    op: *index_sp,
+                    operands: vec![base.sp],
+                    attrs: vec![("index".to_string(), *index_sp)],
+                    computation: None,
+                };
+                let r = cx.b.get_tuple_element(t, i64::from(*index));
+                self.done(r, &site)
+            }
+            ExprKind::Call { name, args } => self.call(cx, name, args, e.sp, hint),
+            ExprKind::Closure { .. } => {
+                self.error(e.sp, "a computation (closure) is only an argument of an op that takes one, such as Reduce");
+                None
+            }
+            ExprKind::List(_) => {
+                self.error(e.sp, "a list `[...]` is an attribute value or a constant's elements; an array value is `Constant(f32[2], [1.0, 2.0])`");
+                None
+            }
+            ExprKind::Type(t) => {
+                self.error(e.sp, format!("the type {} is not a value here; an array of it is made by an op such as `Iota({}, iota_dimension = 0)`", t.shape, t.shape));
+                None
+            }
+        }
+    }
+
+    /// Map a builder result, reporting its error at the site.
+    pub fn done(&mut self, r: xla_core::Result<XlaOp>, site: &Site) -> Option<XlaOp> {
+        match r {
+            Ok(op) => Some(op),
+            Err(e) => {
+                self.report(e, site);
+                None
+            }
+        }
+    }
+
+    fn literal(&mut self, cx: &mut Cx, l: &LitVal, sp: Sp, hint: Option<&Hint>) -> Option<XlaOp> {
+        let ty = match (l.ty, hint) {
+            (Some(t), Some(h)) if t != h.ty => {
+                self.error(
+                    sp,
+                    format!(
+                        "literal `{}` has type {t} but {}: element types must match",
+                        l.text, h.why
+                    ),
+                );
+                return None;
+            }
+            (Some(t), _) => t,
+            (None, Some(h)) => h.ty,
+            (None, None) => {
+                let example = match l.value {
+                    crate::parse::Scalar::Float(_) => format!("`{}f32`", l.text),
+                    crate::parse::Scalar::Int(_) => format!("`{}i32`", l.text),
+                    crate::parse::Scalar::Bool(_) => "`Constant(pred[], true)`".to_string(),
+                };
+                self.error(sp, format!("cannot infer the element type of literal `{}`: no other operand gives it; add a suffix such as {example}", l.text));
+                return None;
+            }
+        };
+        match lit::scalar_literal(l.value, ty) {
+            Ok(value) => Some(cx.b.constant(value)),
+            Err(m) => {
+                let why = hint
+                    .filter(|_| l.ty.is_none())
+                    .map(|h| format!(" ({})", h.why))
+                    .unwrap_or_default();
+                self.error(sp, format!("literal `{}`: {m}{why}", l.text));
+                None
+            }
+        }
+    }
+
+    fn var(&mut self, cx: &mut Cx, name: &syn::Ident, sp: Sp) -> Option<XlaOp> {
+        let n = name.to_string();
+        if let Some(v) = cx.lookup(&n) {
+            return v;
+        }
+        if cx.outer.contains(&n) {
+            self.error(
+                sp,
+                format!("a computation cannot capture `{n}`: it only sees its own parameters"),
+            );
+        } else if self.fn_item(&n).is_some() {
+            self.error(
+                sp,
+                format!("`{n}` is a fn of this block: call it, `{n}(...)`"),
+            );
+        } else {
+            let names: Vec<&str> = cx.scopes.iter().map(|(s, _)| s.as_str()).collect();
+            let help = match closest(&n, names.iter().copied()) {
+                Some(c) => format!("\nhelp: did you mean `{c}`?"),
+                None => String::new(),
+            };
+            self.error(
+                sp,
+                format!("unknown name `{n}`: not a parameter or a `let` of this fn{help}"),
+            );
+        }
+        None
+    }
+
+    fn binary(
+        &mut self,
+        cx: &mut Cx,
+        op: BinTok,
+        op_sp: Sp,
+        lhs: &Expr,
+        rhs: &Expr,
+        hint: Option<Hint>,
+    ) -> Option<XlaOp> {
+        let is_cmp = matches!(
+            op,
+            BinTok::Eq | BinTok::Ne | BinTok::Lt | BinTok::Le | BinTok::Gt | BinTok::Ge
+        );
+        let outer = if is_cmp { None } else { hint };
+        let name = format!("`{}`", op.symbol());
+        let v = self.eval_group(cx, &[lhs, rhs], &name, outer)?;
+        let (&a, &b) = (v.first()?, v.get(1)?);
+        let site = Site {
+            op: op_sp,
+            operands: vec![lhs.sp, rhs.sp],
+            attrs: Vec::new(),
+            computation: None,
+        };
+        use xla_core::{BinaryOp as B, ComparisonDirection as D};
+        let bin = |o: B| Some(o);
+        let r = match op {
+            BinTok::Add => bin(B::Add),
+            BinTok::Sub => bin(B::Sub),
+            BinTok::Mul => bin(B::Mul),
+            BinTok::Div => bin(B::Div),
+            BinTok::Rem => bin(B::Rem),
+            BinTok::BitAnd => bin(B::And),
+            BinTok::BitOr => bin(B::Or),
+            BinTok::BitXor => bin(B::Xor),
+            BinTok::Shl => bin(B::ShiftLeft),
+            BinTok::Shr => {
+                // As XLA's C++ `operator>>`: arithmetic for signed, logical for unsigned.
+                let s = cx.b.shape(a).clone();
+                match s.as_array().map(|x| x.ty) {
+                    Some(t) if t.is_signed_int() => bin(B::ShiftRightArithmetic),
+                    Some(t) if t.is_unsigned_int() => bin(B::ShiftRightLogical),
+                    Some(_) | None => {
+                        self.error(op_sp, format!("`>>`: the operand does not have an integral type ({s}); `>>` shifts integers"));
+                        return None;
+                    }
+                }
+            }
+            BinTok::Eq | BinTok::Ne | BinTok::Lt | BinTok::Le | BinTok::Gt | BinTok::Ge => None,
+        };
+        let res = match r {
+            Some(o) => cx.b.binary(o, a, b, None),
+            None => {
+                let dir = match op {
+                    BinTok::Eq => D::Eq,
+                    BinTok::Ne => D::Ne,
+                    BinTok::Lt => D::Lt,
+                    BinTok::Le => D::Le,
+                    BinTok::Gt => D::Gt,
+                    _ => D::Ge,
+                };
+                cx.b.compare(dir, false, a, b, None)
+            }
+        };
+        self.done(res, &site)
+    }
+
+    /// Evaluate operands whose literals take the element type of the first operand that is not
+    /// a literal (XLA requires them to agree): those first, then suffixed literals (which fix the
+    /// type if nothing else did, and must agree with it), then the rest. `op` names the op in
+    /// messages; `outer` is used when every operand is an unsuffixed literal.
+    pub fn eval_group(
+        &mut self,
+        cx: &mut Cx,
+        exprs: &[&Expr],
+        op: &str,
+        outer: Option<Hint>,
+    ) -> Option<Vec<XlaOp>> {
+        let mut vals: Vec<Option<XlaOp>> = vec![None; exprs.len()];
+        let mut hint: Option<Hint> = None;
+        let passes: [fn(&Expr) -> bool; 3] = [
+            |e| !is_literal(e),
+            |e| is_literal(e) && !needs_hint(e),
+            needs_hint,
+        ];
+        for (pass, select) in passes.iter().enumerate() {
+            if pass == 2 && hint.is_none() {
+                hint = outer.clone();
+            }
+            for (i, e) in exprs.iter().enumerate() {
+                if !select(e) {
+                    continue;
+                }
+                let v = self.eval(cx, e, if pass == 0 { None } else { hint.clone() });
+                if hint.is_none() {
+                    hint = v.and_then(|v| hint_from(cx, v, format!("operand {i} of {op} is")));
+                }
+                vals[i] = v;
+            }
+            // A failed operand already has its message; literals would only add noise.
+            if vals
+                .iter()
+                .zip(exprs)
+                .any(|(v, e)| v.is_none() && select(e))
+            {
+                return None;
+            }
+        }
+        vals.into_iter().collect()
+    }
+
+    fn call(
+        &mut self,
+        cx: &mut Cx,
+        name: &syn::Ident,
+        args: &[Arg],
+        sp: Sp,
+        hint: Option<Hint>,
+    ) -> Option<XlaOp> {
+        let n = name.to_string();
+        if let Some(kind) = ops::lookup(&n) {
+            return self.apply_op(cx, kind, name, args, sp, hint);
+        }
+        if let Some(f) = self.fn_item(&n) {
+            return self.call_fn(cx, f, args, Sp::one(name.span()));
+        }
+        let fn_names: Vec<String> = self.block.fns.iter().map(|f| f.name.to_string()).collect();
+        let mut candidates: Vec<&str> = ops::names().collect();
+        candidates.extend(fn_names.iter().map(String::as_str));
+        let help = match closest(&n, candidates.into_iter()) {
+            Some(c) => format!("\nhelp: did you mean `{c}`?"),
+            None => "\nhelp: ops are named as in XLA's operation semantics (Add, Dot, Reduce, ...)"
+                .to_string(),
+        };
+        self.error(
+            Sp::one(name.span()),
+            format!("unknown op `{n}`: not an XLA op nor a fn of this block{help}"),
+        );
+        None
+    }
+
+    /// Call fn `f` with `args` (positional only).
+    pub fn call_fn(&mut self, cx: &mut Cx, f: &FnItem, args: &[Arg], op_sp: Sp) -> Option<XlaOp> {
+        let fname = f.name.to_string();
+        let mut ops_ = Vec::new();
+        let mut spans = Vec::new();
+        let mut failed = false;
+        for (i, a) in args.iter().enumerate() {
+            match a {
+                Arg::Pos(e) => {
+                    let h = f.params.get(i).and_then(|p| {
+                        result_hint(
+                            &p.ty.shape,
+                            format!("parameter `{}` of fn `{fname}` is {}", p.name, p.ty.shape),
+                        )
+                    });
+                    spans.push(e.sp);
+                    match self.eval(cx, e, h) {
+                        Some(v) => ops_.push(v),
+                        None => failed = true,
+                    }
+                }
+                Arg::Attr { name, sp, .. } => {
+                    self.error(*sp, format!("fn `{fname}` takes no attributes (`{name} = ...`); pass its parameters positionally"));
+                    failed = true;
+                }
+            }
+        }
+        let computation = self.built.get(&fname).cloned().flatten();
+        let computation = computation?;
+        if failed {
+            return None;
+        }
+        let site = Site {
+            op: op_sp,
+            operands: spans,
+            attrs: Vec::new(),
+            computation: Some(op_sp),
+        };
+        let r = cx.b.call(&computation, &ops_);
+        self.done(r, &site)
+    }
+
+    /// A unique name for a nested computation of the current fn.
+    pub fn nested_name(&mut self, cx: &Cx, what: &str) -> String {
+        self.counter += 1;
+        format!("{}_{what}_{}", cx.fn_name, self.counter)
+    }
+
+    /// Build a closure as a computation with the given parameter shapes (closure annotations
+    /// win, so the op's own check reports a mismatch).
+    pub fn closure(
+        &mut self,
+        cx: &Cx,
+        e: &Expr,
+        param_shapes: &[Shape],
+        what: &str,
+    ) -> Option<Arc<Computation>> {
+        let ExprKind::Closure { params, body } = &e.kind else {
+            return None;
+        };
+        let name = self.nested_name(cx, what);
+        let mut outer = cx.outer.clone();
+        outer.extend(cx.scopes.iter().map(|(n, _)| n.clone()));
+        let mut inner = Cx {
+            b: Builder::new(name),
+            scopes: Vec::new(),
+            outer,
+            fn_name: cx.fn_name.clone(),
+        };
+        for (i, p) in params.iter().enumerate() {
+            let shape = match (&p.ty, param_shapes.get(i)) {
+                (Some(t), _) => t.shape.clone(),
+                (None, Some(s)) => s.clone(),
+                (None, None) => return None,
+            };
+            let pname = p.name.to_string();
+            let sp = p.ty.as_ref().map_or(Sp::one(p.name.span()), |t| t.sp);
+            match inner.b.parameter(i, shape, &pname) {
+                Ok(op) => inner.scopes.push((pname, Some(op))),
+                Err(err) => {
+                    self.report(err, &Site::op(sp));
+                    return None;
+                }
+            }
+        }
+        let root = match &body.kind {
+            ExprKind::Block(b) => self.eval_body(&mut inner, b, None),
+            _ => self.eval(&mut inner, body, None),
+        }?;
+        match inner.b.build(root) {
+            Ok(c) => Some(Arc::new(c)),
+            Err(err) => {
+                self.report(err, &Site::op(e.sp));
+                None
+            }
+        }
+    }
+}
+
+/// A scalar literal, possibly parenthesised or combined with other literals.
+fn is_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(_) => true,
+        ExprKind::Paren(x) | ExprKind::Unary { operand: x, .. } => is_literal(x),
+        ExprKind::Binary { lhs, rhs, .. } => is_literal(lhs) && is_literal(rhs),
+        ExprKind::Var(_)
+        | ExprKind::Call { .. }
+        | ExprKind::Field { .. }
+        | ExprKind::Closure { .. }
+        | ExprKind::List(_)
+        | ExprKind::Type(_)
+        | ExprKind::Block(_) => false,
+    }
+}
+
+/// True when the expression's element type comes from its context (an unsuffixed literal,
+/// possibly negated, parenthesised or combined with other such literals).
+pub(crate) fn needs_hint(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(l) => l.ty.is_none(),
+        ExprKind::Paren(x) => needs_hint(x),
+        ExprKind::Unary { operand, .. } => needs_hint(operand),
+        ExprKind::Binary { op, lhs, rhs, .. } => {
+            !matches!(
+                op,
+                BinTok::Eq | BinTok::Ne | BinTok::Lt | BinTok::Le | BinTok::Gt | BinTok::Ge
+            ) && needs_hint(lhs)
+                && needs_hint(rhs)
+        }
+        ExprKind::Var(_)
+        | ExprKind::Call { .. }
+        | ExprKind::Field { .. }
+        | ExprKind::Closure { .. }
+        | ExprKind::List(_)
+        | ExprKind::Type(_)
+        | ExprKind::Block(_) => false,
+    }
+}
+
+/// The element type of `op` as a hint, `why` followed by its shape.
+pub(crate) fn hint_from(cx: &Cx, op: XlaOp, why: String) -> Option<Hint> {
+    let s = cx.b.shape(op);
+    s.as_array().map(|a| Hint {
+        ty: a.ty,
+        why: format!("{why} {s}"),
+    })
+}
+
+/// A hint from a declared array shape.
+fn result_hint(s: &Shape, why: String) -> Option<Hint> {
+    s.as_array().map(|a| Hint { ty: a.ty, why })
+}
+
+/// Equal element types and dimensions, layouts ignored (an inferred shape has none).
+pub(crate) fn same_shape(a: &Shape, b: &Shape) -> bool {
+    match (a, b) {
+        (Shape::Array(x), Shape::Array(y)) => x.ty == y.ty && x.same_dims(y),
+        (Shape::Tuple(x), Shape::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_shape(p, q))
+        }
+        (Shape::Token, Shape::Token) => true,
+        (Shape::Array(_) | Shape::Tuple(_) | Shape::Token, _) => false,
+    }
+}
+
+/// Names a body refers to (calls and bare names not bound locally), for the call graph.
+fn collect_body(body: &Body, bound: &mut Vec<String>, out: &mut Vec<String>) {
+    let depth = bound.len();
+    for l in &body.lets {
+        collect(&l.value, bound, out);
+        bound.push(l.name.to_string());
+    }
+    collect(&body.result, bound, out);
+    bound.truncate(depth);
+}
+
+fn collect(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::Var(n) => {
+            let n = n.to_string();
+            if !bound.contains(&n) {
+                out.push(n);
+            }
+        }
+        ExprKind::Call { name, args } => {
+            out.push(name.to_string());
+            for a in args {
+                match a {
+                    Arg::Pos(x) => collect(x, bound, out),
+                    Arg::Attr { value, .. } => collect(value, bound, out),
+                }
+            }
+        }
+        ExprKind::Binary { lhs, rhs, .. } => {
+            collect(lhs, bound, out);
+            collect(rhs, bound, out);
+        }
+        ExprKind::Unary { operand, .. } => collect(operand, bound, out),
+        ExprKind::Field { base, .. } => collect(base, bound, out),
+        ExprKind::Paren(x) => collect(x, bound, out),
+        ExprKind::Closure { params, body } => {
+            let depth = bound.len();
+            bound.extend(params.iter().map(|p| p.name.to_string()));
+            collect(body, bound, out);
+            bound.truncate(depth);
+        }
+        ExprKind::List(xs) => xs.iter().for_each(|x| collect(x, bound, out)),
+        ExprKind::Block(b) => collect_body(b, bound, out),
+        ExprKind::Lit(_) | ExprKind::Type(_) => {}
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The candidate closest to `name`: a case-insensitive match, else within a third of its length.
+pub(crate) fn closest<'s>(name: &str, candidates: impl Iterator<Item = &'s str>) -> Option<String> {
+    let lower = name.to_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = if c.to_lowercase() == lower {
+            0
+        } else {
+            distance(&lower, &c.to_lowercase())
+        };
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.filter(|(d, _)| *d <= (name.len() / 3).max(1))
+        .map(|(_, c)| c.to_string())
+}
+
+#[cfg(test)]
+mod tests;
