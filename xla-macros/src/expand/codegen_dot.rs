@@ -16,7 +16,13 @@ fn isize_lit(x: i64) -> TokenStream {
 }
 
 /// `C[b] = A[b]·B[b]` for sizes `[batch, m, n, k]`, C row-major in `w`.
-pub(crate) fn dot_kernel(plan: &Plan, lhs: &GemmOperand, rhs: &GemmOperand, sizes: [i64; 4], w: &Ident) -> TokenStream {
+pub(crate) fn dot_kernel(
+    plan: &Plan,
+    lhs: &GemmOperand,
+    rhs: &GemmOperand,
+    sizes: [i64; 4],
+    w: &Ident,
+) -> TokenStream {
     let [batch, m, n, k] = sizes;
     let (a, b) = (src_ident(plan, &lhs.src), src_ident(plan, &rhs.src));
     let [ab, ar, ac] = lhs.strides.map(isize_lit);
@@ -40,7 +46,13 @@ pub(crate) fn dot_kernel(plan: &Plan, lhs: &GemmOperand, rhs: &GemmOperand, size
 }
 
 /// A width-changing bitcast: `src` is a leaf over the operand's dims.
-pub(crate) fn bitcast_resize_kernel(f: &Fused, plan: &Plan, k: &Kernel, src: ExprId, w: &Ident) -> Result<TokenStream, String> {
+pub(crate) fn bitcast_resize_kernel(
+    f: &Fused,
+    plan: &Plan,
+    k: &Kernel,
+    src: ExprId,
+    w: &Ident,
+) -> Result<TokenStream, String> {
     let node = &f.graph.nodes[k.node];
     let in_shape = f.graph.shape(node.inputs[0]);
     let out_shape = f.graph.shape(k.outputs[0]);
@@ -48,13 +60,18 @@ pub(crate) fn bitcast_resize_kernel(f: &Fused, plan: &Plan, k: &Kernel, src: Exp
         return Err("internal: bitcast of a non-leaf".into());
     };
     let slice = src_ident(plan, s);
-    let (wi, wo) = (in_shape.ty.bit_width() as i64, out_shape.ty.bit_width() as i64);
+    let (wi, wo) = (
+        in_shape.ty.bit_width() as i64,
+        out_shape.ty.bit_width() as i64,
+    );
     let (si, so) = (scalar_of(in_shape.ty), scalar_of(out_shape.ty));
     let rank = in_shape.rank();
-    let vars: Vec<TokenStream> = (0..rank).map(|d| {
-        let i = format_ident!("i{}", d);
-        quote!(#i)
-    }).collect();
+    let vars: Vec<TokenStream> = (0..rank)
+        .map(|d| {
+            let i = format_ident!("i{}", d);
+            quote!(#i)
+        })
+        .collect();
     let used: Vec<bool> = coef.iter().map(|&c| c != 0).collect();
     if wi > wo {
         // Each input element becomes the K = wi/wo elements of a new minor dim.

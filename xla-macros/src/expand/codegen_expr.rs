@@ -63,8 +63,14 @@ pub(crate) fn scalar_stmts(exprs: &[Expr], roots: &[ExprId], acc: &Access<'_>) -
                 quote!(#i64s::convert::<#t>((#off) as i64))
             }
             Expr::Scalar(lit) => element(lit, 0),
-            Expr::Op { kind, args, tys, ty } => {
-                let a: Vec<TokenStream> = args.iter().map(|&x| var(x).into_token_stream()).collect();
+            Expr::Op {
+                kind,
+                args,
+                tys,
+                ty,
+            } => {
+                let a: Vec<TokenStream> =
+                    args.iter().map(|&x| var(x).into_token_stream()).collect();
                 scalar_op(kind, tys, *ty, &a)
             }
         };
@@ -76,7 +82,12 @@ pub(crate) fn scalar_stmts(exprs: &[Expr], roots: &[ExprId], acc: &Access<'_>) -
 use quote::ToTokens;
 
 /// The scalar code of one elementwise op over operand values `a` (types `tys`) giving `ty`.
-pub(crate) fn scalar_op(kind: &Kind, tys: &[ElementType], ty: ElementType, a: &[TokenStream]) -> TokenStream {
+pub(crate) fn scalar_op(
+    kind: &Kind,
+    tys: &[ElementType],
+    ty: ElementType,
+    a: &[TokenStream],
+) -> TokenStream {
     let t0 = tys.first().copied().unwrap_or(ty);
     let s = scalar_of(t0);
     match kind {
@@ -94,7 +105,10 @@ pub(crate) fn scalar_op(kind: &Kind, tys: &[ElementType], ty: ElementType, a: &[
             let (x, y) = (&a[0], &a[1]);
             quote!(#s::#m(#x, #y))
         }
-        Kind::Compare { direction: d, total_order } => {
+        Kind::Compare {
+            direction: d,
+            total_order,
+        } => {
             let dir = direction(*d);
             let (x, y) = (&a[0], &a[1]);
             if *total_order {
@@ -123,9 +137,15 @@ pub(crate) fn scalar_op(kind: &Kind, tys: &[ElementType], ty: ElementType, a: &[
             let x = &a[0];
             quote!(#s::bitcast::<#t>(#x))
         }
-        Kind::ReducePrecision { exponent_bits, mantissa_bits } => {
+        Kind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => {
             let x = &a[0];
-            let (e, m) = (proc_macro2::Literal::u32_suffixed(*exponent_bits), proc_macro2::Literal::u32_suffixed(*mantissa_bits));
+            let (e, m) = (
+                proc_macro2::Literal::u32_suffixed(*exponent_bits),
+                proc_macro2::Literal::u32_suffixed(*mantissa_bits),
+            );
             quote!(#s::reduce_precision(#x, #e, #m))
         }
         Kind::Copy => a[0].clone(),
@@ -139,7 +159,9 @@ pub(crate) fn scalar_op(kind: &Kind, tys: &[ElementType], ty: ElementType, a: &[
         | Kind::Reduce { .. }
         | Kind::Dot { .. } => {
             let _ = scalar_trait();
-            quote!(compile_error!("xla!: internal: non-elementwise op in an expression"))
+            quote!(compile_error!(
+                "xla!: internal: non-elementwise op in an expression"
+            ))
         }
     }
 }
@@ -244,7 +266,13 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                             && tys.len() == 3
                             && tys[1] == t
                             && tys[2] == t
-                            && matches!(&e_arg(exprs, e, 0), Some(Expr::Op { kind: Kind::Compare { .. }, .. }))
+                            && matches!(
+                                &e_arg(exprs, e, 0),
+                                Some(Expr::Op {
+                                    kind: Kind::Compare { .. },
+                                    ..
+                                })
+                            )
                     }
                     Kind::Unary(u) => *ty == t && operands_t && vector_unary(*u).is_some(),
                     Kind::Binary(b) => *ty == t && operands_t && vector_binary(*b).is_some(),
@@ -333,7 +361,13 @@ fn vector_binary(b: BinaryOp) -> Option<&'static str> {
 /// valid when [`vectorisable`] holds. `acc.offset` gives the offset of lane 0; `inner` is the
 /// coefficient index of the vectorised (innermost) iteration dim: a leaf with coefficient 1
 /// there is a contiguous load, 0 a splat, anything else a gather.
-pub(crate) fn vector_stmts(exprs: &[Expr], roots: &[ExprId], acc: &Access<'_>, v: &TokenStream, inner: usize) -> TokenStream {
+pub(crate) fn vector_stmts(
+    exprs: &[Expr],
+    roots: &[ExprId],
+    acc: &Access<'_>,
+    v: &TokenStream,
+    inner: usize,
+) -> TokenStream {
     let live = reachable(exprs, roots);
     let vf = vfloat_of(v);
     let mut out = TokenStream::new();

@@ -50,13 +50,19 @@ pub(crate) struct Space {
 impl Space {
     pub fn new(ext: &[i64], class: &[u8], coefs: &[Vec<i64>]) -> Space {
         let groups = collapse(ext, class, coefs);
-        let e = groups.iter().map(|g| g.iter().map(|&d| ext[d]).product()).collect();
+        let e = groups
+            .iter()
+            .map(|g| g.iter().map(|&d| ext[d]).product())
+            .collect();
         Space { groups, ext: e }
     }
 
     /// An access vector over the original dims as one over the groups.
     pub fn map(&self, coef: &[i64]) -> Vec<i64> {
-        self.groups.iter().map(|g| g.last().map_or(0, |&d| coef.get(d).copied().unwrap_or(0))).collect()
+        self.groups
+            .iter()
+            .map(|g| g.last().map_or(0, |&d| coef.get(d).copied().unwrap_or(0)))
+            .collect()
     }
 
     /// The expressions with every access vector mapped onto the groups.
@@ -64,8 +70,15 @@ impl Space {
         exprs
             .iter()
             .map(|e| match e {
-                Expr::Leaf { src, ty, coef } => Expr::Leaf { src: src.clone(), ty: *ty, coef: self.map(coef) },
-                Expr::Index { coef, ty } => Expr::Index { coef: self.map(coef), ty: *ty },
+                Expr::Leaf { src, ty, coef } => Expr::Leaf {
+                    src: src.clone(),
+                    ty: *ty,
+                    coef: self.map(coef),
+                },
+                Expr::Index { coef, ty } => Expr::Index {
+                    coef: self.map(coef),
+                    ty: *ty,
+                },
                 Expr::Scalar(_) | Expr::Op { .. } => e.clone(),
             })
             .collect()
@@ -125,7 +138,14 @@ pub(crate) fn offset_tokens(coef: &[i64], vars: &[TokenStream]) -> TokenStream {
         .iter()
         .zip(vars)
         .filter(|(&c, _)| c != 0)
-        .map(|(&c, v)| if c == 1 { quote!(#v) } else { let c = lit_usize(c); quote!(#v * #c) })
+        .map(|(&c, v)| {
+            if c == 1 {
+                quote!(#v)
+            } else {
+                let c = lit_usize(c);
+                quote!(#v * #c)
+            }
+        })
         .collect();
     if terms.is_empty() {
         quote!(0usize)
@@ -145,7 +165,11 @@ pub(crate) fn decompose(ext: &[i64], upto: usize, used: &[bool], g: &TokenStream
         let below: i64 = ext[d + 1..upto].iter().product();
         let i = format_ident!("i{}", d);
         let (b, e) = (lit_usize(below), lit_usize(ext[d]));
-        let value = if d == 0 { quote!(#g / #b) } else { quote!(#g / #b % #e) };
+        let value = if d == 0 {
+            quote!(#g / #b)
+        } else {
+            quote!(#g / #b % #e)
+        };
         out.extend(quote!(let #i = #value;));
     }
     out
@@ -155,7 +179,13 @@ pub(crate) fn decompose(ext: &[i64], upto: usize, used: &[bool], g: &TokenStream
 /// `first_step` per chunk), on rayon when `work` (elements of work in total) reaches
 /// `PAR_MIN_ELEMENTS`, otherwise as one inline call. The cut depends only on sizes, so the
 /// result is the same for any thread count.
-pub(crate) fn dispatch(w: &Ident, kern: &Ident, chunk: &TokenStream, first_step: &TokenStream, work: i64) -> TokenStream {
+pub(crate) fn dispatch(
+    w: &Ident,
+    kern: &Ident,
+    chunk: &TokenStream,
+    first_step: &TokenStream,
+    work: i64,
+) -> TokenStream {
     let work = lit_usize(work);
     quote! {
         if #work >= ::xla_aot::__rt::xla_kernels::par::PAR_MIN_ELEMENTS {
@@ -169,7 +199,13 @@ pub(crate) fn dispatch(w: &Ident, kern: &Ident, chunk: &TokenStream, first_step:
 
 /// The code of a loop kernel: computes `root` at every index of the output and writes it to the
 /// slice `w` (the output's storage, its layout's strides).
-pub(crate) fn loop_kernel(f: &Fused, plan: &Plan, k: &Kernel, root: ExprId, w: &Ident) -> TokenStream {
+pub(crate) fn loop_kernel(
+    f: &Fused,
+    plan: &Plan,
+    k: &Kernel,
+    root: ExprId,
+    w: &Ident,
+) -> TokenStream {
     let v = k.outputs[0];
     let shape = f.graph.shape(v);
     let out_coef = layout_strides(shape);
@@ -179,9 +215,17 @@ pub(crate) fn loop_kernel(f: &Fused, plan: &Plan, k: &Kernel, root: ExprId, w: &
     let space = Space::new(&shape.dims, &class, &coefs);
     let exprs = space.map_exprs(&k.exprs);
     let out_c = space.map(&out_coef);
-    let ext = if space.ext.is_empty() { vec![1] } else { space.ext.clone() };
+    let ext = if space.ext.is_empty() {
+        vec![1]
+    } else {
+        space.ext.clone()
+    };
     let out_c = if out_c.is_empty() { vec![1] } else { out_c };
-    let exprs = if space.ext.is_empty() { pad_rank(&exprs) } else { exprs };
+    let exprs = if space.ext.is_empty() {
+        pad_rank(&exprs)
+    } else {
+        exprs
+    };
     let total: i64 = ext.iter().product();
     let row_major = out_c == row_major_strides(&ext);
     let slice = |s: &Src| {
@@ -195,18 +239,31 @@ pub(crate) fn loop_kernel(f: &Fused, plan: &Plan, k: &Kernel, root: ExprId, w: &
     let rank = ext.len();
     let inner = rank - 1;
     let used = used_dims(&exprs, &[root], rank);
-    let vector = vectorisable(&exprs, &[root], t).then(|| vector_type(t)).flatten();
+    let vector = vectorisable(&exprs, &[root], t)
+        .then(|| vector_type(t))
+        .flatten();
     let elem_t = rust_type(t);
     let kern = format_ident!("kern");
     if rank == 1 {
         // Flat: blocks are element ranges; the element's index is `first + j`.
         let vars = vec![quote!(g)];
         let offset = |c: &[i64]| offset_tokens(c, &vars);
-        let acc = Access { slice: &slice, offset: &offset };
+        let acc = Access {
+            slice: &slice,
+            offset: &offset,
+        };
         let s_stmts = scalar_stmts(&exprs, &[root], &acc);
         let r = var(root);
-        let g_bind = if used[0] { quote!(let g = first + j;) } else { quote!() };
-        let first_name = if used[0] { quote!(first) } else { quote!(_first) };
+        let g_bind = if used[0] {
+            quote!(let g = first + j;)
+        } else {
+            quote!()
+        };
+        let first_name = if used[0] {
+            quote!(first)
+        } else {
+            quote!(_first)
+        };
         let body = match &vector {
             Some(vt) => {
                 let vf = vfloat_of(vt);
@@ -249,13 +306,18 @@ pub(crate) fn loop_kernel(f: &Fused, plan: &Plan, k: &Kernel, root: ExprId, w: &
         };
     }
     // Rows: blocks of whole rows of the innermost dim.
-    let mut vars: Vec<TokenStream> = (0..inner).map(|d| {
-        let i = format_ident!("i{}", d);
-        quote!(#i)
-    }).collect();
+    let mut vars: Vec<TokenStream> = (0..inner)
+        .map(|d| {
+            let i = format_ident!("i{}", d);
+            quote!(#i)
+        })
+        .collect();
     vars.push(quote!(j));
     let offset = |c: &[i64]| offset_tokens(c, &vars);
-    let acc = Access { slice: &slice, offset: &offset };
+    let acc = Access {
+        slice: &slice,
+        offset: &offset,
+    };
     let s_stmts = scalar_stmts(&exprs, &[root], &acc);
     let r = var(root);
     let row = lit_usize(ext[inner]);
@@ -303,7 +365,10 @@ pub(crate) fn loop_kernel(f: &Fused, plan: &Plan, k: &Kernel, root: ExprId, w: &
             },
         )
     } else {
-        (quote!(_first), quote! { for row in blk.chunks_exact_mut(#row) { #inner_loop } })
+        (
+            quote!(_first),
+            quote! { for row in blk.chunks_exact_mut(#row) { #inner_loop } },
+        )
     };
     let rows_per = quote!({
         let r = ::xla_aot::__rt::xla_kernels::par::PAR_BLOCK_ELEMENTS / #row;
@@ -322,8 +387,15 @@ fn pad_rank(exprs: &[Expr]) -> Vec<Expr> {
     exprs
         .iter()
         .map(|e| match e {
-            Expr::Leaf { src, ty, .. } => Expr::Leaf { src: src.clone(), ty: *ty, coef: vec![0] },
-            Expr::Index { ty, .. } => Expr::Index { coef: vec![0], ty: *ty },
+            Expr::Leaf { src, ty, .. } => Expr::Leaf {
+                src: src.clone(),
+                ty: *ty,
+                coef: vec![0],
+            },
+            Expr::Index { ty, .. } => Expr::Index {
+                coef: vec![0],
+                ty: *ty,
+            },
             Expr::Scalar(_) | Expr::Op { .. } => e.clone(),
         })
         .collect()
@@ -339,12 +411,17 @@ fn serial_nest(
     w: &Ident,
     slice: &dyn Fn(&Src) -> TokenStream,
 ) -> TokenStream {
-    let vars: Vec<TokenStream> = (0..ext.len()).map(|d| {
-        let i = format_ident!("i{}", d);
-        quote!(#i)
-    }).collect();
+    let vars: Vec<TokenStream> = (0..ext.len())
+        .map(|d| {
+            let i = format_ident!("i{}", d);
+            quote!(#i)
+        })
+        .collect();
     let offset = |c: &[i64]| offset_tokens(c, &vars);
-    let acc = Access { slice, offset: &offset };
+    let acc = Access {
+        slice,
+        offset: &offset,
+    };
     let stmts = scalar_stmts(exprs, &[root], &acc);
     let r = var(root);
     let o = offset_tokens(out_c, &vars);
@@ -368,7 +445,10 @@ mod tests {
         assert_eq!(collapse(&[2, 3, 4], &[0, 0, 0], &c), vec![vec![0, 1, 2]]);
         // A broadcast along dim 1 (stride 0) splits it from its neighbours.
         let c = vec![vec![12, 4, 1], vec![4, 0, 1]];
-        assert_eq!(collapse(&[2, 3, 4], &[0, 0, 0], &c), vec![vec![0], vec![1], vec![2]]);
+        assert_eq!(
+            collapse(&[2, 3, 4], &[0, 0, 0], &c),
+            vec![vec![0], vec![1], vec![2]]
+        );
         // Extent-1 dims disappear; classes never merge.
         let c = vec![vec![4, 4, 1]];
         assert_eq!(collapse(&[2, 1, 4], &[0, 0, 1], &c), vec![vec![0], vec![2]]);
@@ -379,6 +459,9 @@ mod tests {
     fn offsets_skip_zero_terms() {
         let vars = vec![quote!(i0), quote!(j)];
         assert_eq!(offset_tokens(&[0, 0], &vars).to_string(), "0usize");
-        assert_eq!(offset_tokens(&[3, 1], &vars).to_string(), "(i0 * 3usize + j)");
+        assert_eq!(
+            offset_tokens(&[3, 1], &vars).to_string(),
+            "(i0 * 3usize + j)"
+        );
     }
 }

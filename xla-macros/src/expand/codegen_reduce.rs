@@ -11,7 +11,9 @@ use xla_core::{BinaryOp, Computation, ElementType, Op, Shape};
 
 use super::codegen_expr::{scalar_op, scalar_stmts, var, vector_stmts, vectorisable, Access};
 use super::codegen_loops::{access_vectors, dispatch, offset_tokens, src_ident, Space};
-use super::codegen_rt::{f32_tokens, f64_tokens, lanes_of, lit_usize, rust_type, scalar_of, vector_type, vfloat_of};
+use super::codegen_rt::{
+    f32_tokens, f64_tokens, lanes_of, lit_usize, rust_type, scalar_of, vector_type, vfloat_of,
+};
 use super::fuse::{ExprId, Fused, Kernel, Src};
 use super::graph::Kind;
 use super::plan::Plan;
@@ -50,7 +52,9 @@ impl Inliner {
         for instr in &c.instrs {
             let get = |i: usize| -> Result<Val, String> {
                 let id = instr.operands.get(i).ok_or("reducer: missing operand")?;
-                env.get(id.0 as usize).cloned().ok_or_else(|| "reducer: operand defined after use".to_string())
+                env.get(id.0 as usize)
+                    .cloned()
+                    .ok_or_else(|| "reducer: operand defined after use".to_string())
             };
             let leaf = |i: usize| -> Result<(TokenStream, ElementType), String> {
                 match get(i)? {
@@ -60,7 +64,12 @@ impl Inliner {
             };
             let ty = match &instr.shape {
                 Shape::Array(a) if a.rank() == 0 => Some(a.ty),
-                Shape::Array(a) => return Err(format!("reducer: {} produces a non-scalar {a}", instr.op.opcode())),
+                Shape::Array(a) => {
+                    return Err(format!(
+                        "reducer: {} produces a non-scalar {a}",
+                        instr.op.opcode()
+                    ))
+                }
                 Shape::Tuple(_) => None,
                 Shape::Token => return Err("reducer: tokens have no code generation".into()),
             };
@@ -76,9 +85,10 @@ impl Inliner {
                 Ok(me.bind(scalar_op(&kind, &tys, out, &a), out))
             };
             let val = match &instr.op {
-                Op::Parameter { index, .. } => {
-                    args.get(*index).cloned().ok_or_else(|| format!("reducer: parameter {index} has no argument"))?
-                }
+                Op::Parameter { index, .. } => args
+                    .get(*index)
+                    .cloned()
+                    .ok_or_else(|| format!("reducer: parameter {index} has no argument"))?,
                 Op::Constant(lit) => {
                     let out = ty.ok_or("reducer: tuple constants have no code generation")?;
                     let e = super::codegen_rt::element(lit, 0);
@@ -86,41 +96,76 @@ impl Inliner {
                 }
                 Op::Unary(u) => elementwise(Kind::Unary(*u), self)?,
                 Op::Binary(b) => elementwise(Kind::Binary(*b), self)?,
-                Op::Compare { direction, total_order } => {
-                    elementwise(Kind::Compare { direction: *direction, total_order: *total_order }, self)?
-                }
+                Op::Compare {
+                    direction,
+                    total_order,
+                } => elementwise(
+                    Kind::Compare {
+                        direction: *direction,
+                        total_order: *total_order,
+                    },
+                    self,
+                )?,
                 Op::Select => elementwise(Kind::Select, self)?,
                 Op::Clamp => elementwise(Kind::Clamp, self)?,
                 Op::ConvertElementType => elementwise(Kind::Convert, self)?,
                 Op::BitcastConvertType => elementwise(Kind::Bitcast, self)?,
-                Op::ReducePrecision { exponent_bits, mantissa_bits } => elementwise(
-                    Kind::ReducePrecision { exponent_bits: *exponent_bits, mantissa_bits: *mantissa_bits },
+                Op::ReducePrecision {
+                    exponent_bits,
+                    mantissa_bits,
+                } => elementwise(
+                    Kind::ReducePrecision {
+                        exponent_bits: *exponent_bits,
+                        mantissa_bits: *mantissa_bits,
+                    },
                     self,
                 )?,
                 // Scalar to scalar: the value itself.
                 Op::BroadcastInDim { .. } | Op::Reshape | Op::Transpose { .. } => get(0)?,
-                Op::Tuple => Val::Tuple((0..instr.operands.len()).map(get).collect::<Result<_, _>>()?),
+                Op::Tuple => Val::Tuple(
+                    (0..instr.operands.len())
+                        .map(get)
+                        .collect::<Result<_, _>>()?,
+                ),
                 Op::GetTupleElement { index } => match get(0)? {
-                    Val::Tuple(v) => v.get(*index).cloned().ok_or("reducer: tuple index out of range")?,
+                    Val::Tuple(v) => v
+                        .get(*index)
+                        .cloned()
+                        .ok_or("reducer: tuple index out of range")?,
                     Val::Leaf(..) => return Err("reducer: get-tuple-element of a scalar".into()),
                 },
                 Op::Call { computation } => {
-                    let a: Vec<Val> = (0..instr.operands.len()).map(get).collect::<Result<_, _>>()?;
+                    let a: Vec<Val> = (0..instr.operands.len())
+                        .map(get)
+                        .collect::<Result<_, _>>()?;
                     self.inline(computation, &a)?
                 }
                 Op::Iota { .. } | Op::Reduce { .. } | Op::DotGeneral { .. } => {
-                    return Err(format!("reducer: {} inside a reducer has no code generation", instr.op.opcode()))
+                    return Err(format!(
+                        "reducer: {} inside a reducer has no code generation",
+                        instr.op.opcode()
+                    ))
                 }
             };
             env.push(val);
         }
-        env.get(c.root.0 as usize).cloned().ok_or_else(|| "reducer: root out of range".to_string())
+        env.get(c.root.0 as usize)
+            .cloned()
+            .ok_or_else(|| "reducer: root out of range".to_string())
     }
 }
 
 /// Statements applying reducer `c` to `(accs..., xs...)`, assigning the results back to `accs`.
-fn reducer_update(c: &Computation, accs: &[Ident], xs: &[Ident], tys: &[ElementType]) -> Result<TokenStream, String> {
-    let mut inl = Inliner { next: 0, stmts: TokenStream::new() };
+fn reducer_update(
+    c: &Computation,
+    accs: &[Ident],
+    xs: &[Ident],
+    tys: &[ElementType],
+) -> Result<TokenStream, String> {
+    let mut inl = Inliner {
+        next: 0,
+        stmts: TokenStream::new(),
+    };
     let args: Vec<Val> = accs
         .iter()
         .chain(xs)
@@ -137,7 +182,9 @@ fn reducer_update(c: &Computation, accs: &[Ident], xs: &[Ident], tys: &[ElementT
                 Val::Tuple(_) => Err("reducer: nested tuple result".to_string()),
             })
             .collect::<Result<_, _>>()?,
-        Val::Leaf(..) | Val::Tuple(_) => return Err("reducer: result arity differs from the operand count".into()),
+        Val::Leaf(..) | Val::Tuple(_) => {
+            return Err("reducer: result arity differs from the operand count".into())
+        }
     };
     let stmts = inl.stmts;
     let tmp: Vec<Ident> = (0..accs.len()).map(|i| format_ident!("rn{}", i)).collect();
@@ -169,13 +216,22 @@ fn recognise(c: &Computation) -> Option<BinaryOp> {
 
 /// The code of a reduce kernel writing output `i` to slice `ws[i]` (row-major over the kept
 /// dims).
-pub(crate) fn reduce_kernel(f: &Fused, plan: &Plan, k: &Kernel, operands: &[ExprId], inits: &[ExprId], ws: &[Ident]) -> Result<TokenStream, String> {
+pub(crate) fn reduce_kernel(
+    f: &Fused,
+    plan: &Plan,
+    k: &Kernel,
+    operands: &[ExprId],
+    inits: &[ExprId],
+    ws: &[Ident],
+) -> Result<TokenStream, String> {
     let node = &f.graph.nodes[k.node];
     let Kind::Reduce { dims, computation } = &node.kind else {
         return Err("internal: reduce kernel of a non-reduce node".into());
     };
     let op_dims = f.graph.shape(node.inputs[0]).dims.clone();
-    let class: Vec<u8> = (0..op_dims.len()).map(|d| u8::from(dims.contains(&d))).collect();
+    let class: Vec<u8> = (0..op_dims.len())
+        .map(|d| u8::from(dims.contains(&d)))
+        .collect();
     let coefs = access_vectors(&k.exprs, operands);
     let space = Space::new(&op_dims, &class, &coefs);
     let exprs = space.map_exprs(&k.exprs);
@@ -188,16 +244,21 @@ pub(crate) fn reduce_kernel(f: &Fused, plan: &Plan, k: &Kernel, operands: &[Expr
     let tys: Vec<ElementType> = k.outputs.iter().map(|&v| f.graph.shape(v).ty).collect();
     let n = tys.len();
 
-    let vars: Vec<TokenStream> = (0..rank).map(|g| {
-        let i = format_ident!("i{}", g);
-        quote!(#i)
-    }).collect();
+    let vars: Vec<TokenStream> = (0..rank)
+        .map(|g| {
+            let i = format_ident!("i{}", g);
+            quote!(#i)
+        })
+        .collect();
     let slice = |s: &Src| {
         let id = src_ident(plan, s);
         quote!(#id)
     };
     let offset = |c: &[i64]| offset_tokens(c, &vars);
-    let acc = Access { slice: &slice, offset: &offset };
+    let acc = Access {
+        slice: &slice,
+        offset: &offset,
+    };
     let init_stmts = scalar_stmts(&exprs, inits, &acc);
     let used: Vec<bool> = {
         let mut u = vec![false; rank];
@@ -217,7 +278,11 @@ pub(crate) fn reduce_kernel(f: &Fused, plan: &Plan, k: &Kernel, operands: &[Expr
         let below: i64 = kept[pos + 1..].iter().map(|&x| space.ext[x]).product();
         let (b, e) = (lit_usize(below), lit_usize(space.ext[gi]));
         let i = &vars[gi];
-        let value = if pos == 0 { quote!(g / #b) } else { quote!(g / #b % #e) };
+        let value = if pos == 0 {
+            quote!(g / #b)
+        } else {
+            quote!(g / #b % #e)
+        };
         binds.extend(quote!(let #i = #value;));
     }
     let g_used = kept.iter().any(|&g| used[g]);
@@ -226,7 +291,8 @@ pub(crate) fn reduce_kernel(f: &Fused, plan: &Plan, k: &Kernel, operands: &[Expr
     let init_vals: Vec<Ident> = inits.iter().map(|&e| var(e)).collect();
     let update = reducer_update(computation, &accs, &xs, &tys)?;
     let t = tys[0];
-    let vop = recognise(computation).filter(|_| n == 1 && red.last() == Some(&(rank.wrapping_sub(1))) && rank > 0);
+    let vop = recognise(computation)
+        .filter(|_| n == 1 && red.last() == Some(&(rank.wrapping_sub(1))) && rank > 0);
     let vt = vector_type(t).filter(|_| vop.is_some() && vectorisable(&exprs, operands, t));
 
     // Loops over the reduced groups (all of them, or all but the innermost for vector mode).
@@ -250,26 +316,41 @@ pub(crate) fn reduce_kernel(f: &Fused, plan: &Plan, k: &Kernel, operands: &[Expr
             let mut vars_v = vars.clone();
             vars_v[inner] = quote!(j);
             let offset_v = |c: &[i64]| offset_tokens(c, &vars_v);
-            let acc_v = Access { slice: &slice, offset: &offset_v };
+            let acc_v = Access {
+                slice: &slice,
+                offset: &offset_v,
+            };
             let v_stmts = vector_stmts(&exprs, operands, &acc_v, &vt, inner);
             let s_stmts = scalar_stmts(&exprs, operands, &acc_v);
             let x = &xs[0];
             let (id, vcomb, vred, scomb): (TokenStream, _, _, _) = match bop {
                 BinaryOp::Max => (
-                    if t == ElementType::F32 { quote!(f32::NEG_INFINITY) } else { quote!(f64::NEG_INFINITY) },
+                    if t == ElementType::F32 {
+                        quote!(f32::NEG_INFINITY)
+                    } else {
+                        quote!(f64::NEG_INFINITY)
+                    },
                     quote!(#vf::max_xla),
                     quote!(#vf::reduce_max_xla),
                     quote!(#s::max),
                 ),
                 BinaryOp::Min => (
-                    if t == ElementType::F32 { quote!(f32::INFINITY) } else { quote!(f64::INFINITY) },
+                    if t == ElementType::F32 {
+                        quote!(f32::INFINITY)
+                    } else {
+                        quote!(f64::INFINITY)
+                    },
                     quote!(#vf::min_xla),
                     quote!(#vf::reduce_min_xla),
                     quote!(#s::min),
                 ),
                 _ => (
                     // -0 is the exact identity of IEEE addition (x + -0 == x for every x).
-                    if t == ElementType::F32 { f32_tokens(-0.0) } else { f64_tokens(-0.0) },
+                    if t == ElementType::F32 {
+                        f32_tokens(-0.0)
+                    } else {
+                        f64_tokens(-0.0)
+                    },
                     quote!(::core::ops::Add::add),
                     quote!(#vf::reduce_add),
                     quote!(#s::add),
@@ -278,7 +359,12 @@ pub(crate) fn reduce_kernel(f: &Fused, plan: &Plan, k: &Kernel, operands: &[Expr
             let unrolled: Vec<TokenStream> = (0..4usize)
                 .map(|u| {
                     let vacc = format_ident!("v{}", u);
-                    let lane_off = if u == 0 { quote!() } else { let u = lit_usize(u); quote!(+ #u * #l) };
+                    let lane_off = if u == 0 {
+                        quote!()
+                    } else {
+                        let u = lit_usize(u);
+                        quote!(+ #u * #l)
+                    };
                     quote!({ let j = jb * 4 * #l #lane_off; #v_stmts #vacc = #vcomb(#vacc, #x); })
                 })
                 .collect();
@@ -322,11 +408,19 @@ pub(crate) fn reduce_kernel(f: &Fused, plan: &Plan, k: &Kernel, operands: &[Expr
         let kern = format_ident!("kern");
         let w = &ws[0];
         let (first, g_bind, iter) = if g_used {
-            (quote!(first), quote!(let g = first + r; #binds), quote!((r, o) in blk.iter_mut().enumerate()))
+            (
+                quote!(first),
+                quote!(let g = first + r; #binds),
+                quote!((r, o) in blk.iter_mut().enumerate()),
+            )
         } else {
             (quote!(_first), quote!(), quote!(o in blk.iter_mut()))
         };
-        let value = if is_vec { quote!({ #per_output }) } else { quote!({ #per_output }.0) };
+        let value = if is_vec {
+            quote!({ #per_output })
+        } else {
+            quote!({ #per_output }.0)
+        };
         let per_task = lit_usize((REDUCE_TASK_WORK / red_n.max(1)).max(1));
         let disp = dispatch(w, &kern, &per_task, &per_task, out_n * red_n.max(1));
         Ok(quote! {

@@ -5,9 +5,20 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use xla_core::{ComparisonDirection, ElementType, Literal};
 
-/// `::xla_aot::__rt::xla_core::scalar::Scalar`.
+/// The `Scalar` trait, imported by every companion module (see [`module_imports`]).
 pub(crate) fn scalar_trait() -> TokenStream {
-    quote!(::xla_aot::__rt::xla_core::scalar::Scalar)
+    quote!(Scalar)
+}
+
+/// The imports at the top of every companion module, so kernels can name the element and
+/// vector traits briefly. Nothing of the user's scope is imported.
+pub(crate) fn module_imports() -> TokenStream {
+    quote! {
+        #[allow(unused_imports)]
+        use ::xla_aot::__rt::xla_core::scalar::Scalar;
+        #[allow(unused_imports)]
+        use ::xla_aot::__rt::xla_kernels::simd::{VFloat, F32V, F64V};
+    }
 }
 
 /// The Rust type of an element type, as tokens.
@@ -59,12 +70,22 @@ pub(crate) fn tensor_type(a: &xla_core::ArrayShape) -> Result<TokenStream, Strin
     }
     let ty = rust_type(a.ty);
     let dims_name = format_ident!("D{}", a.rank());
-    let dims = a.dims.iter().map(|&d| proc_macro2::Literal::usize_unsuffixed(d as usize));
-    let d = if a.rank() == 0 { quote!(::xla_aot::D0) } else { quote!(::xla_aot::#dims_name<#(#dims),*>) };
+    let dims = a
+        .dims
+        .iter()
+        .map(|&d| proc_macro2::Literal::usize_unsuffixed(d as usize));
+    let d = if a.rank() == 0 {
+        quote!(::xla_aot::D0)
+    } else {
+        quote!(::xla_aot::#dims_name<#(#dims),*>)
+    };
     match &a.layout {
         Some(l) if !l.is_row_major() => {
             let name = format_ident!("Mtm{}", a.rank());
-            let m = l.minor_to_major.iter().map(|&d| proc_macro2::Literal::usize_unsuffixed(d as usize));
+            let m = l
+                .minor_to_major
+                .iter()
+                .map(|&d| proc_macro2::Literal::usize_unsuffixed(d as usize));
             Ok(quote!(::xla_aot::Tensor<#ty, #d, ::xla_aot::#name<#(#m),*>>))
         }
         Some(_) | None => Ok(quote!(::xla_aot::Tensor<#ty, #d>)),
@@ -83,7 +104,9 @@ pub(crate) fn lit_usize(n: impl TryInto<usize>) -> TokenStream {
 pub(crate) fn element(lit: &Literal, i: usize) -> TokenStream {
     use xla_core::ArrayData as A;
     let Some((_, data)) = lit.as_array() else {
-        return quote!(compile_error!("xla!: internal: tuple constant used as an array"));
+        return quote!(compile_error!(
+            "xla!: internal: tuple constant used as an array"
+        ));
     };
     macro_rules! int {
         ($v:expr, $t:ident, $suffixed:ident) => {{
@@ -137,7 +160,13 @@ pub(crate) fn element(lit: &Literal, i: usize) -> TokenStream {
 pub(crate) fn f32_tokens(x: f32) -> TokenStream {
     if x.is_finite() && !(x == 0.0 && x.is_sign_negative()) && x >= 0.0 {
         let l = proc_macro2::Literal::f32_suffixed(x);
-        if l.to_string().trim_end_matches("f32").parse::<f32>().ok().map(f32::to_bits) == Some(x.to_bits()) {
+        if l.to_string()
+            .trim_end_matches("f32")
+            .parse::<f32>()
+            .ok()
+            .map(f32::to_bits)
+            == Some(x.to_bits())
+        {
             return quote!(#l);
         }
     }
@@ -149,7 +178,13 @@ pub(crate) fn f32_tokens(x: f32) -> TokenStream {
 pub(crate) fn f64_tokens(x: f64) -> TokenStream {
     if x.is_finite() && !(x == 0.0 && x.is_sign_negative()) && x >= 0.0 {
         let l = proc_macro2::Literal::f64_suffixed(x);
-        if l.to_string().trim_end_matches("f64").parse::<f64>().ok().map(f64::to_bits) == Some(x.to_bits()) {
+        if l.to_string()
+            .trim_end_matches("f64")
+            .parse::<f64>()
+            .ok()
+            .map(f64::to_bits)
+            == Some(x.to_bits())
+        {
             return quote!(#l);
         }
     }
@@ -160,8 +195,8 @@ pub(crate) fn f64_tokens(x: f64) -> TokenStream {
 /// The `wide` vector type of a vector float element type (`F32V` / `F64V`), `None` otherwise.
 pub(crate) fn vector_type(t: ElementType) -> Option<TokenStream> {
     match t {
-        ElementType::F32 => Some(quote!(::xla_aot::__rt::xla_kernels::simd::F32V)),
-        ElementType::F64 => Some(quote!(::xla_aot::__rt::xla_kernels::simd::F64V)),
+        ElementType::F32 => Some(quote!(F32V)),
+        ElementType::F64 => Some(quote!(F64V)),
         ElementType::Pred
         | ElementType::S8
         | ElementType::S16
@@ -180,7 +215,7 @@ pub(crate) fn vector_type(t: ElementType) -> Option<TokenStream> {
 
 /// `<V as VFloat>` for a vector type `V`.
 pub(crate) fn vfloat_of(v: &TokenStream) -> TokenStream {
-    quote!(<#v as ::xla_aot::__rt::xla_kernels::simd::VFloat>)
+    quote!(<#v as VFloat>)
 }
 
 /// The number of lanes of vector type `V`, as a constant expression.

@@ -38,13 +38,22 @@ pub(crate) enum Src {
 #[derive(Clone, Debug)]
 pub(crate) enum Expr {
     /// Element at physical offset `Σ coef[d]·i[d]` of `src`.
-    Leaf { src: Src, ty: ElementType, coef: Vec<i64> },
+    Leaf {
+        src: Src,
+        ty: ElementType,
+        coef: Vec<i64>,
+    },
     /// `Σ coef[d]·i[d]` converted to `ty` (iota).
     Index { coef: Vec<i64>, ty: ElementType },
     /// A scalar constant.
     Scalar(Literal),
     /// An elementwise op (a graph `Kind` for which `is_elementwise`), `tys` the operand types.
-    Op { kind: Kind, args: Vec<ExprId>, tys: Vec<ElementType>, ty: ElementType },
+    Op {
+        kind: Kind,
+        args: Vec<ExprId>,
+        tys: Vec<ElementType>,
+        ty: ElementType,
+    },
 }
 
 /// A GEMM operand: a leaf with one stride per collapsed group of dims.
@@ -61,9 +70,16 @@ pub(crate) enum KernelKind {
     /// One loop nest over the output's dims evaluating `root` per element.
     Loop { root: ExprId },
     /// Reduce: `operands` over the operand dims, `inits` over no dims (scalars).
-    Reduce { operands: Vec<ExprId>, inits: Vec<ExprId> },
+    Reduce {
+        operands: Vec<ExprId>,
+        inits: Vec<ExprId>,
+    },
     /// GEMM `C[b] = A[b]·B[b]` with sizes `[batch, m, n, k]`.
-    Dot { lhs: GemmOperand, rhs: GemmOperand, sizes: [i64; 4] },
+    Dot {
+        lhs: GemmOperand,
+        rhs: GemmOperand,
+        sizes: [i64; 4],
+    },
     /// Width-changing bitcast reading `src` (a leaf over the operand's dims).
     BitcastResize { src: ExprId },
 }
@@ -83,18 +99,11 @@ pub(crate) struct Fused {
     pub graph: Graph,
     /// The value written to each output slot (the flattened result tree, left to right).
     pub outputs: Vec<Value>,
-    /// Materialised values (every kernel output).
-    pub mat: BTreeSet<Value>,
     /// Kernels in execution order.
     pub kernels: Vec<Kernel>,
 }
 
 impl Fused {
-    /// Storage strides of a leaf source (elements).
-    pub fn src_strides(&self, src: &Src) -> Vec<i64> {
-        src_strides(&self.graph, src)
-    }
-
     /// The output slot a value is written to, if any.
     pub fn output_slot(&self, v: Value) -> Option<usize> {
         self.outputs.iter().position(|&o| o == v)
@@ -109,7 +118,9 @@ fn src_strides(g: &Graph, src: &Src) -> Vec<i64> {
         Src::Param { index, path } => g
             .nodes
             .iter()
-            .find(|n| matches!(&n.kind, Kind::Param { index: i, path: p } if i == index && p == path))
+            .find(
+                |n| matches!(&n.kind, Kind::Param { index: i, path: p } if i == index && p == path),
+            )
             .map(|n| layout_strides(&n.shapes[0]))
             .unwrap_or_default(),
     }
@@ -135,7 +146,10 @@ pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
     flatten_shape(result, &mut declared)?;
     let slots = graph.result.leaves();
     if slots.len() != declared.len() {
-        return Err(format!("result: {} values for declared type {result}", slots.len()));
+        return Err(format!(
+            "result: {} values for declared type {result}",
+            slots.len()
+        ));
     }
     // Each output slot gets a value of its own that some kernel writes in the slot's layout.
     let mut outputs = Vec::with_capacity(slots.len());
@@ -151,7 +165,11 @@ pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
         } else {
             v
         };
-        graph.nodes[v.node].shapes[v.out].layout = if has_layout { decl.layout.clone() } else { None };
+        graph.nodes[v.node].shapes[v.out].layout = if has_layout {
+            decl.layout.clone()
+        } else {
+            None
+        };
         outputs.push(v);
     }
     graph.result = Tree::Tuple(outputs.iter().map(|&v| Tree::Leaf(v)).collect());
@@ -180,14 +198,22 @@ pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
         let kernels = build_kernels(&graph, &mat, &mut requests)?;
         let new: Vec<Value> = requests.difference(&mat).copied().collect();
         if new.is_empty() {
-            return Ok(Fused { graph, outputs, mat, kernels });
+            return Ok(Fused {
+                graph,
+                outputs,
+                kernels,
+            });
         }
         mat.extend(new);
     }
     Err("fusion did not converge".into())
 }
 
-fn build_kernels(g: &Graph, mat: &BTreeSet<Value>, requests: &mut BTreeSet<Value>) -> Result<Vec<Kernel>, String> {
+fn build_kernels(
+    g: &Graph,
+    mat: &BTreeSet<Value>,
+    requests: &mut BTreeSet<Value>,
+) -> Result<Vec<Kernel>, String> {
     let mut kernels = Vec::new();
     let mut expansions: HashMap<Value, HashSet<(usize, Map)>> = HashMap::new();
     let mut cheap: HashMap<Value, bool> = HashMap::new();
@@ -240,20 +266,24 @@ fn build_kernels(g: &Graph, mat: &BTreeSet<Value>, requests: &mut BTreeSet<Value
                 }
                 KernelKind::Reduce { operands, inits }
             }
-            Kind::Dot { batch, contract } => match b.dot(node.inputs[0], node.inputs[1], *batch, *contract) {
-                Some(kind) => kind,
-                None => {
-                    b.finish()?;
-                    continue;
+            Kind::Dot { batch, contract } => {
+                match b.dot(node.inputs[0], node.inputs[1], *batch, *contract) {
+                    Some(kind) => kind,
+                    None => {
+                        b.finish()?;
+                        continue;
+                    }
                 }
-            },
+            }
             Kind::BitcastResize => {
                 let input = node.inputs[0];
                 let dims = g.shape(input).dims.clone();
                 let id = identity(dims.len());
                 b.extents = dims;
                 match b.expr(input, &id, false) {
-                    Some(e) if matches!(b.exprs[e], Expr::Leaf { .. }) => KernelKind::BitcastResize { src: e },
+                    Some(e) if matches!(b.exprs[e], Expr::Leaf { .. }) => {
+                        KernelKind::BitcastResize { src: e }
+                    }
                     Some(_) | None => {
                         b.need(input);
                         b.finish()?;
@@ -289,8 +319,15 @@ fn build_kernels(g: &Graph, mat: &BTreeSet<Value>, requests: &mut BTreeSet<Value
             }
         };
         let exprs = b.finish()?;
-        let outputs = (0..node.shapes.len()).map(|out| Value { node: v.node, out }).collect();
-        kernels.push(Kernel { node: v.node, outputs, exprs, kind });
+        let outputs = (0..node.shapes.len())
+            .map(|out| Value { node: v.node, out })
+            .collect();
+        kernels.push(Kernel {
+            node: v.node,
+            outputs,
+            exprs,
+            kind,
+        });
     }
     // Compute values evaluated by several kernels (or at several maps), or recomputed per
     // element of a broadcast, are materialised unless they are one cheap op over leaves.
@@ -303,7 +340,9 @@ fn build_kernels(g: &Graph, mat: &BTreeSet<Value>, requests: &mut BTreeSet<Value
 }
 
 fn identity(rank: usize) -> Map {
-    (0..rank).map(|r| (0..rank).map(|c| i64::from(r == c)).collect()).collect()
+    (0..rank)
+        .map(|r| (0..rank).map(|c| i64::from(r == c)).collect())
+        .collect()
 }
 
 struct ExprBuilder<'a> {
@@ -362,7 +401,14 @@ impl ExprBuilder<'_> {
             return Some(self.leaf(Src::Buf(v), ty, m));
         }
         match &node.kind {
-            Kind::Param { index, path } => Some(self.leaf(Src::Param { index: *index, path: path.clone() }, ty, m)),
+            Kind::Param { index, path } => Some(self.leaf(
+                Src::Param {
+                    index: *index,
+                    path: path.clone(),
+                },
+                ty,
+                m,
+            )),
             Kind::Constant(lit) => {
                 if shape.rank() == 0 {
                     Some(self.push(Expr::Scalar(lit.clone())))
@@ -398,14 +444,24 @@ impl ExprBuilder<'_> {
                     return Some(args[0]);
                 }
                 if !root {
-                    self.expansions.entry(v).or_default().insert((self.kernel, m.clone()));
+                    self.expansions
+                        .entry(v)
+                        .or_default()
+                        .insert((self.kernel, m.clone()));
                     if self.extents.iter().product::<i64>() > shape.element_count() {
                         self.expanding.insert(v);
                     }
-                    let leafy = args.iter().all(|&a| !matches!(self.exprs[a], Expr::Op { .. }));
+                    let leafy = args
+                        .iter()
+                        .all(|&a| !matches!(self.exprs[a], Expr::Op { .. }));
                     self.cheap.insert(v, leafy && is_cheap(&node.kind));
                 }
-                Some(self.push(Expr::Op { kind: node.kind.clone(), args, tys, ty }))
+                Some(self.push(Expr::Op {
+                    kind: node.kind.clone(),
+                    args,
+                    tys,
+                    ty,
+                }))
             }
             Kind::BroadcastInDim { dims } => {
                 let input = node.inputs[0];
@@ -413,7 +469,13 @@ impl ExprBuilder<'_> {
                 let rows: Map = dims
                     .iter()
                     .zip(in_dims)
-                    .map(|(&d, &size)| if size == 1 { vec![0; cols] } else { m[d].clone() })
+                    .map(|(&d, &size)| {
+                        if size == 1 {
+                            vec![0; cols]
+                        } else {
+                            m[d].clone()
+                        }
+                    })
                     .collect();
                 self.expr(input, &rows, false)
             }
@@ -440,7 +502,10 @@ impl ExprBuilder<'_> {
                     Some(Src::Buf(input))
                 } else {
                     match &g.nodes[input.node].kind {
-                        Kind::Param { index, path } => Some(Src::Param { index: *index, path: path.clone() }),
+                        Kind::Param { index, path } => Some(Src::Param {
+                            index: *index,
+                            path: path.clone(),
+                        }),
                         Kind::Constant(_) if !in_dims.is_empty() => Some(Src::Const(input.node)),
                         _ => None,
                     }
@@ -449,7 +514,11 @@ impl ExprBuilder<'_> {
                     if src_strides(g, &src) == row_major_strides(&in_dims) {
                         // Row-major storage: the physical offset is the linear index itself.
                         let ity = g.shape(input).ty;
-                        return Some(self.push(Expr::Leaf { src, ty: ity, coef: lin }));
+                        return Some(self.push(Expr::Leaf {
+                            src,
+                            ty: ity,
+                            coef: lin,
+                        }));
                     }
                 }
                 match split_linear(&lin, &self.extents, &in_dims) {
@@ -462,7 +531,10 @@ impl ExprBuilder<'_> {
             }
             Kind::BitcastResize | Kind::Reduce { .. } | Kind::Dot { .. } => {
                 // Always materialised, so only reached as a leaf above.
-                self.error = Some(format!("internal: kernel node {} reached as an expression", v.node));
+                self.error = Some(format!(
+                    "internal: kernel node {} reached as an expression",
+                    v.node
+                ));
                 None
             }
         }
@@ -497,8 +569,17 @@ impl ExprBuilder<'_> {
         let b = self.gemm_operand(rhs, [batch, contract, rd.len() - batch - contract]);
         let (a, b) = (a?, b?);
         let prod = |d: &[i64]| d.iter().product::<i64>();
-        let sizes = [prod(&ld[..batch]), prod(&ld[batch..batch + lfree]), prod(&rd[batch + contract..]), prod(&ld[batch + lfree..])];
-        Some(KernelKind::Dot { lhs: a, rhs: b, sizes })
+        let sizes = [
+            prod(&ld[..batch]),
+            prod(&ld[batch..batch + lfree]),
+            prod(&rd[batch + contract..]),
+            prod(&ld[batch + lfree..]),
+        ];
+        Some(KernelKind::Dot {
+            lhs: a,
+            rhs: b,
+            sizes,
+        })
     }
 
     /// `v` as a leaf whose dims collapse into three strided groups of the given lengths.
@@ -533,7 +614,12 @@ impl ExprBuilder<'_> {
 /// One stride for a group of dims if they are nested (`s[j] == s[j+1]·n[j+1]`, ignoring
 /// extent-1 dims); 0 for a group of extent 1.
 fn collapse_group(dims: &[i64], coef: &[i64]) -> Option<i64> {
-    let live: Vec<(i64, i64)> = dims.iter().zip(coef).filter(|(&d, _)| d != 1).map(|(&d, &c)| (d, c)).collect();
+    let live: Vec<(i64, i64)> = dims
+        .iter()
+        .zip(coef)
+        .filter(|(&d, _)| d != 1)
+        .map(|(&d, &c)| (d, c))
+        .collect();
     for w in live.windows(2) {
         if w[0].1 != w[1].1 * w[1].0 {
             return None;
@@ -576,7 +662,10 @@ fn is_cheap(kind: &Kind) -> bool {
     use xla_core::{BinaryOp as B, UnaryOp as U};
     match kind {
         Kind::Unary(u) => matches!(u, U::Neg | U::Abs | U::Not | U::Real | U::Imag),
-        Kind::Binary(b) => matches!(b, B::Add | B::Sub | B::Mul | B::Max | B::Min | B::And | B::Or | B::Xor),
+        Kind::Binary(b) => matches!(
+            b,
+            B::Add | B::Sub | B::Mul | B::Max | B::Min | B::And | B::Or | B::Xor
+        ),
         Kind::Compare { .. } | Kind::Select | Kind::Convert | Kind::Bitcast | Kind::Copy => true,
         Kind::Clamp | Kind::ReducePrecision { .. } => false,
         Kind::Param { .. }

@@ -9,7 +9,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use xla_core::{ArrayShape, Computation, DotDimensionNumbers, ElementType, InstrId, Literal, Op, Shape};
+use xla_core::{
+    ArrayShape, Computation, DotDimensionNumbers, ElementType, InstrId, Literal, Op, Shape,
+};
 
 /// One array result of a node: `out` is 0 except for the outputs of a variadic `Reduce`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,62 +31,59 @@ impl Value {
 #[derive(Clone, Debug)]
 pub(crate) enum Kind {
     /// Array leaf `path` (tuple indices) of fn parameter `index`.
-    Param { index: usize, path: Vec<usize> },
+    Param {
+        index: usize,
+        path: Vec<usize>,
+    },
     /// An array constant.
     Constant(Literal),
     /// Values counting along `dimension`.
-    Iota { dimension: usize },
+    Iota {
+        dimension: usize,
+    },
     Unary(xla_core::UnaryOp),
     Binary(xla_core::BinaryOp),
-    Compare { direction: xla_core::ComparisonDirection, total_order: bool },
+    Compare {
+        direction: xla_core::ComparisonDirection,
+        total_order: bool,
+    },
     Select,
     Clamp,
     Convert,
     /// Bitcast between types of equal width: elementwise.
     Bitcast,
-    ReducePrecision { exponent_bits: u32, mantissa_bits: u32 },
+    ReducePrecision {
+        exponent_bits: u32,
+        mantissa_bits: u32,
+    },
     /// Operand dim `i` is output dim `dims[i]`.
-    BroadcastInDim { dims: Vec<usize> },
+    BroadcastInDim {
+        dims: Vec<usize>,
+    },
     /// Row-major reinterpretation.
     Reshape,
     /// Output dim `d` is operand dim `perm[d]`.
-    Transpose { perm: Vec<usize> },
+    Transpose {
+        perm: Vec<usize>,
+    },
     /// Identity; inserted where a value must be written to a second place (outputs).
     Copy,
     /// Bitcast between types of different widths: the minor dim appears or disappears.
     BitcastResize,
     /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
-    Reduce { dims: Vec<usize>, computation: Arc<Computation> },
+    Reduce {
+        dims: Vec<usize>,
+        computation: Arc<Computation>,
+    },
     /// DotGeneral in canonical form: operands of the result element type, lhs dims
     /// [batch.., m.., contract..], rhs dims [batch.., contract.., n..], result [batch.., m.., n..].
-    Dot { batch: usize, contract: usize },
+    Dot {
+        batch: usize,
+        contract: usize,
+    },
 }
 
 impl Kind {
-    /// True for the ops a loop kernel evaluates per element (no index remapping).
-    pub fn is_elementwise(&self) -> bool {
-        match self {
-            Kind::Unary(_)
-            | Kind::Binary(_)
-            | Kind::Compare { .. }
-            | Kind::Select
-            | Kind::Clamp
-            | Kind::Convert
-            | Kind::Bitcast
-            | Kind::ReducePrecision { .. }
-            | Kind::Copy => true,
-            Kind::Param { .. }
-            | Kind::Constant(_)
-            | Kind::Iota { .. }
-            | Kind::BroadcastInDim { .. }
-            | Kind::Reshape
-            | Kind::Transpose { .. }
-            | Kind::BitcastResize
-            | Kind::Reduce { .. }
-            | Kind::Dot { .. } => false,
-        }
-    }
-
     /// True for nodes whose result always lives in a buffer (they are kernels of their own).
     pub fn is_kernel_root(&self) -> bool {
         match self {
@@ -154,14 +153,21 @@ impl Graph {
 
     /// Append a node; returns its output 0.
     pub fn push(&mut self, kind: Kind, inputs: Vec<Value>, shapes: Vec<ArrayShape>) -> Value {
-        self.nodes.push(Node { kind, inputs, shapes });
+        self.nodes.push(Node {
+            kind,
+            inputs,
+            shapes,
+        });
         Value::of(self.nodes.len() - 1)
     }
 
     /// Flatten `c` (the fn's computation) with every call inlined. `Err` names what codegen
     /// cannot handle (dynamic dims, tokens).
     pub fn from_computation(c: &Computation) -> Result<Graph, String> {
-        let mut g = Graph { nodes: Vec::new(), result: Tree::Tuple(Vec::new()) };
+        let mut g = Graph {
+            nodes: Vec::new(),
+            result: Tree::Tuple(Vec::new()),
+        };
         let mut args = Vec::with_capacity(c.params.len());
         for (index, shape) in c.params.iter().enumerate() {
             args.push(g.param_tree(index, shape, &mut Vec::new())?);
@@ -170,11 +176,19 @@ impl Graph {
         Ok(g.without_dead_nodes())
     }
 
-    fn param_tree(&mut self, index: usize, shape: &Shape, path: &mut Vec<usize>) -> Result<Tree, String> {
+    fn param_tree(
+        &mut self,
+        index: usize,
+        shape: &Shape,
+        path: &mut Vec<usize>,
+    ) -> Result<Tree, String> {
         match shape {
             Shape::Array(a) => {
                 check_static(a, "parameter")?;
-                let kind = Kind::Param { index, path: path.clone() };
+                let kind = Kind::Param {
+                    index,
+                    path: path.clone(),
+                };
                 Ok(Tree::Leaf(self.push(kind, Vec::new(), vec![a.clone()])))
             }
             Shape::Tuple(elems) => {
@@ -197,19 +211,33 @@ impl Graph {
             let tree = self.lower(c, instr, &env, args)?;
             env.push(tree);
         }
-        env.get(c.root.0 as usize).cloned().ok_or_else(|| format!("{}: root out of range", c.name))
+        env.get(c.root.0 as usize)
+            .cloned()
+            .ok_or_else(|| format!("{}: root out of range", c.name))
     }
 
-    fn lower(&mut self, c: &Computation, instr: &xla_core::Instruction, env: &[Tree], args: &[Tree]) -> Result<Tree, String> {
+    fn lower(
+        &mut self,
+        c: &Computation,
+        instr: &xla_core::Instruction,
+        env: &[Tree],
+        args: &[Tree],
+    ) -> Result<Tree, String> {
         let opname = instr.op.opcode();
         let operand = |i: usize| -> Result<&Tree, String> {
-            let id: InstrId = *instr.operands.get(i).ok_or_else(|| format!("{opname}: missing operand {i}"))?;
-            env.get(id.0 as usize).ok_or_else(|| format!("{opname}: operand defined after use"))
+            let id: InstrId = *instr
+                .operands
+                .get(i)
+                .ok_or_else(|| format!("{opname}: missing operand {i}"))?;
+            env.get(id.0 as usize)
+                .ok_or_else(|| format!("{opname}: operand defined after use"))
         };
         let leaf = |i: usize| -> Result<Value, String> {
             match operand(i)? {
                 Tree::Leaf(v) => Ok(*v),
-                Tree::Tuple(_) => Err(format!("{opname}: tuple operand where an array is required")),
+                Tree::Tuple(_) => Err(format!(
+                    "{opname}: tuple operand where an array is required"
+                )),
             }
         };
         let array = |s: &Shape| -> Result<ArrayShape, String> {
@@ -218,7 +246,9 @@ impl Graph {
                     check_static(a, opname)?;
                     Ok(a.clone())
                 }
-                Shape::Tuple(_) | Shape::Token => Err(format!("{opname}: expected an array result, got {s}")),
+                Shape::Tuple(_) | Shape::Token => {
+                    Err(format!("{opname}: expected an array result, got {s}"))
+                }
             }
         };
         let leaves = |n: usize| -> Result<Vec<Value>, String> { (0..n).map(leaf).collect() };
@@ -229,19 +259,32 @@ impl Graph {
             Ok(Tree::Leaf(g.push(kind, inputs, vec![shape])))
         };
         match &instr.op {
-            Op::Parameter { index, .. } => {
-                args.get(*index).cloned().ok_or_else(|| format!("{}: parameter {index} has no argument", c.name))
-            }
+            Op::Parameter { index, .. } => args
+                .get(*index)
+                .cloned()
+                .ok_or_else(|| format!("{}: parameter {index} has no argument", c.name)),
             Op::Constant(lit) => match lit {
                 Literal::Array { .. } => simple(self, Kind::Constant(lit.clone())),
                 Literal::Tuple(_) | Literal::Token => Ok(self.constant_tree(lit)?),
             },
-            Op::Iota { dimension } => simple(self, Kind::Iota { dimension: *dimension }),
+            Op::Iota { dimension } => simple(
+                self,
+                Kind::Iota {
+                    dimension: *dimension,
+                },
+            ),
             Op::Unary(u) => simple(self, Kind::Unary(*u)),
             Op::Binary(b) => simple(self, Kind::Binary(*b)),
-            Op::Compare { direction, total_order } => {
-                simple(self, Kind::Compare { direction: *direction, total_order: *total_order })
-            }
+            Op::Compare {
+                direction,
+                total_order,
+            } => simple(
+                self,
+                Kind::Compare {
+                    direction: *direction,
+                    total_order: *total_order,
+                },
+            ),
             Op::Select => simple(self, Kind::Select),
             Op::Clamp => simple(self, Kind::Clamp),
             Op::ConvertElementType => simple(self, Kind::Convert),
@@ -254,11 +297,19 @@ impl Graph {
                     simple(self, Kind::BitcastResize)
                 }
             }
-            Op::ReducePrecision { exponent_bits, mantissa_bits } => simple(
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => simple(
                 self,
-                Kind::ReducePrecision { exponent_bits: *exponent_bits, mantissa_bits: *mantissa_bits },
+                Kind::ReducePrecision {
+                    exponent_bits: *exponent_bits,
+                    mantissa_bits: *mantissa_bits,
+                },
             ),
-            Op::BroadcastInDim { broadcast_dimensions } => {
+            Op::BroadcastInDim {
+                broadcast_dimensions,
+            } => {
                 let dims = to_usize(broadcast_dimensions, opname)?;
                 simple(self, Kind::BroadcastInDim { dims })
             }
@@ -267,7 +318,10 @@ impl Graph {
                 let perm = to_usize(permutation, opname)?;
                 simple(self, Kind::Transpose { perm })
             }
-            Op::Reduce { dimensions, computation } => {
+            Op::Reduce {
+                dimensions,
+                computation,
+            } => {
                 let dims = to_usize(dimensions, opname)?;
                 let inputs = leaves(n_ops)?;
                 let shapes = match &instr.shape {
@@ -277,27 +331,52 @@ impl Graph {
                 };
                 let n = shapes.len();
                 let tuple = matches!(instr.shape, Shape::Tuple(_));
-                let v = self.push(Kind::Reduce { dims, computation: computation.clone() }, inputs, shapes);
+                let v = self.push(
+                    Kind::Reduce {
+                        dims,
+                        computation: computation.clone(),
+                    },
+                    inputs,
+                    shapes,
+                );
                 if tuple {
-                    Ok(Tree::Tuple((0..n).map(|out| Tree::Leaf(Value { node: v.node, out })).collect()))
+                    Ok(Tree::Tuple(
+                        (0..n)
+                            .map(|out| Tree::Leaf(Value { node: v.node, out }))
+                            .collect(),
+                    ))
                 } else {
                     Ok(Tree::Leaf(v))
                 }
             }
-            Op::DotGeneral { dimension_numbers, .. } => {
+            Op::DotGeneral {
+                dimension_numbers, ..
+            } => {
                 let shape = array(&instr.shape)?;
                 let (lhs, rhs) = (leaf(0)?, leaf(1)?);
-                Ok(Tree::Leaf(self.lower_dot(dimension_numbers, lhs, rhs, shape)?))
+                Ok(Tree::Leaf(self.lower_dot(
+                    dimension_numbers,
+                    lhs,
+                    rhs,
+                    shape,
+                )?))
             }
-            Op::Tuple => Ok(Tree::Tuple((0..n_ops).map(|i| operand(i).cloned()).collect::<Result<_, _>>()?)),
+            Op::Tuple => Ok(Tree::Tuple(
+                (0..n_ops)
+                    .map(|i| operand(i).cloned())
+                    .collect::<Result<_, _>>()?,
+            )),
             Op::GetTupleElement { index } => match operand(0)? {
-                Tree::Tuple(elems) => {
-                    elems.get(*index).cloned().ok_or_else(|| format!("{opname}: index {index} out of range"))
-                }
+                Tree::Tuple(elems) => elems
+                    .get(*index)
+                    .cloned()
+                    .ok_or_else(|| format!("{opname}: index {index} out of range")),
                 Tree::Leaf(_) => Err(format!("{opname}: operand is not a tuple")),
             },
             Op::Call { computation } => {
-                let call_args: Vec<Tree> = (0..n_ops).map(|i| operand(i).cloned()).collect::<Result<_, _>>()?;
+                let call_args: Vec<Tree> = (0..n_ops)
+                    .map(|i| operand(i).cloned())
+                    .collect::<Result<_, _>>()?;
                 self.inline(computation, &call_args)
             }
         }
@@ -307,15 +386,25 @@ impl Graph {
     /// as XLA does for preferred_element_type), lhs transposed to [batch, free, contracting]
     /// and rhs to [batch, contracting, free]. The transposes are views: fusion folds them into
     /// GEMM strides and copies only when strides cannot express them.
-    fn lower_dot(&mut self, dn: &DotDimensionNumbers, lhs: Value, rhs: Value, shape: ArrayShape) -> Result<Value, String> {
+    fn lower_dot(
+        &mut self,
+        dn: &DotDimensionNumbers,
+        lhs: Value,
+        rhs: Value,
+        shape: ArrayShape,
+    ) -> Result<Value, String> {
         let lb = to_usize(&dn.lhs_batch_dimensions, "dot")?;
         let lc = to_usize(&dn.lhs_contracting_dimensions, "dot")?;
         let rb = to_usize(&dn.rhs_batch_dimensions, "dot")?;
         let rc = to_usize(&dn.rhs_contracting_dimensions, "dot")?;
         let lrank = self.shape(lhs).rank();
         let rrank = self.shape(rhs).rank();
-        let lfree: Vec<usize> = (0..lrank).filter(|d| !lb.contains(d) && !lc.contains(d)).collect();
-        let rfree: Vec<usize> = (0..rrank).filter(|d| !rb.contains(d) && !rc.contains(d)).collect();
+        let lfree: Vec<usize> = (0..lrank)
+            .filter(|d| !lb.contains(d) && !lc.contains(d))
+            .collect();
+        let rfree: Vec<usize> = (0..rrank)
+            .filter(|d| !rb.contains(d) && !rc.contains(d))
+            .collect();
         let lperm: Vec<usize> = lb.iter().chain(&lfree).chain(&lc).copied().collect();
         let rperm: Vec<usize> = rb.iter().chain(&rc).chain(&rfree).copied().collect();
         let mut inputs = Vec::with_capacity(2);
@@ -332,7 +421,10 @@ impl Graph {
             }
             inputs.push(v);
         }
-        let kind = Kind::Dot { batch: lb.len(), contract: lc.len() };
+        let kind = Kind::Dot {
+            batch: lb.len(),
+            contract: lc.len(),
+        };
         Ok(self.push(kind, inputs, vec![shape]))
     }
 
@@ -341,11 +433,18 @@ impl Graph {
         match lit {
             Literal::Array { shape, .. } => {
                 check_static(shape, "constant")?;
-                Ok(Tree::Leaf(self.push(Kind::Constant(lit.clone()), Vec::new(), vec![shape.clone()])))
+                Ok(Tree::Leaf(self.push(
+                    Kind::Constant(lit.clone()),
+                    Vec::new(),
+                    vec![shape.clone()],
+                )))
             }
-            Literal::Tuple(elems) => {
-                Ok(Tree::Tuple(elems.iter().map(|e| self.constant_tree(e)).collect::<Result<_, _>>()?))
-            }
+            Literal::Tuple(elems) => Ok(Tree::Tuple(
+                elems
+                    .iter()
+                    .map(|e| self.constant_tree(e))
+                    .collect::<Result<_, _>>()?,
+            )),
             Literal::Token => Err("constant: token constants have no code generation".into()),
         }
     }
@@ -368,22 +467,17 @@ impl Graph {
                 nodes.push(node);
             }
         }
-        let fix = |v: &Value| Value { node: remap[&v.node], out: v.out };
+        let fix = |v: &Value| Value {
+            node: remap[&v.node],
+            out: v.out,
+        };
         for node in &mut nodes {
             node.inputs = node.inputs.iter().map(fix).collect();
         }
-        Graph { nodes, result: remap_tree(&self.result, &fix) }
-    }
-
-    /// Number of uses of every value by nodes (result uses not counted).
-    pub fn use_counts(&self) -> HashMap<Value, usize> {
-        let mut uses = HashMap::new();
-        for node in &self.nodes {
-            for v in &node.inputs {
-                *uses.entry(*v).or_insert(0) += 1;
-            }
+        Graph {
+            nodes,
+            result: remap_tree(&self.result, &fix),
         }
-        uses
     }
 }
 
@@ -396,21 +490,27 @@ fn remap_tree(t: &Tree, f: &impl Fn(&Value) -> Value) -> Tree {
 
 fn check_static(a: &ArrayShape, what: &str) -> Result<(), String> {
     if a.is_dynamic() {
-        return Err(format!("{what}: dynamic dimensions ({a}) have no code generation yet"));
+        return Err(format!(
+            "{what}: dynamic dimensions ({a}) have no code generation yet"
+        ));
     }
     if a.dims.iter().any(|&d| d < 0) {
         return Err(format!("{what}: negative dimension in {a}"));
     }
     if let Some(l) = &a.layout {
         if l.padded_dimensions.is_some() {
-            return Err(format!("{what}: padded layouts ({a}) have no code generation"));
+            return Err(format!(
+                "{what}: padded layouts ({a}) have no code generation"
+            ));
         }
     }
     Ok(())
 }
 
 fn to_usize(v: &[i64], what: &str) -> Result<Vec<usize>, String> {
-    v.iter().map(|&d| usize::try_from(d).map_err(|_| format!("{what}: negative dimension number {d}"))).collect()
+    v.iter()
+        .map(|&d| usize::try_from(d).map_err(|_| format!("{what}: negative dimension number {d}")))
+        .collect()
 }
 
 /// Row-major element strides of `dims`.

@@ -29,7 +29,10 @@ fn array_shape(a: &ArrayShape) -> TokenStream {
     let c = core();
     let ty = element_type(a.ty);
     let dims = i64s(&a.dims);
-    let dynamic = a.dynamic.iter().map(|&b| if b { quote!(true) } else { quote!(false) });
+    let dynamic = a
+        .dynamic
+        .iter()
+        .map(|&b| if b { quote!(true) } else { quote!(false) });
     let layout = match &a.layout {
         None => quote!(::core::option::Option::None),
         Some(l) => {
@@ -102,7 +105,10 @@ fn op(o: &Op) -> TokenStream {
             let v = format_ident!("{}", format!("{b:?}"));
             quote!(#c::Op::Binary(#c::BinaryOp::#v))
         }
-        Op::Compare { direction, total_order } => {
+        Op::Compare {
+            direction,
+            total_order,
+        } => {
             let v = format_ident!("{}", format!("{direction:?}"));
             quote!(#c::Op::Compare { direction: #c::ComparisonDirection::#v, total_order: #total_order })
         }
@@ -110,10 +116,15 @@ fn op(o: &Op) -> TokenStream {
         Op::Clamp => quote!(#c::Op::Clamp),
         Op::ConvertElementType => quote!(#c::Op::ConvertElementType),
         Op::BitcastConvertType => quote!(#c::Op::BitcastConvertType),
-        Op::ReducePrecision { exponent_bits, mantissa_bits } => {
+        Op::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => {
             quote!(#c::Op::ReducePrecision { exponent_bits: #exponent_bits, mantissa_bits: #mantissa_bits })
         }
-        Op::BroadcastInDim { broadcast_dimensions } => {
+        Op::BroadcastInDim {
+            broadcast_dimensions,
+        } => {
             let d = i64s(broadcast_dimensions);
             quote!(#c::Op::BroadcastInDim { broadcast_dimensions: #d })
         }
@@ -122,14 +133,26 @@ fn op(o: &Op) -> TokenStream {
             let p = i64s(permutation);
             quote!(#c::Op::Transpose { permutation: #p })
         }
-        Op::Reduce { dimensions, computation } => {
+        Op::Reduce {
+            dimensions,
+            computation,
+        } => {
             let d = i64s(dimensions);
             let sub = computation_tokens(computation);
             quote!(#c::Op::Reduce { dimensions: #d, computation: ::std::sync::Arc::new(#sub) })
         }
-        Op::DotGeneral { dimension_numbers: dn, preferred_element_type } => {
-            let (lc, rc) = (i64s(&dn.lhs_contracting_dimensions), i64s(&dn.rhs_contracting_dimensions));
-            let (lb, rb) = (i64s(&dn.lhs_batch_dimensions), i64s(&dn.rhs_batch_dimensions));
+        Op::DotGeneral {
+            dimension_numbers: dn,
+            preferred_element_type,
+        } => {
+            let (lc, rc) = (
+                i64s(&dn.lhs_contracting_dimensions),
+                i64s(&dn.rhs_contracting_dimensions),
+            );
+            let (lb, rb) = (
+                i64s(&dn.lhs_batch_dimensions),
+                i64s(&dn.rhs_batch_dimensions),
+            );
             let p = match preferred_element_type {
                 None => quote!(::core::option::Option::None),
                 Some(t) => {

@@ -13,7 +13,7 @@ use super::codegen_dot::{bitcast_resize_kernel, dot_kernel};
 use super::codegen_expr::reachable;
 use super::codegen_loops::{loop_kernel, param_ident};
 use super::codegen_reduce::reduce_kernel;
-use super::codegen_rt::{element, lit_usize, rust_type, tensor_type};
+use super::codegen_rt::{element, lit_usize, module_imports, rust_type, tensor_type};
 use super::fuse::{Expr, Fused, Kernel, KernelKind, Src};
 use super::plan::{kernel_reads, Plan, Storage};
 use crate::model::FnDef;
@@ -176,7 +176,12 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, Strin
 }
 
 /// The generated items of one fn.
-pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: TokenStream) -> Result<TokenStream, String> {
+pub(crate) fn fn_items(
+    fd: &FnDef,
+    fused: &Fused,
+    plan: &Plan,
+    computation: TokenStream,
+) -> Result<TokenStream, String> {
     let name = &fd.name;
     let vis = &fd.vis;
     let attrs = &fd.attrs;
@@ -187,17 +192,34 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
         return Err("internal: output count differs from the result type".into());
     }
     // Output slots are written in the declared result's layout.
-    let out_types: Vec<TokenStream> = out_leaves.iter().map(tensor_type).collect::<Result<_, _>>()?;
+    let out_types: Vec<TokenStream> = out_leaves
+        .iter()
+        .map(tensor_type)
+        .collect::<Result<_, _>>()?;
     let single = matches!(fd.result, Shape::Array(_));
     let out_names: Vec<Ident> = if single {
         vec![fresh("out", &taken)]
     } else {
-        (0..out_leaves.len()).map(|i| fresh(&format!("out{i}"), &taken)).collect()
+        (0..out_leaves.len())
+            .map(|i| fresh(&format!("out{i}"), &taken))
+            .collect()
     };
-    let uses_scratch = !plan.buffers.is_empty() || fused.kernels.iter().any(|k| matches!(k.kind, KernelKind::Dot { .. }));
-    let scratch_name = if uses_scratch { fresh("scratch", &taken) } else { fresh("_scratch", &taken) };
+    let uses_scratch = !plan.buffers.is_empty()
+        || fused
+            .kernels
+            .iter()
+            .any(|k| matches!(k.kind, KernelKind::Dot { .. }));
+    let scratch_name = if uses_scratch {
+        fresh("scratch", &taken)
+    } else {
+        fresh("_scratch", &taken)
+    };
     let param_names: Vec<&Ident> = fd.params.iter().map(|(i, _)| i).collect();
-    let param_types: Vec<TokenStream> = fd.params.iter().map(|(_, s)| param_type(s)).collect::<Result<_, _>>()?;
+    let param_types: Vec<TokenStream> = fd
+        .params
+        .iter()
+        .map(|(_, s)| param_type(s))
+        .collect::<Result<_, _>>()?;
     let result_ty = result_type(&fd.result)?;
 
     // Slices of the parameter leaves the kernels read, bound all at once (so a user parameter
@@ -222,7 +244,9 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
     for (index, path) in &used_params {
         lhs.push(param_ident(*index, path));
         let mut access = {
-            let p = param_names.get(*index).ok_or("internal: parameter index out of range")?;
+            let p = param_names
+                .get(*index)
+                .ok_or("internal: parameter index out of range")?;
             quote!(#p)
         };
         for &i in path {
@@ -231,8 +255,14 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
         }
         rhs.push(quote!(#access.as_slice()));
     }
-    let internal_outs: Vec<Ident> = (0..out_names.len()).map(|i| format_ident!("out{}", i)).collect();
-    let scratch_bind = if uses_scratch && scratch_name != "scratch" { quote!(let scratch = #scratch_name;) } else { quote!() };
+    let internal_outs: Vec<Ident> = (0..out_names.len())
+        .map(|i| format_ident!("out{}", i))
+        .collect();
+    let scratch_bind = if uses_scratch && scratch_name != "scratch" {
+        quote!(let scratch = #scratch_name;)
+    } else {
+        quote!()
+    };
     let mut kernels = TokenStream::new();
     for k in &fused.kernels {
         kernels.extend(kernel_block(fused, plan, k)?);
@@ -255,7 +285,9 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
         .collect::<Result<_, _>>()?;
 
     // Scratch.
-    let fields: Vec<Ident> = (0..plan.buffers.len()).map(|b| format_ident!("b{}", b)).collect();
+    let fields: Vec<Ident> = (0..plan.buffers.len())
+        .map(|b| format_ident!("b{}", b))
+        .collect();
     let field_types: Vec<TokenStream> = plan
         .buffers
         .iter()
@@ -273,7 +305,10 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
             quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf::filled(<#t as ::core::default::Default>::default(), #len))
         })
         .collect();
-    let has_gemm = fused.kernels.iter().any(|k| matches!(k.kind, KernelKind::Dot { .. }));
+    let has_gemm = fused
+        .kernels
+        .iter()
+        .any(|k| matches!(k.kind, KernelKind::Dot { .. }));
     let (gemm_field, gemm_init) = if has_gemm {
         (
             quote!(gemm: ::xla_aot::__rt::xla_kernels::gemm::GemmScratch,),
@@ -287,6 +322,7 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
     let outer_outs: Vec<TokenStream> = out_names.iter().map(|o| quote!(#o)).collect();
     let result_tree = tree_of(&fd.result, &mut outer_outs.clone().into_iter());
     let allows = clippy_allows();
+    let imports = module_imports();
     let sname = fresh("scratch", &taken);
     let doc_mod = format!("Companion items of the fn `{name}`: scratch buffers, the allocation-free `into`, the IR, StableHLO text and a literal entry point.");
     let doc_into = format!("`{name}` writing its result into the caller's tensors; allocates nothing (every buffer is in `Scratch`).");
@@ -303,7 +339,9 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
         arg_binds.extend(bind);
         call_args.push(arg);
     }
-    let lit_outs: Vec<Ident> = (0..out_names.len()).map(|i| format_ident!("lo{}", i)).collect();
+    let lit_outs: Vec<Ident> = (0..out_names.len())
+        .map(|i| format_ident!("lo{}", i))
+        .collect();
     let lit_tree = literal_tree(&fd.result, &mut lit_outs.iter());
     let tuple_helper = if any_tuple {
         quote! {
@@ -344,6 +382,7 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
         #[allow(dead_code, non_snake_case, unused_parens)]
         #allows
         #vis mod #name {
+            #imports
             #(#statics)*
 
             /// Scratch memory of the fn: intermediate buffers (reused across values whose
@@ -408,7 +447,12 @@ pub(crate) fn fn_items(fd: &FnDef, fused: &Fused, plan: &Plan, computation: Toke
 
 /// Bindings converting argument `i` (a literal, possibly a tuple) to tensors, and the
 /// expression passing them to `into`.
-fn literal_arg(i: usize, shape: &Shape, path: &mut Vec<usize>, any_tuple: &mut bool) -> Result<(TokenStream, TokenStream), String> {
+fn literal_arg(
+    i: usize,
+    shape: &Shape,
+    path: &mut Vec<usize>,
+    any_tuple: &mut bool,
+) -> Result<(TokenStream, TokenStream), String> {
     match shape {
         Shape::Array(a) => {
             let t = tensor_type(a)?;

@@ -40,7 +40,9 @@ pub(crate) fn kernel_reads(k: &super::fuse::Kernel) -> Vec<Value> {
         .exprs
         .iter()
         .filter_map(|e| match e {
-            Expr::Leaf { src: Src::Buf(v), .. } => Some(*v),
+            Expr::Leaf {
+                src: Src::Buf(v), ..
+            } => Some(*v),
             Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => None,
         })
         .collect();
@@ -81,8 +83,12 @@ pub(crate) fn plan(f: &Fused) -> Plan {
             let len = usize::try_from(shape.element_count()).unwrap_or(0);
             let until = last_use.get(&v).copied().unwrap_or(i).max(i);
             // Free buffers of this type; prefer the smallest one that fits, else the largest.
-            let free = (0..buffers.len()).filter(|&b| buffers[b].ty == shape.ty && busy_until[b] < i);
-            let fits = free.clone().filter(|&b| buffers[b].len >= len).min_by_key(|&b| buffers[b].len);
+            let free =
+                (0..buffers.len()).filter(|&b| buffers[b].ty == shape.ty && busy_until[b] < i);
+            let fits = free
+                .clone()
+                .filter(|&b| buffers[b].len >= len)
+                .min_by_key(|&b| buffers[b].len);
             let chosen = fits.or_else(|| free.max_by_key(|&b| buffers[b].len));
             let b = match chosen {
                 Some(b) => {

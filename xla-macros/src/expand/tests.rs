@@ -1,0 +1,242 @@
+//! Macro-free tests of the back end: programs built with xla-core's Builder, then graph,
+//! fusion, buffer plan and the generated tokens checked for the decisions they must make
+//! (what is fused, what is materialised, which loops are vectorised). The generated code itself
+//! is run and compared with the evaluator in `tests/codegen.rs` at the repo root.
+//!
+//! `XLA_DUMP=1 cargo test -p xla-macros --lib expand::tests -- --nocapture` prints every
+//! expansion (formatted) for reading by eye.
+
+use std::sync::Arc;
+
+use quote::format_ident;
+use xla_core::builder::{Builder, XlaOp};
+use xla_core::{BinaryOp, Computation, ElementType, Literal, Shape, UnaryOp};
+
+use super::fuse::{Expr, KernelKind, Src};
+use super::{expand_fn, fuse, graph, plan};
+use crate::model::FnDef;
+
+use ElementType::*;
+
+fn fn_def(name: &str, c: Computation) -> FnDef {
+    let params = c
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format_ident!("x{}", i), s.clone()))
+        .collect();
+    let result = c.result_shape().clone();
+    FnDef {
+        attrs: Vec::new(),
+        vis: syn::parse_quote!(pub),
+        name: format_ident!("{}", name),
+        params,
+        result,
+        computation: Arc::new(c),
+    }
+}
+
+fn scalar_reducer(op: BinaryOp, ty: ElementType) -> Arc<Computation> {
+    let mut b = Builder::new(format!("reducer_{op:?}"));
+    let x = b.parameter(0, Shape::scalar(ty), "a").unwrap();
+    let y = b.parameter(1, Shape::scalar(ty), "b").unwrap();
+    let r = b.binary(op, x, y, None).unwrap();
+    Arc::new(b.build(r).unwrap())
+}
+
+/// Expand, check the tokens parse as Rust items, optionally print them; returns the text.
+fn expand_text(f: &FnDef) -> String {
+    let tokens = expand_fn(f).unwrap_or_else(|e| panic!("expansion of {} failed: {e}", f.name));
+    let file: syn::File = syn::parse2(tokens.clone()).expect("generated code parses as items");
+    if std::env::var_os("XLA_DUMP").is_some() {
+        println!("// ---- {} ----\n{}", f.name, tokens);
+    }
+    let _ = file;
+    tokens.to_string()
+}
+
+fn add_rows() -> FnDef {
+    let mut b = Builder::new("add_rows");
+    let x = b.parameter(0, Shape::array(F32, &[2, 3]), "x").unwrap();
+    let v = b.parameter(1, Shape::array(F32, &[3]), "v").unwrap();
+    let r = b.binary(BinaryOp::Add, x, v, Some(&[1])).unwrap();
+    fn_def("add_rows", b.build(r).unwrap())
+}
+
+fn row_softmax(rows: i64, cols: i64) -> FnDef {
+    let mut b = Builder::new("row_softmax");
+    let x = b
+        .parameter(0, Shape::array(F32, &[rows, cols]), "x")
+        .unwrap();
+    let ninf = b.constant(Literal::scalar(f32::NEG_INFINITY));
+    let zero = b.constant(Literal::scalar(0.0f32));
+    let m = b
+        .reduce(&[x], &[ninf], &scalar_reducer(BinaryOp::Max, F32), &[1])
+        .unwrap();
+    let d = b.binary(BinaryOp::Sub, x, m, Some(&[0])).unwrap();
+    let e = b.unary(UnaryOp::Exp, d).unwrap();
+    let s = b
+        .reduce(&[e], &[zero], &scalar_reducer(BinaryOp::Add, F32), &[1])
+        .unwrap();
+    let r = b.binary(BinaryOp::Div, e, s, Some(&[0])).unwrap();
+    fn_def("row_softmax", b.build(r).unwrap())
+}
+
+fn dense_relu(batch: i64) -> FnDef {
+    let mut b = Builder::new("dense_relu");
+    let x = b
+        .parameter(0, Shape::array(F32, &[batch, 784]), "x")
+        .unwrap();
+    let w = b.parameter(1, Shape::array(F32, &[784, 128]), "w").unwrap();
+    let bias = b.parameter(2, Shape::array(F32, &[128]), "b").unwrap();
+    let h = b.dot(x, w, None).unwrap();
+    let h = b.binary(BinaryOp::Add, h, bias, Some(&[1])).unwrap();
+    let zero = b.constant(Literal::scalar(0.0f32));
+    let r = b.binary(BinaryOp::Max, h, zero, None).unwrap();
+    fn_def("dense_relu", b.build(r).unwrap())
+}
+
+fn fused(f: &FnDef) -> fuse::Fused {
+    let g = graph::Graph::from_computation(&f.computation).unwrap();
+    fuse::fuse(g, &f.result).unwrap()
+}
+
+#[test]
+fn add_rows_is_one_loop_reading_the_vector_through_stride_zero() {
+    let f = add_rows();
+    let fu = fused(&f);
+    assert_eq!(fu.kernels.len(), 1, "one loop nest");
+    assert!(plan::plan(&fu).buffers.is_empty(), "nothing materialised");
+    let k = &fu.kernels[0];
+    let v_leaf = k.exprs.iter().find_map(|e| match e {
+        Expr::Leaf {
+            src: Src::Param { index: 1, .. },
+            coef,
+            ..
+        } => Some(coef.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        v_leaf,
+        Some(vec![0, 1]),
+        "the broadcast vector is read with stride 0 over rows"
+    );
+    let text = expand_text(&f);
+    assert!(
+        text.contains("< F32V as VFloat > :: store"),
+        "f32 loop is vectorised"
+    );
+    assert!(!text.contains("compile_error"));
+}
+
+#[test]
+fn row_softmax_fuses_producers_into_reductions() {
+    let f = row_softmax(32, 1000);
+    let fu = fused(&f);
+    let kinds: Vec<&str> = fu
+        .kernels
+        .iter()
+        .map(|k| match k.kind {
+            KernelKind::Loop { .. } => "loop",
+            KernelKind::Reduce { .. } => "reduce",
+            KernelKind::Dot { .. } => "dot",
+            KernelKind::BitcastResize { .. } => "bitcast",
+        })
+        .collect();
+    // max-reduce, exp(x - m) (read twice, so stored), sum-reduce, divide.
+    assert_eq!(kinds, ["reduce", "loop", "reduce", "loop"]);
+    let p = plan::plan(&fu);
+    let mut lens: Vec<usize> = p.buffers.iter().map(|b| b.len).collect();
+    lens.sort();
+    // m and s share one [32] buffer (m is dead before s is written); no broadcast is stored.
+    assert_eq!(lens, [32, 32_000]);
+    let text = expand_text(&f);
+    assert!(
+        text.contains("reduce_max_xla") && text.contains("reduce_add"),
+        "vector reductions"
+    );
+}
+
+#[test]
+fn dense_relu_calls_gemm_then_one_fused_loop() {
+    for batch in [1, 8] {
+        let f = dense_relu(batch);
+        let fu = fused(&f);
+        assert_eq!(fu.kernels.len(), 2);
+        match &fu.kernels[0].kind {
+            KernelKind::Dot { lhs, rhs, sizes } => {
+                assert_eq!(*sizes, [1, batch, 128, 784]);
+                // A group of extent 1 has stride 0 (never stepped).
+                assert_eq!(lhs.strides[1..], [if batch == 1 { 0 } else { 784 }, 1]);
+                assert_eq!(rhs.strides[1..], [128, 1]);
+            }
+            other => panic!("expected a dot kernel, got {other:?}"),
+        }
+        let text = expand_text(&f);
+        assert!(text.contains("gemm :: gemm"));
+        assert!(text.contains("GemmScratch"));
+    }
+}
+
+#[test]
+fn transposed_dot_operand_is_read_through_strides() {
+    let mut b = Builder::new("xt_w");
+    let x = b.parameter(0, Shape::array(F32, &[5, 3]), "x").unwrap();
+    let w = b.parameter(1, Shape::array(F32, &[5, 4]), "w").unwrap();
+    let xt = b.transpose(x, &[1, 0]).unwrap();
+    let r = b.dot(xt, w, None).unwrap();
+    let f = fn_def("xt_w", b.build(r).unwrap());
+    let fu = fused(&f);
+    assert_eq!(fu.kernels.len(), 1, "no copy of the transpose");
+    match &fu.kernels[0].kind {
+        KernelKind::Dot { lhs, .. } => assert_eq!(lhs.strides[1..], [1, 3]),
+        other => panic!("expected a dot kernel, got {other:?}"),
+    }
+    expand_text(&f);
+}
+
+#[test]
+fn layout_output_and_scalar_types_expand() {
+    // s32 with a {0,1} output: scalar mode, strided writes.
+    let mut b = Builder::new("int_t");
+    let x = b.parameter(0, Shape::array(S32, &[3, 17]), "x").unwrap();
+    let y = b.parameter(1, Shape::array(S32, &[3, 17]), "y").unwrap();
+    let r = b.binary(BinaryOp::Mul, x, y, None).unwrap();
+    let mut f = fn_def("int_t", b.build(r).unwrap());
+    if let Shape::Array(a) = &mut f.result {
+        a.layout = Some(xla_core::Layout::new(&[0, 1]));
+    }
+    let text = expand_text(&f);
+    assert!(!text.contains("as VFloat >"), "s32 runs in scalar mode");
+    assert!(
+        text.contains("Mtm2 < 0 , 1 >"),
+        "the result tensor carries the layout"
+    );
+}
+
+#[test]
+fn variadic_reduce_and_tuples_expand() {
+    // argmax over dim 1 as a variadic reduce (value, index), returned with the row max.
+    let mut rb = Builder::new("argmax_reducer");
+    let av = rb.parameter(0, Shape::scalar(F32), "av").unwrap();
+    let ai = rb.parameter(1, Shape::scalar(S32), "ai").unwrap();
+    let bv = rb.parameter(2, Shape::scalar(F32), "bv").unwrap();
+    let bi = rb.parameter(3, Shape::scalar(S32), "bi").unwrap();
+    let ge = rb
+        .compare(xla_core::ComparisonDirection::Ge, false, av, bv, None)
+        .unwrap();
+    let v = rb.select(ge, av, bv).unwrap();
+    let i = rb.select(ge, ai, bi).unwrap();
+    let t = rb.tuple(&[v, i]).unwrap();
+    let reducer = Arc::new(rb.build(t).unwrap());
+    let mut b = Builder::new("argmax");
+    let x = b.parameter(0, Shape::array(F32, &[4, 33]), "x").unwrap();
+    let idx = b.iota(Shape::array(S32, &[4, 33]), 1).unwrap();
+    let ninf = b.constant(Literal::scalar(f32::NEG_INFINITY));
+    let zero = b.constant(Literal::scalar(0i32));
+    let r = b.reduce(&[x, idx], &[ninf, zero], &reducer, &[1]).unwrap();
+    let f = fn_def("argmax", b.build(r).unwrap());
+    let text = expand_text(&f);
+    assert!(!text.contains("compile_error"));
+    let _: XlaOp = x;
+}
