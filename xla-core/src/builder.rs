@@ -189,6 +189,36 @@ impl Builder {
         self.push(Op::Constant(value), vec![], shape)
     }
 
+    /// A constant, checked first: `Err` if an array's data do not match its shape (length or
+    /// element type) or the shape is invalid.
+    pub fn try_constant(&mut self, value: Literal) -> Result<XlaOp> {
+        fn check(l: &Literal) -> Result<()> {
+            match l {
+                Literal::Array { shape, data } => {
+                    shape
+                        .validate()
+                        .map_err(|e| Error::new("Constant", e.message))?;
+                    if data.element_type() != shape.ty || data.len() as i64 != shape.element_count()
+                    {
+                        return Err(Error::new(
+                            "Constant",
+                            format!(
+                                "{} {} elements given for shape {shape}",
+                                data.len(),
+                                data.element_type()
+                            ),
+                        ));
+                    }
+                    Ok(())
+                }
+                Literal::Tuple(elems) => elems.iter().try_for_each(check),
+                Literal::Token => Ok(()),
+            }
+        }
+        check(&value)?;
+        Ok(self.constant(value))
+    }
+
     /// `Iota(shape, iota_dimension)`.
     pub fn iota(&mut self, shape: Shape, iota_dimension: i64) -> Result<XlaOp> {
         let out = infer::iota(&shape, iota_dimension)?;

@@ -265,20 +265,20 @@ fn collapse_examples() {
         (&[0, 1], "f32[8,3]"),
         (&[1, 2], "f32[4,6]"),
     ] {
-        let r = run(&[v.clone()], |b, p| b.collapse(p[0], dims)).unwrap();
+        let r = run(std::slice::from_ref(&v), |b, p| b.collapse(p[0], dims)).unwrap();
         assert_eq!(r.shape().to_string(), want);
         assert_eq!(values::<f32>(&r), all, "collapse keeps row-major order");
     }
-    assert!(run(&[v.clone()], |b, p| b.collapse(p[0], &[1, 0])).is_err());
+    assert!(run(std::slice::from_ref(&v), |b, p| b.collapse(p[0], &[1, 0])).is_err());
     assert!(run(&[v], |b, p| b.collapse(p[0], &[0, 2])).is_err());
 }
 
 #[test]
 fn reshape_examples() {
     let v = v_4x2x3();
-    let r = run(&[v.clone()], |b, p| b.reshape(p[0], None, &[24])).unwrap();
+    let r = run(std::slice::from_ref(&v), |b, p| b.reshape(p[0], None, &[24])).unwrap();
     assert_eq!(values::<f32>(&r), values::<f32>(&v));
-    let r = run(&[v.clone()], |b, p| b.reshape(p[0], None, &[8, 3])).unwrap();
+    let r = run(std::slice::from_ref(&v), |b, p| b.reshape(p[0], None, &[8, 3])).unwrap();
     assert_eq!(r.shape(), s("f32[8,3]"));
     let r = run(&[lit(&[1, 1], vec![5f32])], |b, p| {
         b.reshape(p[0], None, &[])

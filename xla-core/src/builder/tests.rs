@@ -358,3 +358,42 @@ fn dot_general_and_errors() {
     assert_eq!(b.shape(d).to_string(), "f32[2,3,5]");
     assert!(b.dot(l, r, None).is_err());
 }
+
+#[test]
+fn constants_are_checked_by_try_constant() {
+    let mut b = Builder::new("f");
+    let ok = b
+        .try_constant(Literal::from_vec(&[2], vec![1i8, 2]).unwrap())
+        .unwrap();
+    assert_eq!(b.shape(ok).to_string(), "s8[2]");
+    let bad = Literal::Array {
+        shape: ArrayShape::new(F32, &[3]),
+        data: crate::literal::ArrayData::F32(vec![1.0]),
+    };
+    assert!(b
+        .try_constant(bad)
+        .unwrap_err()
+        .message
+        .contains("1 f32 elements given for shape f32[3]"));
+    let wrong_type = Literal::Array {
+        shape: ArrayShape::new(F32, &[1]),
+        data: crate::literal::ArrayData::S32(vec![1]),
+    };
+    assert!(b.try_constant(Literal::Tuple(vec![wrong_type])).is_err());
+}
+
+#[test]
+fn dynamic_dimensions_propagate() {
+    let mut b = Builder::new("f");
+    let x = b.parameter(0, s("f32[<=8,3]"), "x").unwrap();
+    let v = b.parameter(1, s("f32[3]"), "v").unwrap();
+    let y = b.binary(BinaryOp::Add, x, v, Some(&[1])).unwrap();
+    assert_eq!(b.shape(y).to_string(), "f32[<=8,3]");
+    let one = b.parameter(2, s("f32[1,3]"), "one").unwrap();
+    let z = b.binary(BinaryOp::Mul, y, one, None).unwrap();
+    assert_eq!(b.shape(z).to_string(), "f32[<=8,3]");
+    let w = b.parameter(3, s("f32[8,3]"), "w").unwrap();
+    let u = b.binary(BinaryOp::Add, x, w, None).unwrap();
+    assert_eq!(b.shape(u).to_string(), "f32[<=8,3]");
+    assert!(b.reshape(x, None, &[24]).is_err());
+}

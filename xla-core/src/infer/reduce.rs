@@ -135,3 +135,106 @@ pub fn reduce(
         Shape::Tuple(arrays.iter().map(|a| reduced(a)).collect())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinaryOp, InstrId, Instruction, Op};
+    use crate::shape::parse_shape;
+
+    fn s(text: &str) -> Shape {
+        parse_shape(text).unwrap()
+    }
+
+    /// A computation with the given parameter shapes whose root has shape `result` (the body
+    /// does not matter to inference).
+    fn comp(params: &[&str], result: &str) -> Computation {
+        let mut instrs: Vec<Instruction> = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Instruction {
+                op: Op::Parameter {
+                    index: i,
+                    name: format!("p{i}"),
+                },
+                operands: vec![],
+                shape: s(p),
+            })
+            .collect();
+        instrs.push(Instruction {
+            op: Op::Binary(BinaryOp::Add),
+            operands: vec![InstrId(0), InstrId(0)],
+            shape: s(result),
+        });
+        Computation {
+            name: "r".into(),
+            params: params.iter().map(|p| s(p)).collect(),
+            root: InstrId(instrs.len() as u32 - 1),
+            instrs,
+        }
+    }
+
+    #[test]
+    fn single_operand() {
+        let add = comp(&["f32[]", "f32[]"], "f32[]");
+        assert_eq!(
+            reduce(&[&s("f32[2,3]")], &[&s("f32[]")], &add, &[1]).unwrap(),
+            s("f32[2]")
+        );
+        assert_eq!(
+            reduce(&[&s("f32[4,2,3]")], &[&s("f32[]")], &add, &[2, 0]).unwrap(),
+            s("f32[2]")
+        );
+        assert_eq!(
+            reduce(&[&s("f32[2,3]{0,1}")], &[&s("f32[]")], &add, &[]).unwrap(),
+            s("f32[2,3]")
+        );
+        assert_eq!(
+            reduce(&[&s("f32[<=4,3]")], &[&s("f32[]")], &add, &[1]).unwrap(),
+            s("f32[<=4]")
+        );
+    }
+
+    #[test]
+    fn checks() {
+        let add = comp(&["f32[]", "f32[]"], "f32[]");
+        let e = reduce(&[&s("f32[2,3]")], &[&s("f32[2]")], &add, &[1]).unwrap_err();
+        assert_eq!(e.to_string(), "Reduce: init value 0 must be a scalar f32[] like operand 0, got f32[2] (operand f32[2,3])");
+        assert_eq!(e.blame, Blame::Operand(1));
+        assert!(reduce(&[], &[], &add, &[]).is_err());
+        assert!(reduce(&[&s("f32[2]")], &[], &add, &[0]).is_err());
+        assert!(reduce(&[&s("(f32[2])")], &[&s("f32[]")], &add, &[0]).is_err());
+        let bad_result = comp(&["f32[]", "f32[]"], "f32[1]");
+        assert_eq!(
+            reduce(&[&s("f32[2]")], &[&s("f32[]")], &bad_result, &[0])
+                .unwrap_err()
+                .blame,
+            Blame::Computation
+        );
+        let pair = comp(&["f32[]", "s32[]", "f32[]", "s32[]"], "(f32[], s32[])");
+        let ok = reduce(
+            &[&s("f32[5,2]"), &s("s32[5,2]")],
+            &[&s("f32[]"), &s("s32[]")],
+            &pair,
+            &[0],
+        )
+        .unwrap();
+        assert_eq!(ok, s("(f32[2], s32[2])"));
+        let e = reduce(
+            &[&s("f32[5,2]"), &s("s32[5]")],
+            &[&s("f32[]"), &s("s32[]")],
+            &pair,
+            &[0],
+        )
+        .unwrap_err();
+        assert_eq!(e.blame, Blame::Operand(1));
+        let not_tuple = comp(&["f32[]", "s32[]", "f32[]", "s32[]"], "f32[]");
+        assert!(reduce(
+            &[&s("f32[5]"), &s("s32[5]")],
+            &[&s("f32[]"), &s("s32[]")],
+            &not_tuple,
+            &[0]
+        )
+        .is_err());
+    }
+}

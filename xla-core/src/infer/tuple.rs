@@ -62,3 +62,53 @@ pub fn call(computation: &Computation, operands: &[&Shape]) -> Result<Shape> {
     }
     Ok(computation.result_shape().clone())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{InstrId, Instruction, Op};
+    use crate::shape::parse_shape;
+
+    fn s(text: &str) -> Shape {
+        parse_shape(text).unwrap()
+    }
+
+    #[test]
+    fn tuples() {
+        let t = tuple(&[&s("f32[10]"), &s("s32[]")]);
+        assert_eq!(t, s("(f32[10], s32[])"));
+        assert_eq!(tuple(&[]), s("()"));
+        assert_eq!(get_tuple_element(&t, 1).unwrap(), s("s32[]"));
+        let e = get_tuple_element(&t, 2).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "GetTupleElement: index 2 is out of range for the 2-element tuple (f32[10], s32[])"
+        );
+        assert!(get_tuple_element(&t, -1).is_err());
+        assert!(get_tuple_element(&s("f32[2]"), 0).is_err());
+    }
+
+    #[test]
+    fn calls() {
+        let c = Computation {
+            name: "id".into(),
+            params: vec![s("f32[2]{0}")],
+            instrs: vec![Instruction {
+                op: Op::Parameter {
+                    index: 0,
+                    name: "x".into(),
+                },
+                operands: vec![],
+                shape: s("f32[2]{0}"),
+            }],
+            root: InstrId(0),
+        };
+        // Layouts are ignored when matching arguments.
+        assert_eq!(call(&c, &[&s("f32[2]")]).unwrap(), s("f32[2]{0}"));
+        assert_eq!(
+            call(&c, &[&s("f32[3]")]).unwrap_err().blame,
+            Blame::Operand(0)
+        );
+        assert_eq!(call(&c, &[]).unwrap_err().blame, Blame::Computation);
+    }
+}
