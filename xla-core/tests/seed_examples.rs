@@ -276,9 +276,15 @@ fn collapse_examples() {
 #[test]
 fn reshape_examples() {
     let v = v_4x2x3();
-    let r = run(std::slice::from_ref(&v), |b, p| b.reshape(p[0], None, &[24])).unwrap();
+    let r = run(std::slice::from_ref(&v), |b, p| {
+        b.reshape(p[0], None, &[24])
+    })
+    .unwrap();
     assert_eq!(values::<f32>(&r), values::<f32>(&v));
-    let r = run(std::slice::from_ref(&v), |b, p| b.reshape(p[0], None, &[8, 3])).unwrap();
+    let r = run(std::slice::from_ref(&v), |b, p| {
+        b.reshape(p[0], None, &[8, 3])
+    })
+    .unwrap();
     assert_eq!(r.shape(), s("f32[8,3]"));
     let r = run(&[lit(&[1, 1], vec![5f32])], |b, p| {
         b.reshape(p[0], None, &[])
