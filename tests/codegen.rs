@@ -81,3 +81,322 @@ fn row_softmax_matches_the_evaluator() {
         assert!((s - 1.0).abs() < 1e-4, "row sum {s}");
     }
 }
+
+// ---- every op family, element type and size class, against the evaluator -------------------
+
+xla! {
+    pub fn tanh_affine(x: f32[1000]) -> f32[1000] { Tanh(x * 2.0 + 1.0) }
+    pub fn max1(x: f32[1], y: f32[1]) -> f32[1] { Max(x, y) }
+    pub fn exp_minus(x: f32[3, 17]) -> f32[3, 17] { Exp(x) - x }
+    pub fn sub_mul_f64(x: f64[33, 5], v: f64[5]) -> f64[33, 5] {
+        Sub(x, v, broadcast_dimensions = [1]) * x
+    }
+    /// Above the rayon threshold: rows split over threads.
+    pub fn big_add(x: f32[300, 1000], v: f32[1000]) -> f32[300, 1000] {
+        Add(x, v, broadcast_dimensions = [1])
+    }
+    /// Flat and above the threshold, with a vector tail (100003 is odd).
+    pub fn big_logistic(x: f32[100003]) -> f32[100003] { Logistic(x) }
+    pub fn col_sum(x: f32[17, 33]) -> f32[33] { Reduce(x, 0.0, dimensions = [0], |a, b| a + b) }
+    pub fn all_sum(x: f64[3, 1000]) -> f64[] { Reduce(x, 0.0, dimensions = [0, 1], |a, b| a + b) }
+    /// Parallel row reduction with fused producer.
+    pub fn big_row_sum(x: f32[512, 1024]) -> f32[512] {
+        Reduce(Mul(x, x), 0.0, dimensions = [1], |a, b| a + b)
+    }
+    pub fn int_row_max(x: s32[5, 17]) -> s32[5] {
+        Reduce(x, -2147483648, dimensions = [1], |a, b| Max(a, b))
+    }
+    pub fn relu_select(x: f32[4, 33]) -> f32[4, 33] { Select(x > 0.0, x, x * 0.5) }
+    pub fn clamp_unit(x: f32[4, 33]) -> f32[4, 33] { Clamp(-1.0, x, 1.0) }
+    pub fn transpose_add(x: f32[3, 17], y: f32[17, 3]) -> f32[3, 17] {
+        x + Transpose(y, permutation = [1, 0])
+    }
+    pub fn reshape_mul(x: f32[6, 4]) -> f32[4, 6] { Reshape(x, new_sizes = [4, 6]) * 2.0 }
+    pub fn iota_convert(x: s32[5, 7]) -> f32[5, 7] {
+        ConvertElementType(x + Iota(s32[5, 7], iota_dimension = 1), new_element_type = f32)
+    }
+    pub fn int_ops(x: s32[17], y: s32[17]) -> s32[17] { (x * y) / (y | 1) % 7 - (x << 3) }
+    pub fn byte_ops(x: u8[33], y: u8[33]) -> u8[33] { (x + y) ^ (x >> 1) }
+    pub fn pred_ops(x: f32[17], y: f32[17]) -> pred[17] { (x < y) & !(x == y) }
+    pub fn half_ops(x: f16[33], y: f16[33]) -> f16[33] { x * y + x }
+    pub fn bf16_exp(x: bf16[4, 17]) -> bf16[4, 17] { Exp(x) }
+    pub fn complex_ops(x: c64[5], y: c64[5]) -> c64[5] { x * y - x }
+    pub fn complex_abs(x: c64[5]) -> f32[5] { Abs(x) }
+    pub fn pair(x: f32[3, 17]) -> (f32[3], f32[3, 17]) {
+        let m = Reduce(x, f32::NEG_INFINITY, dimensions = [1], |a, b| Max(a, b));
+        Tuple(m, Neg(x))
+    }
+    pub fn use_pair(x: f32[3, 17]) -> f32[3] {
+        let t = Call(pair, x);
+        GetTupleElement(t, index = 0) + 1.0
+    }
+    pub fn tuple_param(t: (f32[3], s32[3])) -> f32[3] {
+        GetTupleElement(t, index = 0) * ConvertElementType(GetTupleElement(t, index = 1), new_element_type = f32)
+    }
+    pub fn col_major(x: f32[3, 17]{0, 1}, y: f32[3, 17]) -> f32[3, 17]{0, 1} { x + y }
+    pub fn col_major_in(x: f32[33, 5]{0, 1}) -> f32[33, 5] { Exp(x) }
+    pub fn argmax(x: f32[4, 33]) -> (f32[4], s32[4]) {
+        Reduce(x, Iota(s32[4, 33], iota_dimension = 1), f32::NEG_INFINITY, 0, dimensions = [1],
+            |a: f32[], i: s32[], b: f32[], j: s32[]| {
+                let keep = a >= b;
+                Tuple(Select(keep, a, b), Select(keep, i, j))
+            })
+    }
+    pub fn bitcast_split(x: f32[3]) -> u8[3, 4] { BitcastConvertType(x, new_element_type = u8) }
+    pub fn bitcast_join(x: u8[3, 4]) -> f32[3] { BitcastConvertType(x, new_element_type = f32) }
+    pub fn with_const(x: f32[2, 3]) -> f32[2, 3] {
+        x * Constant(f32[2, 3], [[1.0, 2.0, 3.0], [4.0, -5.0, 6.0]])
+    }
+    pub fn scalars(x: f32[], y: f32[]) -> f32[] { x * y + 1.0 }
+    pub fn passthrough(x: f32[3], y: f32[3]) -> (f32[3], f32[3], f32[3]) { Tuple(x, x + y, x) }
+}
+
+/// Deterministic inputs for any literal shape: floats in [-2, 2), integers over a mixed range,
+/// random preds; tuples element by element.
+fn random_literal(shape: &xla_aot::Shape, seed: u64) -> Literal {
+    use half::{bf16, f16};
+    use num_complex::Complex;
+    use xla_aot::core::ElementType as T;
+    match shape {
+        xla_aot::Shape::Array(a) => {
+            let n = a.element_count() as usize;
+            let f = values(n, seed);
+            let g = values(n, seed + 1000);
+            let ints = || f.iter().map(|&x| (x * 1000.0) as i64);
+            let data = match a.ty {
+                T::Pred => ArrayData::Pred(f.iter().map(|&x| x > 0.0).collect()),
+                T::S8 => ArrayData::S8(ints().map(|x| x as i8).collect()),
+                T::S16 => ArrayData::S16(ints().map(|x| x as i16).collect()),
+                T::S32 => ArrayData::S32(ints().map(|x| x as i32).collect()),
+                T::S64 => ArrayData::S64(ints().collect()),
+                T::U8 => ArrayData::U8(ints().map(|x| x as u8).collect()),
+                T::U16 => ArrayData::U16(ints().map(|x| x as u16).collect()),
+                T::U32 => ArrayData::U32(ints().map(|x| x as u32).collect()),
+                T::U64 => ArrayData::U64(ints().map(|x| x as u64).collect()),
+                T::F16 => ArrayData::F16(f.iter().map(|&x| f16::from_f32(x)).collect()),
+                T::Bf16 => ArrayData::Bf16(f.iter().map(|&x| bf16::from_f32(x)).collect()),
+                T::F32 => ArrayData::F32(f),
+                T::F64 => ArrayData::F64(
+                    f.iter()
+                        .zip(&g)
+                        .map(|(&x, &y)| x as f64 + y as f64 * 1e-8)
+                        .collect(),
+                ),
+                T::C64 => ArrayData::C64(
+                    f.iter()
+                        .zip(&g)
+                        .map(|(&x, &y)| Complex::new(x, y))
+                        .collect(),
+                ),
+                T::C128 => ArrayData::C128(
+                    f.iter()
+                        .zip(&g)
+                        .map(|(&x, &y)| Complex::new(x as f64, y as f64))
+                        .collect(),
+                ),
+            };
+            Literal::Array {
+                shape: a.clone(),
+                data,
+            }
+        }
+        xla_aot::Shape::Tuple(ts) => Literal::Tuple(
+            ts.iter()
+                .enumerate()
+                .map(|(i, t)| random_literal(t, seed * 31 + i as u64))
+                .collect(),
+        ),
+        xla_aot::Shape::Token => Literal::Token,
+    }
+}
+
+/// Compares literals: exact (bits, NaN = NaN) for integer, pred and when `rel == 0`, else
+/// within `rel` relative error (absolute below 1) for float and complex components.
+fn assert_literals_close(got: &Literal, want: &Literal, rel: f64, what: &str) {
+    fn close(g: f64, w: f64, rel: f64) -> bool {
+        (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= rel * w.abs().max(1.0)
+    }
+    match (got, want) {
+        (Literal::Tuple(a), Literal::Tuple(b)) => {
+            assert_eq!(a.len(), b.len(), "{what}: tuple arity");
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                assert_literals_close(x, y, rel, &format!("{what}.{i}"));
+            }
+        }
+        (
+            Literal::Array {
+                shape: sa,
+                data: da,
+            },
+            Literal::Array {
+                shape: sb,
+                data: db,
+            },
+        ) => {
+            assert_eq!((&sa.ty, &sa.dims), (&sb.ty, &sb.dims), "{what}: shape");
+            let pairs: Vec<(f64, f64)> = match (da, db) {
+                (ArrayData::F16(a), ArrayData::F16(b)) => a
+                    .iter()
+                    .zip(b)
+                    .map(|(x, y)| (x.to_f64(), y.to_f64()))
+                    .collect(),
+                (ArrayData::Bf16(a), ArrayData::Bf16(b)) => a
+                    .iter()
+                    .zip(b)
+                    .map(|(x, y)| (x.to_f64(), y.to_f64()))
+                    .collect(),
+                (ArrayData::F32(a), ArrayData::F32(b)) => a
+                    .iter()
+                    .zip(b)
+                    .map(|(&x, &y)| (x as f64, y as f64))
+                    .collect(),
+                (ArrayData::F64(a), ArrayData::F64(b)) => {
+                    a.iter().zip(b).map(|(&x, &y)| (x, y)).collect()
+                }
+                (ArrayData::C64(a), ArrayData::C64(b)) => a
+                    .iter()
+                    .zip(b)
+                    .flat_map(|(x, y)| [(x.re as f64, y.re as f64), (x.im as f64, y.im as f64)])
+                    .collect(),
+                (ArrayData::C128(a), ArrayData::C128(b)) => a
+                    .iter()
+                    .zip(b)
+                    .flat_map(|(x, y)| [(x.re, y.re), (x.im, y.im)])
+                    .collect(),
+                _ => {
+                    assert_eq!(da, db, "{what}: integer/pred data must be identical");
+                    return;
+                }
+            };
+            for (i, (g, w)) in pairs.into_iter().enumerate() {
+                assert!(close(g, w, rel), "{what}: element {i}: got {g}, want {w}");
+            }
+        }
+        _ => panic!("{what}: got {got:?}, want {want:?}"),
+    }
+}
+
+/// Runs a generated fn through `run_literals` and the evaluator on its own IR.
+fn check(
+    what: &str,
+    run: fn(&[Literal]) -> Result<Literal, xla_aot::core::Error>,
+    computation: xla_aot::core::Computation,
+    rel: f64,
+) {
+    let args: Vec<Literal> = computation
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, s)| random_literal(s, 7 + i as u64))
+        .collect();
+    let got = run(&args).unwrap_or_else(|e| panic!("{what}: run_literals failed: {e}"));
+    let want =
+        evaluate(&computation, &args).unwrap_or_else(|e| panic!("{what}: evaluator failed: {e}"));
+    assert_literals_close(&got, &want, rel, what);
+}
+
+macro_rules! check_fns {
+    ($($name:ident: $rel:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            check(stringify!($name), $name::run_literals, $name::computation(), $rel);
+        }
+    )*};
+}
+
+mod vs_evaluator {
+    use super::*;
+    // Transcendentals: the vector math is within a few ulp of the scalar reference.
+    check_fns! {
+        tanh_affine: 1e-5;
+        max1: 0.0;
+        exp_minus: 1e-5;
+        sub_mul_f64: 0.0;
+        big_add: 0.0;
+        big_logistic: 1e-5;
+        col_sum: 1e-5;
+        all_sum: 1e-12;
+        big_row_sum: 1e-5;
+        int_row_max: 0.0;
+        relu_select: 0.0;
+        clamp_unit: 0.0;
+        transpose_add: 0.0;
+        reshape_mul: 0.0;
+        iota_convert: 0.0;
+        int_ops: 0.0;
+        byte_ops: 0.0;
+        pred_ops: 0.0;
+        half_ops: 0.0;
+        bf16_exp: 0.0;
+        complex_ops: 0.0;
+        complex_abs: 0.0;
+        pair: 0.0;
+        use_pair: 0.0;
+        tuple_param: 0.0;
+        col_major: 0.0;
+        col_major_in: 1e-5;
+        argmax: 0.0;
+        bitcast_split: 0.0;
+        bitcast_join: 0.0;
+        with_const: 0.0;
+        scalars: 0.0;
+        passthrough: 0.0;
+    }
+}
+
+#[test]
+fn layouts_are_physical_in_tensors() {
+    // x{0,1} stores columns contiguously; the result {0,1} too.
+    let x = Tensor::<f32, D2<3, 17>>::from_fn(|i| (i[0] * 100 + i[1]) as f32);
+    let xc = x.relayout::<xla_aot::Mtm2<0, 1>>();
+    let y = Tensor::<f32, D2<3, 17>>::from_fn(|i| i[1] as f32 * 0.5);
+    let r = col_major(&xc, &y);
+    for i in 0..3 {
+        for j in 0..17 {
+            let want = (i * 100 + j) as f32 + j as f32 * 0.5;
+            assert_eq!(r.get(&[i, j]), Some(want));
+            // Physical order: column-major.
+            assert_eq!(r.as_slice()[j * 3 + i], want);
+        }
+    }
+}
+
+#[test]
+fn tuple_results_and_calls() {
+    let x = Tensor::<f32, D2<3, 17>>::from_fn(|i| (i[1] as f32 - 8.0) * (i[0] as f32 + 1.0));
+    let (m, n) = pair(&x);
+    assert_eq!(m.as_slice(), &[8.0, 16.0, 24.0]);
+    assert_eq!(n.get(&[2, 0]), Some(24.0));
+    assert_eq!(use_pair(&x).as_slice(), &[9.0, 17.0, 25.0]);
+    let (a, b, c) = passthrough(&m, &m);
+    assert_eq!(
+        (a.as_slice(), b.as_slice(), c.as_slice()),
+        (m.as_slice(), &[16.0, 32.0, 48.0][..], m.as_slice())
+    );
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let x = Tensor::<f32, D2<512, 1024>>::from_vec(values(512 * 1024, 3)).unwrap();
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let one = pool(1).install(|| big_row_sum(&x));
+    let two = pool(2).install(|| big_row_sum(&x));
+    let bits =
+        |t: &Tensor<f32, D1<512>>| t.as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&one), bits(&two));
+}
+
+#[test]
+fn run_literals_rejects_bad_arguments() {
+    let bad = Literal::from_vec(&[3], vec![1.0f32, 2.0, 3.0]).unwrap();
+    assert!(add_rows::run_literals(&[bad.clone()]).is_err(), "arity");
+    assert!(
+        add_rows::run_literals(&[bad.clone(), bad]).is_err(),
+        "shape"
+    );
+}
