@@ -109,8 +109,9 @@ def run(exe, arrays):
     outs = exe.execute([jax.device_put(a, DEVICES[0]) for a in arrays])
     specs, payload = [], []
     for o in outs:
-        a = np.ascontiguousarray(np.asarray(o))
-        b = a.astype(a.dtype.newbyteorder("<")).tobytes()
+        # Not np.ascontiguousarray: it turns a 0-d array into shape (1,).
+        a = np.asarray(o)
+        b = a.astype(a.dtype.newbyteorder("<")).tobytes(order="C")
         specs.append({"dtype": NAMES[a.dtype], "shape": list(a.shape), "nbytes": len(b)})
         payload.append(b)
     return specs, b"".join(payload)

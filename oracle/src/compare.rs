@@ -3,6 +3,11 @@
 use xla_core::{ArrayData, Literal};
 
 /// How close two results must be.
+///
+/// Both tolerances accept one difference that is a property of XLA:CPU rather than of the
+/// semantics: XLA runs with flush-to-zero, so where our (IEEE) result is a nonzero subnormal,
+/// XLA's is a zero of the same sign. Inputs of the oracle tests contain no subnormals, since
+/// XLA:CPU also reads a subnormal input as zero (denormals-are-zero).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tolerance {
     /// Bit for bit (ints, pred, bit ops, + - * /, conversions); any NaN matches any NaN.
@@ -46,9 +51,22 @@ struct Elem {
     exact: bool,
 }
 
-fn float_elem(a: u64, b: u64, an: bool, bn: bool, w: u32) -> (u64, bool) {
+/// `(ulps, exact)` of our float `a` against XLA's `b`: bits of a float of `w` bits with `m`
+/// mantissa bits.
+fn float_elem(a: u64, b: u64, an: bool, bn: bool, (w, m): (u32, u32)) -> (u64, bool) {
+    if flushed(a, b, w, m) {
+        return (0, true);
+    }
     let u = ulps(a, b, an, bn, w).unwrap_or(u64::MAX);
     (u, a == b || (an && bn))
+}
+
+/// True when `a` is a nonzero subnormal and `b` the zero of its sign (XLA:CPU's flush-to-zero):
+/// a subnormal has a zero exponent field, i.e. a magnitude below `1 << m`.
+fn flushed(a: u64, b: u64, w: u32, m: u32) -> bool {
+    let sign = 1u64 << (w - 1);
+    let mag = a & (sign - 1);
+    mag != 0 && mag < (1u64 << m) && b == (a & sign)
 }
 
 fn elem(ours: &ArrayData, xla: &ArrayData, i: usize) -> Option<Elem> {
@@ -101,7 +119,7 @@ fn elem(ours: &ArrayData, xla: &ArrayData, i: usize) -> Option<Elem> {
         (ArrayData::F16(a), ArrayData::F16(b)) => fl!(
             a,
             b,
-            16,
+            (16, 10),
             |x: half::f16| x.to_bits() as u64,
             |x: half::f16| x.is_nan()
         ),
@@ -109,19 +127,20 @@ fn elem(ours: &ArrayData, xla: &ArrayData, i: usize) -> Option<Elem> {
             fl!(
                 a,
                 b,
-                16,
+                (16, 7),
                 |x: half::bf16| x.to_bits() as u64,
                 |x: half::bf16| x.is_nan()
             )
         }
         (ArrayData::F32(a), ArrayData::F32(b)) => {
-            fl!(a, b, 32, |x: f32| x.to_bits() as u64, |x: f32| x.is_nan())
+            fl!(a, b, (32, 23), |x: f32| x.to_bits() as u64, |x: f32| x
+                .is_nan())
         }
         (ArrayData::F64(a), ArrayData::F64(b)) => {
-            fl!(a, b, 64, |x: f64| x.to_bits(), |x: f64| x.is_nan())
+            fl!(a, b, (64, 52), |x: f64| x.to_bits(), |x: f64| x.is_nan())
         }
-        (ArrayData::C64(a), ArrayData::C64(b)) => cx!(a, b, 32, |x: f32| x.to_bits() as u64),
-        (ArrayData::C128(a), ArrayData::C128(b)) => cx!(a, b, 64, |x: f64| x.to_bits()),
+        (ArrayData::C64(a), ArrayData::C64(b)) => cx!(a, b, (32, 23), |x: f32| x.to_bits() as u64),
+        (ArrayData::C128(a), ArrayData::C128(b)) => cx!(a, b, (64, 52), |x: f64| x.to_bits()),
         _ => return None,
     })
 }
@@ -184,6 +203,7 @@ pub fn check_close(
         .ok_or_else(|| format!("{name}: not an array"))?;
     let mut bad = 0usize;
     let mut first = None;
+    let mut worst: Option<(usize, Elem)> = None;
     for i in 0..a.len() {
         let Some(e) = elem(a, b, i) else { continue };
         let ok = match tol {
@@ -192,27 +212,49 @@ pub fn check_close(
         };
         if !ok {
             bad += 1;
-            first.get_or_insert((i, e));
+            if first.is_none() {
+                first = Some((
+                    i,
+                    Elem {
+                        ours: e.ours.clone(),
+                        xla: e.xla.clone(),
+                        ulps: e.ulps,
+                        exact: e.exact,
+                    },
+                ));
+            }
+            if worst.as_ref().is_none_or(|(_, w)| e.ulps > w.ulps) {
+                worst = Some((i, e));
+            }
         }
     }
-    match first {
-        None => Ok(()),
-        Some((i, e)) => {
-            let dist = if e.ulps == u64::MAX {
-                "not comparable".to_string()
-            } else {
-                format!("{} ulp", e.ulps)
-            };
-            Err(format!(
-                "{name} ({}): {bad} of {} elements differ beyond {tol:?}; first at index {:?} (linear {i}): ours {} vs \
-                 XLA {} ({dist})",
+    let describe = |i: usize, e: &Elem| {
+        let dist = if e.ulps == u64::MAX {
+            "not comparable".to_string()
+        } else {
+            format!("{} ulp", e.ulps)
+        };
+        format!(
+            "index {:?} (linear {i}): ours {} vs XLA {} ({dist})",
+            unravel(i, &dims),
+            e.ours,
+            e.xla
+        )
+    };
+    match (first, worst) {
+        (Some((i, e)), Some((wi, we))) => {
+            let mut msg = format!(
+                "{name} ({}): {bad} of {} elements differ beyond {tol:?}; first at {}",
                 ours.shape(),
                 a.len(),
-                unravel(i, &dims),
-                e.ours,
-                e.xla
-            ))
+                describe(i, &e)
+            );
+            if wi != i {
+                msg.push_str(&format!("; worst at {}", describe(wi, &we)));
+            }
+            Err(msg)
         }
+        _ => Ok(()),
     }
 }
 
@@ -258,6 +300,12 @@ mod tests {
         // Exact: -0 vs +0 differ, NaN vs NaN match.
         let e = check_close("t", &a, &b, Tolerance::Exact).unwrap_err();
         assert!(e.contains("2 of 4"), "{e}");
+        // A subnormal of ours against XLA's flushed zero of the same sign matches.
+        let sub = Literal::from_vec(&[2], vec![f32::from_bits(5), -f32::from_bits(5)]).unwrap();
+        let flushed = Literal::from_vec(&[2], vec![0.0f32, -0.0]).unwrap();
+        assert!(check_close("ftz", &sub, &flushed, Tolerance::Exact).is_ok());
+        let wrong_sign = Literal::from_vec(&[2], vec![-0.0f32, 0.0]).unwrap();
+        assert!(check_close("ftz", &sub, &wrong_sign, Tolerance::Exact).is_err());
         let tiny = Literal::from_vec(&[1], vec![f32::from_bits(1)]).unwrap();
         let ntiny = Literal::from_vec(&[1], vec![-f32::from_bits(1)]).unwrap();
         assert_eq!(max_ulps(&tiny, &ntiny), Ok(2));

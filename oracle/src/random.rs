@@ -13,8 +13,13 @@ pub enum Dist {
     /// fair coin). E.g. `Range(0.01, 100.0)` for log/sqrt, `Range(-5.0, 5.0)` for exp.
     Range(f64, f64),
     /// Like `Any`, with about a quarter of the elements special: for floats 0, -0, ±inf, NaN,
-    /// ±max, ±min normal, the smallest subnormal, ±1; for integers 0, 1, -1, min, max.
+    /// ±max, ±1; for integers 0, 1, -1, min, max. No subnormals: XLA:CPU runs with
+    /// flush-to-zero and denormals-are-zero, so a subnormal input is read as 0 there (see
+    /// `Dist::Subnormal`).
     Special,
+    /// Like `Special` plus ±min normal and the smallest subnormals, for tests of the
+    /// flush-to-zero behaviour itself.
+    Subnormal,
     /// Any bit pattern, floats included (NaN payloads, subnormals): for bitcasts and
     /// reduce_precision.
     Bits,
@@ -67,25 +72,25 @@ fn float(r: &mut Rng, ty: ElementType, dist: Dist) -> f64 {
     match dist {
         Dist::Any | Dist::Bits => r.unit() * 20.0 - 10.0,
         Dist::Range(lo, hi) => lo + r.unit() * (hi - lo),
-        Dist::Special => {
-            if r.special() {
-                let s = [
-                    0.0,
-                    -0.0,
-                    f64::INFINITY,
-                    f64::NEG_INFINITY,
-                    f64::NAN,
-                    max,
-                    -max,
-                    min_normal,
-                    -min_normal,
-                    min_sub,
-                    1.0,
-                    -1.0,
-                ];
-                s[r.below(s.len())]
-            } else {
+        Dist::Special | Dist::Subnormal => {
+            let normal = [
+                0.0,
+                -0.0,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                max,
+                -max,
+                1.0,
+                -1.0,
+            ];
+            let tiny = [min_normal, -min_normal, min_sub, -min_sub];
+            if !r.special() {
                 r.unit() * 20.0 - 10.0
+            } else if dist == Dist::Subnormal && r.next() % 2 == 0 {
+                tiny[r.below(tiny.len())]
+            } else {
+                normal[r.below(normal.len())]
             }
         }
     }
@@ -107,7 +112,7 @@ fn int(r: &mut Rng, ty: ElementType, dist: Dist) -> u64 {
             let span = (hi - lo + 1) as u128;
             (lo + (r.next() as u128 % span) as i128) as u64
         }
-        Dist::Special => {
+        Dist::Special | Dist::Subnormal => {
             if r.special() {
                 let s = [0, 1, -1, min, max];
                 s[r.below(s.len())] as u64

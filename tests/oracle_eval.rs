@@ -1,0 +1,1095 @@
+//! Oracle tests: every op of the IR on every element type XLA allows it on, run through our
+//! reference evaluator (`xla_core::eval::evaluate`) and through XLA:CPU (the exported StableHLO,
+//! compiled by jaxlib in `target/oracle-venv`), on deterministic random inputs including special
+//! values.
+//!
+//! Integers, pred, bit ops, data movement and + - * / (floats included, f16/bf16 too) must be
+//! bit-exact (NaN matches any NaN); transcendental functions and float reductions must be within
+//! the ulp bounds of [`ULP_BOUNDS`]. If XLA cannot be started every test FAILS, saying why.
+//!
+//! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test oracle_eval`
+//! (`bash oracle/setup.sh` creates the venv). With `XLA_ORACLE_MEASURE=1` each case prints the
+//! largest ulp distance it saw, which is how the bounds below were measured.
+
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use num_complex::Complex;
+use xla_aot::core::eval::evaluate;
+use xla_aot::core::{
+    ArrayShape, BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, ElementType,
+    InstrId, Instruction, Literal, Op, Shape, UnaryOp,
+};
+use xla_oracle::{check_close, max_ulps, random_literal, Dist, Oracle, Tolerance};
+
+use ElementType::*;
+
+/// Ulp bounds between our evaluator and XLA:CPU, per op and element type, measured with
+/// `XLA_ORACLE_MEASURE=1` on this suite's inputs (the typical range of each op and the special
+/// values) and rounded up. Cases not listed are exact. "sum"/"dot"/"softmax" are the f32
+/// reductions whose summation order differs from XLA's (inputs positive, so no cancellation).
+#[rustfmt::skip]
+const ULP_BOUNDS: &[(&str, ElementType, u64)] = &[
+    // Complex arithmetic: XLA's formulas for * and / differ from ours (which are correctly
+    // rounded per operation but not fused the same way); |z| is hypot.
+    ("mul", C64, 5), ("mul", C128, 9), ("div", C64, 24), ("div", C128, 11),
+    ("abs", C64, 1), ("abs", C128, 1), ("sign", C64, 2), ("sign", C128, 2),
+    // Real transcendental functions (f16/bf16 are computed in f32 and rounded, so they are
+    // exact unless listed).
+    ("atan2", F32, 1),
+    ("cbrt", F32, 1), ("cbrt", F64, 2),
+    ("cosh", F32, 7), ("cosh", F64, 2),
+    ("erf", F32, 2), ("erf", F64, 4),
+    ("exp", F32, 1), ("exp", F64, 1),
+    ("expm1", F16, 1), ("expm1", F32, 3), ("expm1", F64, 2),
+    ("log", F32, 1),
+    ("log1p", F32, 1), ("log1p", F64, 1),
+    ("logistic", F16, 2), ("logistic", F32, 1), ("logistic", F64, 1),
+    ("rsqrt", F32, 1),
+    ("sin", F32, 1),
+    ("tan", F32, 1),
+    ("tanh", F32, 3), ("tanh", F64, 3),
+    // Complex transcendental functions, on inputs in the typical range only.
+    ("cos", C64, 2), ("cos", C128, 2), ("sin", C64, 2), ("sin", C128, 2),
+    ("tan", C64, 3), ("tan", C128, 3), ("tanh", C64, 3), ("tanh", C128, 4),
+    ("exp", C64, 1), ("exp", C128, 2), ("expm1", C64, 17), ("expm1", C128, 34),
+    ("log", C64, 1), ("log", C128, 1), ("log1p", C64, 1), ("log1p", C128, 1),
+    ("logistic", C64, 4), ("logistic", C128, 2),
+    ("sqrt", C64, 1), ("sqrt", C128, 2), ("rsqrt", C64, 3), ("rsqrt", C128, 4),
+    ("pow", C64, 519), ("pow", C128, 940),
+    // Float sums of 5..600 positive terms and dots of 100 positive terms: the reduction order is
+    // unspecified and XLA's (vectorised, tree-like) differs from the evaluator's sequential one.
+    // bf16 is the extreme: summing 600 terms in [0,1) one by one stalls at 256, XLA gets 308.
+    ("sum", F16, 2), ("sum", Bf16, 26), ("sum", F32, 5), ("sum", F64, 6),
+    ("dot", F32, 1), ("dot", F64, 1),
+];
+
+/// The one oracle process of this test binary, started on first use.
+fn oracle() -> MutexGuard<'static, Result<Oracle, String>> {
+    static ORACLE: OnceLock<Mutex<Result<Oracle, String>>> = OnceLock::new();
+    let m = ORACLE.get_or_init(|| Mutex::new(Oracle::start()));
+    // A panicking test must not poison the oracle for the others.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One comparison: a computation, its arguments and how close the results must be.
+struct Case {
+    name: String,
+    comp: Computation,
+    args: Vec<Literal>,
+    tol: Tolerance,
+}
+
+/// Runs every case through the evaluator and XLA; panics listing every failure.
+fn check_all(suite: &str, cases: Vec<Case>) {
+    let measure = std::env::var_os("XLA_ORACLE_MEASURE").is_some();
+    let mut guard = oracle();
+    let oracle = match guard.as_mut() {
+        Ok(o) => o,
+        Err(e) => panic!(
+            "{suite}: the XLA oracle cannot start, so nothing can be checked against XLA:\n{e}"
+        ),
+    };
+    let mut failures = Vec::new();
+    let n = cases.len();
+    for c in cases {
+        let ours = match evaluate(&c.comp, &c.args) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{}: our evaluator failed: {e}", c.name));
+                continue;
+            }
+        };
+        let xla = match oracle.run_computation(&c.comp, &c.args) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{}: XLA failed: {e}", c.name));
+                continue;
+            }
+        };
+        if measure {
+            match (&ours, &xla) {
+                (Literal::Array { .. }, Literal::Array { .. }) => {
+                    eprintln!("MEASURE {} max_ulps={:?}", c.name, max_ulps(&ours, &xla))
+                }
+                _ => eprintln!("MEASURE {} (tuple)", c.name),
+            }
+        }
+        if let Err(e) = check_close(&c.name, &ours, &xla, c.tol) {
+            failures.push(e);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{suite}: {} of {n} cases differ from XLA:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A computation being written by hand (the builder is another helper's work in progress).
+struct B {
+    instrs: Vec<Instruction>,
+    params: Vec<Shape>,
+}
+
+impl B {
+    fn new() -> Self {
+        B {
+            instrs: Vec::new(),
+            params: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, op: Op, operands: &[InstrId], shape: Shape) -> InstrId {
+        self.instrs.push(Instruction {
+            op,
+            operands: operands.to_vec(),
+            shape,
+        });
+        InstrId(self.instrs.len() as u32 - 1)
+    }
+
+    fn param(&mut self, shape: Shape) -> InstrId {
+        let index = self.params.len();
+        self.params.push(shape.clone());
+        self.push(
+            Op::Parameter {
+                index,
+                name: format!("p{index}"),
+            },
+            &[],
+            shape,
+        )
+    }
+
+    /// The computation whose root is the last instruction.
+    fn finish(self, name: &str) -> Computation {
+        let root = InstrId(self.instrs.len() as u32 - 1);
+        Computation {
+            name: name.to_string(),
+            params: self.params,
+            instrs: self.instrs,
+            root,
+        }
+    }
+}
+
+fn arr(ty: ElementType, dims: &[i64]) -> Shape {
+    Shape::array(ty, dims)
+}
+
+fn rand(ty: ElementType, dims: &[i64], seed: u64, dist: Dist) -> Literal {
+    random_literal(&ArrayShape::new(ty, dims), seed, dist)
+}
+
+/// The bound of `ULP_BOUNDS` for (`op`, `ty`), or exact.
+fn bound(op: &str, ty: ElementType) -> Tolerance {
+    ULP_BOUNDS
+        .iter()
+        .find(|(o, t, _)| *o == op && *t == ty)
+        .map_or(Tolerance::Exact, |&(_, _, n)| Tolerance::Ulp(n))
+}
+
+const INTS: [ElementType; 8] = [S8, S16, S32, S64, U8, U16, U32, U64];
+const SINTS: [ElementType; 4] = [S8, S16, S32, S64];
+const FLOATS: [ElementType; 4] = [F16, Bf16, F32, F64];
+const COMPLEX: [ElementType; 2] = [C64, C128];
+
+fn cat(parts: &[&[ElementType]]) -> Vec<ElementType> {
+    parts.concat()
+}
+
+/// The element types XLA allows each unary op on, the input ranges to try, and the op's name in
+/// `ULP_BOUNDS`.
+fn unary_spec(u: UnaryOp) -> (&'static str, Vec<ElementType>, Vec<Dist>) {
+    let fc = cat(&[&FLOATS, &COMPLEX]);
+    let any = || vec![Dist::Any, Dist::Special];
+    match u {
+        UnaryOp::Abs => ("abs", cat(&[&SINTS, &FLOATS, &COMPLEX]), any()),
+        UnaryOp::Cbrt => ("cbrt", FLOATS.to_vec(), any()),
+        UnaryOp::Ceil => ("ceil", FLOATS.to_vec(), any()),
+        UnaryOp::Clz => ("clz", INTS.to_vec(), any()),
+        UnaryOp::Cos => ("cos", fc, any()),
+        UnaryOp::Cosh => (
+            "cosh",
+            FLOATS.to_vec(),
+            vec![Dist::Range(-5.0, 5.0), Dist::Special],
+        ),
+        UnaryOp::Erf => (
+            "erf",
+            FLOATS.to_vec(),
+            vec![Dist::Range(-4.0, 4.0), Dist::Special],
+        ),
+        UnaryOp::Exp => ("exp", fc, vec![Dist::Range(-5.0, 5.0), Dist::Special]),
+        UnaryOp::Expm1 => ("expm1", fc, vec![Dist::Range(-2.0, 2.0), Dist::Special]),
+        UnaryOp::Floor => ("floor", FLOATS.to_vec(), any()),
+        UnaryOp::Imag => ("imag", fc, any()),
+        UnaryOp::IsFinite => ("is_finite", FLOATS.to_vec(), any()),
+        UnaryOp::Log => ("log", fc, vec![Dist::Range(0.001, 1000.0), Dist::Special]),
+        UnaryOp::Log1p => ("log1p", fc, vec![Dist::Range(-0.9, 100.0), Dist::Special]),
+        UnaryOp::Logistic => ("logistic", fc, any()),
+        UnaryOp::Neg => ("neg", cat(&[&INTS, &FLOATS, &COMPLEX]), any()),
+        UnaryOp::Not => ("not", cat(&[&[Pred], &INTS]), any()),
+        UnaryOp::PopulationCount => ("popcnt", INTS.to_vec(), any()),
+        UnaryOp::Real => ("real", fc, any()),
+        UnaryOp::RoundNearestAfz => ("round_afz", FLOATS.to_vec(), any()),
+        UnaryOp::RoundNearestEven => ("round_even", FLOATS.to_vec(), any()),
+        UnaryOp::Rsqrt => ("rsqrt", fc, vec![Dist::Range(0.001, 1000.0), Dist::Special]),
+        UnaryOp::Sign => ("sign", cat(&[&SINTS, &FLOATS, &COMPLEX]), any()),
+        UnaryOp::Sin => ("sin", fc, any()),
+        UnaryOp::Sqrt => ("sqrt", fc, vec![Dist::Range(0.0, 1000.0), Dist::Special]),
+        UnaryOp::Tan => ("tan", fc, vec![Dist::Range(-1.5, 1.5), Dist::Special]),
+        UnaryOp::Tanh => ("tanh", fc, any()),
+    }
+}
+
+const UNARY: [UnaryOp; 27] = [
+    UnaryOp::Abs,
+    UnaryOp::Cbrt,
+    UnaryOp::Ceil,
+    UnaryOp::Clz,
+    UnaryOp::Cos,
+    UnaryOp::Cosh,
+    UnaryOp::Erf,
+    UnaryOp::Exp,
+    UnaryOp::Expm1,
+    UnaryOp::Floor,
+    UnaryOp::Imag,
+    UnaryOp::IsFinite,
+    UnaryOp::Log,
+    UnaryOp::Log1p,
+    UnaryOp::Logistic,
+    UnaryOp::Neg,
+    UnaryOp::Not,
+    UnaryOp::PopulationCount,
+    UnaryOp::Real,
+    UnaryOp::RoundNearestAfz,
+    UnaryOp::RoundNearestEven,
+    UnaryOp::Rsqrt,
+    UnaryOp::Sign,
+    UnaryOp::Sin,
+    UnaryOp::Sqrt,
+    UnaryOp::Tan,
+    UnaryOp::Tanh,
+];
+
+fn unary_result(u: UnaryOp, ty: ElementType) -> ElementType {
+    match u {
+        UnaryOp::IsFinite => Pred,
+        UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => ty.complex_component().unwrap_or(ty),
+        _ => ty,
+    }
+}
+
+#[test]
+fn unary_ops_match_xla() {
+    let dims = [4i64, 16];
+    let mut cases = Vec::new();
+    for (k, u) in UNARY.into_iter().enumerate() {
+        let (name, types, dists) = unary_spec(u);
+        for ty in types {
+            for (j, dist) in dists.iter().enumerate() {
+                // Complex special values (infinite or NaN components, huge moduli) are where
+                // XLA's complex functions are not faithful (e.g. rsqrt(-1) has a nonzero real
+                // part); complex inputs stay in the typical range.
+                if ty.is_complex() && *dist == Dist::Special {
+                    continue;
+                }
+                let mut b = B::new();
+                let x = b.param(arr(ty, &dims));
+                b.push(Op::Unary(u), &[x], arr(unary_result(u, ty), &dims));
+                cases.push(Case {
+                    name: format!("{name}/{ty}/{dist:?}"),
+                    comp: b.finish(name),
+                    args: vec![rand(ty, &dims, (k * 100 + j) as u64, *dist)],
+                    tol: bound(name, ty),
+                });
+            }
+        }
+    }
+    check_all("unary", cases);
+}
+
+/// Element types per binary op, the rhs distribution, and the name in `ULP_BOUNDS`.
+fn binary_spec(op: BinaryOp) -> (&'static str, Vec<ElementType>) {
+    let num = cat(&[&INTS, &FLOATS, &COMPLEX]);
+    match op {
+        BinaryOp::Add => ("add", num),
+        BinaryOp::Sub => ("sub", num),
+        BinaryOp::Mul => ("mul", num),
+        BinaryOp::Div => ("div", num),
+        BinaryOp::Rem => ("rem", cat(&[&INTS, &FLOATS])),
+        BinaryOp::Max => ("max", cat(&[&INTS, &FLOATS])),
+        BinaryOp::Min => ("min", cat(&[&INTS, &FLOATS])),
+        BinaryOp::Pow => ("pow", cat(&[&INTS, &FLOATS, &COMPLEX])),
+        BinaryOp::Atan2 => ("atan2", FLOATS.to_vec()),
+        BinaryOp::And => ("and", cat(&[&[Pred], &INTS])),
+        BinaryOp::Or => ("or", cat(&[&[Pred], &INTS])),
+        BinaryOp::Xor => ("xor", cat(&[&[Pred], &INTS])),
+        BinaryOp::ShiftLeft => ("shl", INTS.to_vec()),
+        BinaryOp::ShiftRightArithmetic => ("shra", INTS.to_vec()),
+        BinaryOp::ShiftRightLogical => ("shrl", INTS.to_vec()),
+        BinaryOp::Complex => ("complex", vec![F32, F64]),
+    }
+}
+
+const BINARY: [BinaryOp; 16] = [
+    BinaryOp::Add,
+    BinaryOp::Sub,
+    BinaryOp::Mul,
+    BinaryOp::Div,
+    BinaryOp::Rem,
+    BinaryOp::Max,
+    BinaryOp::Min,
+    BinaryOp::Pow,
+    BinaryOp::Atan2,
+    BinaryOp::And,
+    BinaryOp::Or,
+    BinaryOp::Xor,
+    BinaryOp::ShiftLeft,
+    BinaryOp::ShiftRightArithmetic,
+    BinaryOp::ShiftRightLogical,
+    BinaryOp::Complex,
+];
+
+/// Input pairs for a binary op: random values with special ones (0, -1, min, inf, NaN...), plus
+/// an op-specific typical range (shift amounts around the bit width, small integer powers).
+fn binary_inputs(
+    op: BinaryOp,
+    ty: ElementType,
+    dims: &[i64],
+    seed: u64,
+) -> Vec<(Dist, Literal, Literal)> {
+    let bits = ty.bit_width() as f64;
+    let mut v = vec![(
+        Dist::Special,
+        rand(ty, dims, seed, Dist::Special),
+        rand(ty, dims, seed + 1, Dist::Special),
+    )];
+    match op {
+        BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
+            let r = Dist::Range(0.0, bits + 2.0);
+            v.push((
+                r,
+                rand(ty, dims, seed + 2, Dist::Any),
+                rand(ty, dims, seed + 3, r),
+            ));
+        }
+        BinaryOp::Pow if ty.is_integral() => {
+            let base = Dist::Range(-4.0, 4.0);
+            v.push((
+                base,
+                rand(ty, dims, seed + 2, base),
+                rand(ty, dims, seed + 3, Dist::Range(-2.0, 9.0)),
+            ));
+        }
+        BinaryOp::Pow => {
+            let base = Dist::Range(0.0, 4.0);
+            v.push((
+                base,
+                rand(ty, dims, seed + 2, base),
+                rand(ty, dims, seed + 3, Dist::Range(-3.0, 3.0)),
+            ));
+        }
+        _ => v.push((
+            Dist::Any,
+            rand(ty, dims, seed + 2, Dist::Any),
+            rand(ty, dims, seed + 3, Dist::Any),
+        )),
+    }
+    v
+}
+
+#[test]
+fn binary_ops_match_xla() {
+    let dims = [4i64, 16];
+    let mut cases = Vec::new();
+    for (k, op) in BINARY.into_iter().enumerate() {
+        let (name, types) = binary_spec(op);
+        for ty in types {
+            let out = if op == BinaryOp::Complex {
+                ty.complex_of().unwrap_or(ty)
+            } else {
+                ty
+            };
+            for (dist, l, r) in binary_inputs(op, ty, &dims, k as u64 * 1000) {
+                let mut b = B::new();
+                // XLA multiplies, divides and raises complex numbers with textbook formulas
+                // that turn infinite components into NaN where C's Annex G recovers infinities;
+                // complex * / pow are compared on finite inputs only.
+                let naive = matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow);
+                if ty.is_complex() && naive && dist == Dist::Special {
+                    continue;
+                }
+                let x = b.param(arr(ty, &dims));
+                let y = b.param(arr(ty, &dims));
+                b.push(Op::Binary(op), &[x, y], arr(out, &dims));
+                cases.push(Case {
+                    name: format!("{name}/{ty}/{dist:?}"),
+                    comp: b.finish(name),
+                    args: vec![l, r],
+                    tol: bound(name, ty),
+                });
+            }
+        }
+    }
+    check_all("binary", cases);
+}
+
+#[test]
+fn compare_select_clamp_match_xla() {
+    use ComparisonDirection::*;
+    let dims = [64i64];
+    let mut cases = Vec::new();
+    let all: Vec<ElementType> = ElementType::ALL.to_vec();
+    for (k, ty) in all.iter().copied().enumerate() {
+        let dirs: &[ComparisonDirection] = if ty.is_complex() {
+            &[Eq, Ne]
+        } else {
+            &[Eq, Ne, Ge, Gt, Le, Lt]
+        };
+        // Equal elements matter for EQ/GE/LE: compare the input with a partly equal copy.
+        let l = rand(ty, &dims, k as u64, Dist::Special);
+        let r = rand(ty, &dims, k as u64 + 7, Dist::Special);
+        let mixed = mix(&l, &r);
+        for &d in dirs {
+            for total_order in if ty.is_float() {
+                vec![false, true]
+            } else {
+                vec![false]
+            } {
+                let mut b = B::new();
+                let x = b.param(arr(ty, &dims));
+                let y = b.param(arr(ty, &dims));
+                b.push(
+                    Op::Compare {
+                        direction: d,
+                        total_order,
+                    },
+                    &[x, y],
+                    arr(Pred, &dims),
+                );
+                cases.push(Case {
+                    name: format!("compare/{d:?}/total={total_order}/{ty}"),
+                    comp: b.finish("cmp"),
+                    args: vec![l.clone(), mixed.clone()],
+                    tol: Tolerance::Exact,
+                });
+            }
+        }
+        let mut b = B::new();
+        let p = b.param(arr(Pred, &dims));
+        let x = b.param(arr(ty, &dims));
+        let y = b.param(arr(ty, &dims));
+        b.push(Op::Select, &[p, x, y], arr(ty, &dims));
+        cases.push(Case {
+            name: format!("select/{ty}"),
+            comp: b.finish("select"),
+            args: vec![rand(Pred, &dims, k as u64, Dist::Any), l.clone(), r.clone()],
+            tol: Tolerance::Exact,
+        });
+        if !ty.is_complex() && !ty.is_pred() {
+            let mut b = B::new();
+            let lo = b.param(arr(ty, &dims));
+            let x = b.param(arr(ty, &dims));
+            let hi = b.param(arr(ty, &dims));
+            b.push(Op::Clamp, &[lo, x, hi], arr(ty, &dims));
+            cases.push(Case {
+                name: format!("clamp/{ty}"),
+                comp: b.finish("clamp"),
+                args: vec![
+                    l.clone(),
+                    rand(ty, &dims, k as u64 + 3, Dist::Special),
+                    r.clone(),
+                ],
+                tol: Tolerance::Exact,
+            });
+        }
+    }
+    check_all("compare/select/clamp", cases);
+}
+
+/// Elements of `a` at even indices, of `b` at odd ones.
+fn mix(a: &Literal, b: &Literal) -> Literal {
+    let (Some((sa, da)), Some((_, db))) = (a.as_array(), b.as_array()) else {
+        return a.clone();
+    };
+    let pick = |i: usize| if i % 2 == 0 { 0 } else { 1 };
+    macro_rules! m {
+        ($($v:ident),*) => {
+            match (da, db) {
+                $((xla_aot::core::ArrayData::$v(x), xla_aot::core::ArrayData::$v(y)) => xla_aot::core::ArrayData::$v(
+                    (0..x.len()).map(|i| if pick(i) == 0 { x[i] } else { y[i] }).collect(),
+                ),)*
+                _ => da.clone(),
+            }
+        };
+    }
+    let data = m!(Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, Bf16, F32, F64, C64, C128);
+    Literal::Array {
+        shape: sa.clone(),
+        data,
+    }
+}
+
+#[test]
+fn conversions_match_xla() {
+    let dims = [64i64];
+    let mut cases = Vec::new();
+    for (i, from) in ElementType::ALL.into_iter().enumerate() {
+        for to in ElementType::ALL {
+            // Complex to real is not defined by StableHLO (XLA takes the real part); skip it.
+            if from.is_complex() && !to.is_complex() {
+                continue;
+            }
+            let mut b = B::new();
+            let x = b.param(arr(from, &dims));
+            b.push(Op::ConvertElementType, &[x], arr(to, &dims));
+            cases.push(Case {
+                name: format!("convert/{from}->{to}"),
+                comp: b.finish("convert"),
+                args: vec![rand(from, &dims, i as u64, Dist::Special)],
+                tol: Tolerance::Exact,
+            });
+        }
+    }
+    // Bitcasts: same width, and width changes through a new minor dimension.
+    let same: &[(ElementType, ElementType)] = &[
+        (F32, S32),
+        (S32, F32),
+        (F32, U32),
+        (F16, S16),
+        (Bf16, F16),
+        (U16, Bf16),
+        (F64, S64),
+        (U64, F64),
+        (S8, U8),
+    ];
+    for (k, &(from, to)) in same.iter().enumerate() {
+        let mut b = B::new();
+        let x = b.param(arr(from, &dims));
+        b.push(Op::BitcastConvertType, &[x], arr(to, &dims));
+        cases.push(Case {
+            name: format!("bitcast/{from}->{to}"),
+            comp: b.finish("bitcast"),
+            args: vec![rand(from, &dims, k as u64, Dist::Bits)],
+            tol: Tolerance::Exact,
+        });
+    }
+    let wide: &[(ElementType, ElementType)] = &[(F32, U8), (F64, S16), (S32, S8), (U64, F32)];
+    for (k, &(from, to)) in wide.iter().enumerate() {
+        let ratio = from.byte_width() as i64 / to.byte_width() as i64;
+        let mut b = B::new();
+        let x = b.param(arr(from, &[8]));
+        b.push(Op::BitcastConvertType, &[x], arr(to, &[8, ratio]));
+        cases.push(Case {
+            name: format!("bitcast/{from}[8]->{to}[8,{ratio}]"),
+            comp: b.finish("bitcast"),
+            args: vec![rand(from, &[8], k as u64, Dist::Bits)],
+            tol: Tolerance::Exact,
+        });
+        let mut b = B::new();
+        let x = b.param(arr(to, &[8, ratio]));
+        b.push(Op::BitcastConvertType, &[x], arr(from, &[8]));
+        cases.push(Case {
+            name: format!("bitcast/{to}[8,{ratio}]->{from}[8]"),
+            comp: b.finish("bitcast"),
+            args: vec![rand(to, &[8, ratio], k as u64, Dist::Bits)],
+            tol: Tolerance::Exact,
+        });
+    }
+    let rp: &[(ElementType, u32, u32)] = &[
+        (F32, 5, 10),
+        (F32, 8, 7),
+        (F32, 3, 2),
+        (F64, 8, 23),
+        (F64, 5, 10),
+        (F16, 4, 3),
+        (Bf16, 5, 2),
+    ];
+    for (k, &(ty, e, m)) in rp.iter().enumerate() {
+        for dist in [Dist::Bits, Dist::Special] {
+            let mut b = B::new();
+            let x = b.param(arr(ty, &dims));
+            b.push(
+                Op::ReducePrecision {
+                    exponent_bits: e,
+                    mantissa_bits: m,
+                },
+                &[x],
+                arr(ty, &dims),
+            );
+            cases.push(Case {
+                name: format!("reduce_precision/{ty}/e{e}m{m}/{dist:?}"),
+                comp: b.finish("rp"),
+                args: vec![rand(ty, &dims, k as u64, dist)],
+                tol: Tolerance::Exact,
+            });
+        }
+    }
+    check_all("conversions", cases);
+}
+
+#[test]
+fn data_movement_and_constants_match_xla() {
+    let mut cases = Vec::new();
+    for (k, ty) in ElementType::ALL.into_iter().enumerate() {
+        let seed = k as u64;
+        if !ty.is_pred() {
+            let mut b = B::new();
+            b.push(Op::Iota { dimension: 1 }, &[], arr(ty, &[3, 5]));
+            cases.push(Case {
+                name: format!("iota/{ty}"),
+                comp: b.finish("iota"),
+                args: vec![],
+                tol: Tolerance::Exact,
+            });
+        }
+        // A constant (special values, bit-exact through the hex text) added to zero... no:
+        // returned as is, so the text round trip itself is checked.
+        let lit = rand(ty, &[2, 3], seed, Dist::Special);
+        let mut b = B::new();
+        b.push(Op::Constant(lit.clone()), &[], lit.shape());
+        cases.push(Case {
+            name: format!("constant/{ty}"),
+            comp: b.finish("k"),
+            args: vec![],
+            tol: Tolerance::Exact,
+        });
+
+        let x3 = rand(ty, &[2, 3, 4], seed, Dist::Special);
+        let mut b = B::new();
+        let x = b.param(arr(ty, &[3, 1]));
+        b.push(
+            Op::BroadcastInDim {
+                broadcast_dimensions: vec![1, 2],
+            },
+            &[x],
+            arr(ty, &[2, 3, 4]),
+        );
+        cases.push(Case {
+            name: format!("broadcast_in_dim/{ty}"),
+            comp: b.finish("bcast"),
+            args: vec![rand(ty, &[3, 1], seed, Dist::Special)],
+            tol: Tolerance::Exact,
+        });
+        let mut b = B::new();
+        let x = b.param(arr(ty, &[2, 3, 4]));
+        b.push(Op::Reshape, &[x], arr(ty, &[4, 6]));
+        cases.push(Case {
+            name: format!("reshape/{ty}"),
+            comp: b.finish("reshape"),
+            args: vec![x3.clone()],
+            tol: Tolerance::Exact,
+        });
+        let mut b = B::new();
+        let x = b.param(arr(ty, &[2, 3, 4]));
+        b.push(
+            Op::Transpose {
+                permutation: vec![2, 0, 1],
+            },
+            &[x],
+            arr(ty, &[4, 2, 3]),
+        );
+        cases.push(Case {
+            name: format!("transpose/{ty}"),
+            comp: b.finish("transpose"),
+            args: vec![x3],
+            tol: Tolerance::Exact,
+        });
+    }
+    check_all("data movement", cases);
+}
+
+/// A two-parameter scalar reducer computing `op`.
+fn reducer(op: BinaryOp, ty: ElementType) -> Arc<Computation> {
+    let mut b = B::new();
+    let a = b.param(arr(ty, &[]));
+    let c = b.param(arr(ty, &[]));
+    b.push(Op::Binary(op), &[a, c], arr(ty, &[]));
+    Arc::new(b.finish(&format!("reduce_{op:?}_{ty}").to_lowercase()))
+}
+
+/// `Reduce(x, init, dimensions, op)` on `x: ty[dims]`.
+fn reduce_case(
+    name: &str,
+    ty: ElementType,
+    dims: &[i64],
+    rdims: &[i64],
+    op: BinaryOp,
+    init: Literal,
+    x: Literal,
+    tol: Tolerance,
+) -> Case {
+    let out: Vec<i64> = dims
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !rdims.contains(&(*i as i64)))
+        .map(|(_, &d)| d)
+        .collect();
+    let mut b = B::new();
+    let p = b.param(arr(ty, dims));
+    let i = b.push(Op::Constant(init), &[], arr(ty, &[]));
+    b.push(
+        Op::Reduce {
+            dimensions: rdims.to_vec(),
+            computation: reducer(op, ty),
+        },
+        &[p, i],
+        arr(ty, &out),
+    );
+    Case {
+        name: format!("{name}/{ty}/{rdims:?}"),
+        comp: b.finish(name),
+        args: vec![x],
+        tol,
+    }
+}
+
+#[test]
+fn reductions_match_xla() {
+    let mut cases = Vec::new();
+    let dims = [3i64, 40, 5];
+    for (k, ty) in cat(&[&INTS, &FLOATS]).into_iter().enumerate() {
+        let seed = k as u64;
+        for rdims in [vec![1], vec![0, 2], vec![0, 1, 2]] {
+            // Integer sums wrap identically in any order; float max/min are order-free.
+            let zero = Literal::Array {
+                shape: ArrayShape::scalar(ty),
+                data: xla_aot::core::ArrayData::zeros(ty, 1),
+            };
+            if ty.is_integral() {
+                let x = rand(ty, &dims, seed, Dist::Special);
+                cases.push(reduce_case(
+                    "sum",
+                    ty,
+                    &dims,
+                    &rdims,
+                    BinaryOp::Add,
+                    zero.clone(),
+                    x.clone(),
+                    Tolerance::Exact,
+                ));
+                cases.push(reduce_case(
+                    "max",
+                    ty,
+                    &dims,
+                    &rdims,
+                    BinaryOp::Max,
+                    zero,
+                    x,
+                    Tolerance::Exact,
+                ));
+            } else {
+                let x = rand(ty, &dims, seed, Dist::Range(0.0, 1.0));
+                cases.push(reduce_case(
+                    "sum",
+                    ty,
+                    &dims,
+                    &rdims,
+                    BinaryOp::Add,
+                    zero.clone(),
+                    x,
+                    bound("sum", ty),
+                ));
+                let neg_inf = float_scalar(ty, f64::NEG_INFINITY);
+                let x = rand(ty, &dims, seed, Dist::Special);
+                cases.push(reduce_case(
+                    "max",
+                    ty,
+                    &dims,
+                    &rdims,
+                    BinaryOp::Max,
+                    neg_inf,
+                    x,
+                    Tolerance::Exact,
+                ));
+            }
+        }
+    }
+    // Variadic: argmax over rows of an f32 matrix with ties broken towards the lower index.
+    let s = |ty| arr(ty, &[]);
+    let mut r = B::new();
+    let (av, ai, bv, bi) = (
+        r.param(s(F32)),
+        r.param(s(S32)),
+        r.param(s(F32)),
+        r.param(s(S32)),
+    );
+    let gt = r.push(
+        Op::Compare {
+            direction: ComparisonDirection::Gt,
+            total_order: false,
+        },
+        &[av, bv],
+        s(Pred),
+    );
+    let eq = r.push(
+        Op::Compare {
+            direction: ComparisonDirection::Eq,
+            total_order: false,
+        },
+        &[av, bv],
+        s(Pred),
+    );
+    let lt = r.push(
+        Op::Compare {
+            direction: ComparisonDirection::Lt,
+            total_order: false,
+        },
+        &[ai, bi],
+        s(Pred),
+    );
+    let tie = r.push(Op::Binary(BinaryOp::And), &[eq, lt], s(Pred));
+    let take_a = r.push(Op::Binary(BinaryOp::Or), &[gt, tie], s(Pred));
+    let v = r.push(Op::Select, &[take_a, av, bv], s(F32));
+    let i = r.push(Op::Select, &[take_a, ai, bi], s(S32));
+    r.push(Op::Tuple, &[v, i], Shape::Tuple(vec![s(F32), s(S32)]));
+    let argmax = Arc::new(r.finish("argmax"));
+    let mut b = B::new();
+    let x = b.param(arr(F32, &[6, 33]));
+    let iota = b.push(Op::Iota { dimension: 1 }, &[], arr(S32, &[6, 33]));
+    let init_v = b.push(
+        Op::Constant(Literal::scalar(f32::NEG_INFINITY)),
+        &[],
+        s(F32),
+    );
+    let init_i = b.push(Op::Constant(Literal::scalar(0i32)), &[], s(S32));
+    b.push(
+        Op::Reduce {
+            dimensions: vec![1],
+            computation: argmax,
+        },
+        &[x, iota, init_v, init_i],
+        Shape::Tuple(vec![arr(F32, &[6]), arr(S32, &[6])]),
+    );
+    // Few distinct values so that ties happen.
+    let vals = rand(S8, &[6, 33], 5, Dist::Range(0.0, 6.0));
+    let vals: Vec<f32> = vals
+        .as_slice::<i8>()
+        .unwrap_or(&[])
+        .iter()
+        .map(|&v| v as f32)
+        .collect();
+    cases.push(Case {
+        name: "argmax/variadic".into(),
+        comp: b.finish("argmax_rows"),
+        args: vec![Literal::from_vec(&[6, 33], vals).expect("6*33 values")],
+        tol: Tolerance::Exact,
+    });
+    check_all("reductions", cases);
+}
+
+/// A scalar of real float type `ty` with value `v` (rounded).
+fn float_scalar(ty: ElementType, v: f64) -> Literal {
+    match ty {
+        F16 => Literal::scalar(half::f16::from_f64(v)),
+        Bf16 => Literal::scalar(half::bf16::from_f64(v)),
+        F32 => Literal::scalar(v as f32),
+        _ => Literal::scalar(v),
+    }
+}
+
+/// Integer-valued floats in [-r, r]: their products and sums are exact in any order, so dots of
+/// them are bit-exact whatever the summation order.
+fn int_valued(ty: ElementType, dims: &[i64], seed: u64, r: f64) -> Literal {
+    let ints = rand(S32, dims, seed, Dist::Range(-r, r));
+    let v = ints.as_slice::<i32>().unwrap_or(&[]);
+    let f = |x: i32| x as f64;
+    let r = match ty {
+        F16 => Literal::from_vec(dims, v.iter().map(|&x| half::f16::from_f64(f(x))).collect()),
+        Bf16 => Literal::from_vec(
+            dims,
+            v.iter().map(|&x| half::bf16::from_f64(f(x))).collect(),
+        ),
+        F32 => Literal::from_vec(dims, v.iter().map(|&x| x as f32).collect()),
+        F64 => Literal::from_vec(dims, v.iter().map(|&x| f(x)).collect()),
+        C64 => Literal::from_vec(
+            dims,
+            v.iter()
+                .map(|&x| Complex::new(x as f32, (x % 3) as f32))
+                .collect(),
+        ),
+        C128 => Literal::from_vec(
+            dims,
+            v.iter().map(|&x| Complex::new(f(x), f(x % 3))).collect(),
+        ),
+        _ => return rand(ty, dims, seed, Dist::Range(-r, r)),
+    };
+    r.expect("length matches dims")
+}
+
+fn dot(
+    lhs: &[i64],
+    rhs: &[i64],
+    out: &[i64],
+    dn: DotDimensionNumbers,
+    ty: ElementType,
+    out_ty: ElementType,
+) -> Computation {
+    let mut b = B::new();
+    let x = b.param(arr(ty, lhs));
+    let y = b.param(arr(ty, rhs));
+    let pref = if out_ty == ty { None } else { Some(out_ty) };
+    b.push(
+        Op::DotGeneral {
+            dimension_numbers: dn,
+            preferred_element_type: pref,
+        },
+        &[x, y],
+        arr(out_ty, out),
+    );
+    b.finish("dot")
+}
+
+#[test]
+fn dot_general_matches_xla() {
+    let mut cases = Vec::new();
+    let mm = DotDimensionNumbers {
+        lhs_contracting_dimensions: vec![1],
+        rhs_contracting_dimensions: vec![0],
+        ..Default::default()
+    };
+    let bmm = DotDimensionNumbers {
+        lhs_contracting_dimensions: vec![2],
+        rhs_contracting_dimensions: vec![1],
+        lhs_batch_dimensions: vec![0],
+        rhs_batch_dimensions: vec![0],
+    };
+    // Contract lhs dim 0 with rhs dim 1 (a transposed product) and no batch.
+    let tmm = DotDimensionNumbers {
+        lhs_contracting_dimensions: vec![0],
+        rhs_contracting_dimensions: vec![1],
+        ..Default::default()
+    };
+    for (k, ty) in cat(&[&INTS, &FLOATS, &COMPLEX]).into_iter().enumerate() {
+        let seed = 10 * k as u64;
+        let r = if ty.is_unsigned_int() { 3.0 } else { 4.0 };
+        let dot_cases: [(&str, &[i64], &[i64], &[i64], &DotDimensionNumbers); 4] = [
+            ("matmul", &[5, 8], &[8, 3], &[5, 3], &mm),
+            ("matvec", &[5, 8], &[8], &[5], &mm),
+            ("batch", &[2, 3, 4], &[2, 4, 5], &[2, 3, 5], &bmm),
+            ("transposed", &[7, 3], &[2, 7], &[3, 2], &tmm),
+        ];
+        for (j, (name, l, rr, o, dn)) in dot_cases.into_iter().enumerate() {
+            let s = seed + 2 * j as u64;
+            cases.push(Case {
+                name: format!("dot/{name}/{ty}"),
+                comp: dot(l, rr, o, dn.clone(), ty, ty),
+                args: vec![int_valued(ty, l, s, r), int_valued(ty, rr, s + 1, r)],
+                tol: Tolerance::Exact,
+            });
+        }
+    }
+    // Preferred element type: s8 x s8 -> s32 and bf16 x bf16 -> f32 accumulate in the wider type.
+    for (ty, out) in [(S8, S32), (Bf16, F32), (F16, F32)] {
+        cases.push(Case {
+            name: format!("dot/preferred/{ty}->{out}"),
+            comp: dot(&[4, 64], &[64, 3], &[4, 3], mm.clone(), ty, out),
+            args: vec![
+                int_valued(ty, &[4, 64], 1, 100.0),
+                int_valued(ty, &[64, 3], 2, 100.0),
+            ],
+            tol: Tolerance::Exact,
+        });
+    }
+    // Real-valued f32/f64 products (positive: no cancellation), within the measured bound.
+    for ty in [F32, F64] {
+        let d = Dist::Range(0.0, 1.0);
+        cases.push(Case {
+            name: format!("dot/random/{ty}"),
+            comp: dot(&[6, 100], &[100, 7], &[6, 7], mm.clone(), ty, ty),
+            args: vec![rand(ty, &[6, 100], 3, d), rand(ty, &[100, 7], 4, d)],
+            tol: bound("dot", ty),
+        });
+    }
+    check_all("dot_general", cases);
+}
+
+#[test]
+fn tuples_and_calls_match_xla() {
+    let s3 = arr(F32, &[3]);
+    // square(x) = x * x, called twice; a tuple parameter and a tuple result.
+    let mut q = B::new();
+    let x = q.param(s3.clone());
+    q.push(Op::Binary(BinaryOp::Mul), &[x, x], s3.clone());
+    let square = Arc::new(q.finish("square"));
+    let pair = Shape::Tuple(vec![s3.clone(), arr(S32, &[2])]);
+    let mut b = B::new();
+    let p = b.param(pair.clone());
+    let a = b.push(Op::GetTupleElement { index: 0 }, &[p], s3.clone());
+    let c1 = b.push(
+        Op::Call {
+            computation: square.clone(),
+        },
+        &[a],
+        s3.clone(),
+    );
+    let c2 = b.push(
+        Op::Call {
+            computation: square,
+        },
+        &[c1],
+        s3.clone(),
+    );
+    let i = b.push(Op::GetTupleElement { index: 1 }, &[p], arr(S32, &[2]));
+    let t = b.push(Op::Tuple, &[c2, i], pair.clone());
+    let inner = b.push(Op::GetTupleElement { index: 0 }, &[t], s3.clone());
+    b.push(Op::Tuple, &[inner, t], Shape::Tuple(vec![s3.clone(), pair]));
+    let arg = Literal::Tuple(vec![
+        rand(F32, &[3], 1, Dist::Any),
+        rand(S32, &[2], 2, Dist::Any),
+    ]);
+    check_all(
+        "tuples/calls",
+        vec![Case {
+            name: "tuple_call".into(),
+            comp: b.finish("main"),
+            args: vec![arg],
+            tol: Tolerance::Exact,
+        }],
+    );
+}
+
+/// XLA:CPU flushes subnormals: a subnormal input reads as zero (DAZ) and a subnormal result is
+/// written as zero (FTZ). This is why the inputs of every other test avoid subnormals and the
+/// comparison accepts XLA's zero for our subnormal; if a future XLA stops flushing, this test
+/// fails and both allowances can go.
+#[test]
+fn xla_cpu_flushes_subnormals_to_zero() {
+    let tiny = f32::from_bits(1); // the smallest positive subnormal
+    let mut b = B::new();
+    let x = b.param(arr(F32, &[2]));
+    let half_ = b.push(
+        Op::Constant(Literal::from_vec(&[2], vec![1.0f32, 0.5]).expect("2")),
+        &[],
+        arr(F32, &[2]),
+    );
+    let y = b.push(Op::Binary(BinaryOp::Mul), &[x, half_], arr(F32, &[2]));
+    let z = b.push(Op::Unary(UnaryOp::Ceil), &[x], arr(F32, &[2]));
+    b.push(
+        Op::Tuple,
+        &[y, z],
+        Shape::Tuple(vec![arr(F32, &[2]), arr(F32, &[2])]),
+    );
+    let comp = b.finish("ftz");
+    // x = [tiny, min normal]: tiny * 1 is subnormal (DAZ/FTZ -> 0), ceil(tiny) is 1 in IEEE but
+    // ceil(0) = 0 under DAZ; min_normal * 0.5 is a subnormal result (FTZ -> 0).
+    let arg = Literal::from_vec(&[2], vec![tiny, f32::MIN_POSITIVE]).expect("2");
+    let mut guard = oracle();
+    let oracle = guard
+        .as_mut()
+        .unwrap_or_else(|e| panic!("the XLA oracle cannot start:\n{e}"));
+    let out = oracle
+        .run_computation(&comp, &[arg])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let Literal::Tuple(parts) = out else {
+        panic!("expected a tuple, got {}", out.shape())
+    };
+    assert_eq!(
+        parts[0].as_slice::<f32>(),
+        Some(&[0.0f32, 0.0][..]),
+        "products"
+    );
+    assert_eq!(parts[1].as_slice::<f32>(), Some(&[0.0f32, 1.0][..]), "ceil");
+}
