@@ -149,6 +149,28 @@ xla! {
     }
     pub fn scalars(x: f32[], y: f32[]) -> f32[] { x * y + 1.0 }
     pub fn passthrough(x: f32[3], y: f32[3]) -> (f32[3], f32[3], f32[3]) { Tuple(x, x + y, x) }
+    pub fn dense_relu_1(x: f32[1, 784], w: f32[784, 128], b: f32[128]) -> f32[1, 128] {
+        let h = Dot(x, w);
+        let h = Add(h, b, broadcast_dimensions = [1]);
+        Max(h, 0.0)
+    }
+    pub fn dense_relu_8(x: f32[8, 784], w: f32[784, 128], b: f32[128]) -> f32[8, 128] {
+        let h = Dot(x, w);
+        let h = Add(h, b, broadcast_dimensions = [1]);
+        Max(h, 0.0)
+    }
+    /// Batched, both operands read through transposed strides, odd sizes.
+    pub fn batched_dot(x: f64[3, 17, 5], y: f64[3, 33, 17]) -> f64[3, 5, 33] {
+        DotGeneral(x, y, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [2],
+            lhs_batch_dimensions = [0], rhs_batch_dimensions = [0])
+    }
+    pub fn int_matvec(x: s32[5, 17], v: s32[17]) -> s32[5] { Dot(x, v) }
+    pub fn half_dot(x: f16[4, 33], y: f16[33, 3]) -> f16[4, 3] { Dot(x, y) }
+    /// Dot of an elementwise producer (materialised first) feeding a reduction.
+    pub fn dot_chain(x: f32[3, 17], y: f32[17, 1]) -> f32[] {
+        let h = Dot(Exp(x), y);
+        Reduce(h, 0.0, dimensions = [0, 1], |a, b| a + b)
+    }
 }
 
 /// Deterministic inputs for any literal shape: floats in [-2, 2), integers over a mixed range,
@@ -341,6 +363,14 @@ mod vs_evaluator {
         with_const: 0.0;
         scalars: 0.0;
         passthrough: 0.0;
+        // GEMM sums in its own (blocked) order: rounding differences only, which scale with
+        // sum |x_i w_i| (about 10^3 here for k = 784), not with the (cancelled) result.
+        dense_relu_1: 1e-3;
+        dense_relu_8: 1e-3;
+        batched_dot: 1e-12;
+        int_matvec: 0.0;
+        half_dot: 1e-2;
+        dot_chain: 1e-5;
     }
 }
 
