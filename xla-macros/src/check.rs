@@ -421,11 +421,11 @@ impl<'a> Checker<'a> {
         match lit::scalar_literal(l.value, ty) {
             Ok(value) => Some(cx.b.constant(value)),
             Err(m) => {
-                let why = hint
-                    .filter(|_| l.ty.is_none())
-                    .map(|h| format!(" ({})", h.why))
-                    .unwrap_or_default();
-                self.error(sp, format!("literal `{}`: {m}{why}", l.text));
+                let why = match hint.filter(|_| l.ty.is_none()) {
+                    Some(h) => format!("; it is {ty} because {}", h.why),
+                    None => String::new(),
+                };
+                self.error(sp, format!("literal `{}` {m}{why}", l.text));
                 None
             }
         }

@@ -66,7 +66,7 @@ fn to_bool(v: Scalar) -> Result<bool, String> {
     match v {
         Scalar::Bool(b) => Ok(b),
         Scalar::Int(_) | Scalar::Float(_) => {
-            Err("a pred value is written `true` or `false`".into())
+            Err("is not a pred value: pred is written `true` or `false`".into())
         }
     }
 }
@@ -75,12 +75,10 @@ fn to_int<T: TryFrom<i128>>(v: Scalar, ty: ElementType) -> Result<T, String> {
     match v {
         Scalar::Int(i) => T::try_from(i).map_err(|_| {
             let (lo, hi) = int_range(ty);
-            format!("{i} does not fit in {ty} (range {lo}..={hi})")
+            format!("does not fit in {ty} (range {lo}..={hi})")
         }),
-        Scalar::Float(f) => Err(format!(
-            "a float literal ({f:?}) cannot be {ty}: write an integer"
-        )),
-        Scalar::Bool(_) => Err(format!("`true`/`false` are pred values, not {ty}")),
+        Scalar::Float(_) => Err(format!("is a float but {ty} is an integer type")),
+        Scalar::Bool(_) => Err(format!("is a pred value, not {ty}")),
     }
 }
 
@@ -100,12 +98,12 @@ fn to_float(v: Scalar, ty: ElementType, max: f64) -> Result<f64, String> {
     let x = match v {
         Scalar::Float(f) => f,
         Scalar::Int(i) => i as f64,
-        Scalar::Bool(_) => return Err(format!("`true`/`false` are pred values, not {ty}")),
+        Scalar::Bool(_) => return Err(format!("is a pred value, not {ty}")),
     };
     // Values that round to MAX are fine; only those past the rounding boundary overflow. The
     // boundary is within half an ulp of max, so a relative margin of 2^-12 is safe for f16 and up.
     if x.is_finite() && x.abs() > max * (1.0 + 1.0 / 4096.0) {
-        return Err(format!("{x:e} is beyond the largest finite {ty} ({max:e})"));
+        return Err(format!("is beyond the largest finite {ty} ({max:e})"));
     }
     Ok(x)
 }
@@ -145,7 +143,8 @@ mod tests {
             err(Scalar::Int(256), ElementType::U8).contains("does not fit in u8 (range 0..=255)")
         );
         assert!(err(Scalar::Int(-1), ElementType::U32).contains("does not fit in u32"));
-        assert!(err(Scalar::Float(1.5), ElementType::S32).contains("cannot be s32"));
+        assert!(err(Scalar::Float(1.5), ElementType::S32)
+            .contains("is a float but s32 is an integer type"));
         assert!(err(Scalar::Int(1), ElementType::Pred).contains("true"));
         assert!(
             err(Scalar::Float(1e300), ElementType::F32).contains("beyond the largest finite f32")

@@ -642,7 +642,7 @@ impl Checker<'_> {
                 let (sp, text) = leaves
                     .get(i)
                     .map_or((value.sp, String::new()), |(_, sp, t)| (*sp, t.clone()));
-                self.error(sp, format!("Constant: element `{text}`: {m}"));
+                self.error(sp, format!("Constant: element `{text}` {m}"));
                 None
             }
         }

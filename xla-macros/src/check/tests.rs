@@ -187,15 +187,15 @@ fn front_end_errors() {
     );
     assert_one_error(
         quote!(fn f(x: u8[2]) -> u8[2] { x + 256 }),
-        &["256 does not fit in u8"],
+        &["literal `256` does not fit in u8 (range 0..=255); it is u8 because operand 0 of `+` is u8[2]"],
     );
     assert_one_error(
         quote!(fn f(x: u8[2]) -> u8[2] { x + -1 }),
-        &["-1 does not fit in u8"],
+        &["literal `-1` does not fit in u8"],
     );
     assert_one_error(
         quote!(fn f(x: s32[2]) -> s32[2] { x * 1.5 }),
-        &["cannot be s32"],
+        &["is a float but s32 is an integer type"],
     );
     assert_one_error(
         quote!(fn f(x: f32[2]) -> f32[2] { x >> 1 }),

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[4, 3]) -> f32[4] {
+        Reduce(x, 0.0, dimensions = [2], |a, b| a + b)
+    }
+}
+
+fn main() {}
