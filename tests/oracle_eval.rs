@@ -61,6 +61,9 @@ const ULP_BOUNDS: &[(&str, ElementType, u64)] = &[
     // bf16 is the extreme: summing 600 terms in [0,1) one by one stalls at 256, XLA gets 308.
     ("sum", F16, 2), ("sum", Bf16, 26), ("sum", F32, 5), ("sum", F64, 6),
     ("dot", F32, 1), ("dot", F64, 1),
+    // The issue's programs on real-valued data: dense_relu's dot of 784 terms; row_softmax's
+    // row sums of 1000 terms in another order shift whole rows (exp itself is within 1 ulp).
+    ("dense_relu", F32, 2), ("softmax", F32, 29),
 ];
 
 /// The one oracle process of this test binary, started on first use.
@@ -1092,4 +1095,166 @@ fn xla_cpu_flushes_subnormals_to_zero() {
         "products"
     );
     assert_eq!(parts[1].as_slice::<f32>(), Some(&[0.0f32, 1.0][..]), "ceil");
+}
+
+/// The issue's three programs, as the builder lowers them: add_rows, dense_relu, row_softmax.
+fn add_rows() -> Computation {
+    let mut b = B::new();
+    let x = b.param(arr(F32, &[2, 3]));
+    let v = b.param(arr(F32, &[3]));
+    let vb = b.push(
+        Op::BroadcastInDim {
+            broadcast_dimensions: vec![1],
+        },
+        &[v],
+        arr(F32, &[2, 3]),
+    );
+    b.push(Op::Binary(BinaryOp::Add), &[x, vb], arr(F32, &[2, 3]));
+    b.finish("add_rows")
+}
+
+fn dense_relu(batch: i64) -> Computation {
+    let mut b = B::new();
+    let x = b.param(arr(F32, &[batch, 784]));
+    let w = b.param(arr(F32, &[784, 128]));
+    let bias = b.param(arr(F32, &[128]));
+    let mm = DotDimensionNumbers {
+        lhs_contracting_dimensions: vec![1],
+        rhs_contracting_dimensions: vec![0],
+        ..Default::default()
+    };
+    let h = b.push(
+        Op::DotGeneral {
+            dimension_numbers: mm,
+            preferred_element_type: None,
+        },
+        &[x, w],
+        arr(F32, &[batch, 128]),
+    );
+    let bb = b.push(
+        Op::BroadcastInDim {
+            broadcast_dimensions: vec![1],
+        },
+        &[bias],
+        arr(F32, &[batch, 128]),
+    );
+    let h = b.push(Op::Binary(BinaryOp::Add), &[h, bb], arr(F32, &[batch, 128]));
+    let zero = b.push(Op::Constant(Literal::scalar(0.0f32)), &[], arr(F32, &[]));
+    let zb = b.push(
+        Op::BroadcastInDim {
+            broadcast_dimensions: vec![],
+        },
+        &[zero],
+        arr(F32, &[batch, 128]),
+    );
+    b.push(Op::Binary(BinaryOp::Max), &[h, zb], arr(F32, &[batch, 128]));
+    b.finish("dense_relu")
+}
+
+fn row_softmax(rows: i64, cols: i64) -> Computation {
+    let (m, v) = (arr(F32, &[rows, cols]), arr(F32, &[rows]));
+    let mut b = B::new();
+    let x = b.param(m.clone());
+    let ninf = b.push(
+        Op::Constant(Literal::scalar(f32::NEG_INFINITY)),
+        &[],
+        arr(F32, &[]),
+    );
+    let mx = b.push(
+        Op::Reduce {
+            dimensions: vec![1],
+            computation: reducer(BinaryOp::Max, F32),
+        },
+        &[x, ninf],
+        v.clone(),
+    );
+    let mxb = b.push(
+        Op::BroadcastInDim {
+            broadcast_dimensions: vec![0],
+        },
+        &[mx],
+        m.clone(),
+    );
+    let d = b.push(Op::Binary(BinaryOp::Sub), &[x, mxb], m.clone());
+    let e = b.push(Op::Unary(UnaryOp::Exp), &[d], m.clone());
+    let zero = b.push(Op::Constant(Literal::scalar(0.0f32)), &[], arr(F32, &[]));
+    let s = b.push(
+        Op::Reduce {
+            dimensions: vec![1],
+            computation: reducer(BinaryOp::Add, F32),
+        },
+        &[e, zero],
+        v,
+    );
+    let sb = b.push(
+        Op::BroadcastInDim {
+            broadcast_dimensions: vec![0],
+        },
+        &[s],
+        m.clone(),
+    );
+    b.push(Op::Binary(BinaryOp::Div), &[e, sb], m);
+    b.finish("row_softmax")
+}
+
+#[test]
+fn the_issue_programs_match_xla() {
+    let any = Dist::Any;
+    let cases = vec![
+        Case {
+            name: "add_rows".into(),
+            comp: add_rows(),
+            args: vec![rand(F32, &[2, 3], 1, any), rand(F32, &[3], 2, any)],
+            tol: Tolerance::Exact,
+        },
+        // Integer-valued operands: every partial sum is exact, so the result is bit-exact.
+        Case {
+            name: "dense_relu/int-valued/batch8".into(),
+            comp: dense_relu(8),
+            args: vec![
+                int_valued(F32, &[8, 784], 3, 3.0),
+                int_valued(F32, &[784, 128], 4, 3.0),
+                int_valued(F32, &[128], 5, 50.0),
+            ],
+            tol: Tolerance::Exact,
+        },
+        Case {
+            name: "dense_relu/random/batch1".into(),
+            comp: dense_relu(1),
+            args: vec![
+                rand(F32, &[1, 784], 6, Dist::Range(0.0, 1.0)),
+                rand(F32, &[784, 128], 7, Dist::Range(0.0, 0.1)),
+                rand(F32, &[128], 8, any),
+            ],
+            tol: bound("dense_relu", F32),
+        },
+        Case {
+            name: "row_softmax".into(),
+            comp: row_softmax(32, 1000),
+            args: vec![rand(F32, &[32, 1000], 9, any)],
+            tol: bound("softmax", F32),
+        },
+    ];
+    check_all("programs", cases);
+}
+
+/// The timing path the benchmarks use: a median of XLA runs, in seconds.
+#[test]
+fn oracle_times_a_program() {
+    let text = xla_aot::core::stablehlo::to_stablehlo(&add_rows());
+    let args = [
+        rand(F32, &[2, 3], 1, Dist::Any),
+        rand(F32, &[3], 2, Dist::Any),
+    ];
+    let mut guard = oracle();
+    let oracle = guard
+        .as_mut()
+        .unwrap_or_else(|e| panic!("the XLA oracle cannot start:\n{e}"));
+    let t = oracle
+        .time(&text, &args, 20)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        t > 0.0 && t < 0.1,
+        "median time of a 2x3 add on XLA:CPU: {t} s"
+    );
 }
