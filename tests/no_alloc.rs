@@ -1,0 +1,145 @@
+//! The allocation-free entry point: `name::into` allocates nothing once its `Scratch` exists
+//! (and, for fns with a Dot, once GEMM's packing buffers have grown on a first call), also on
+//! the rayon path. Proved with a counting global allocator, so this is its own test binary.
+//!
+//! Run: `cargo test -p xla-aot --test no_alloc`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use xla_aot::{xla, Tensor, D1, D2};
+
+/// Counts every allocation (any thread) and forwards to the system allocator.
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
+// `GlobalAlloc` contract; the counter is an atomic with no effect on the memory returned. The
+// bounds (layouts) are the caller's and are passed through untouched; `into` runs below check
+// the counter stays flat, and every other test of this binary allocates through it.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: forwarded unchanged (see the impl's comment).
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+xla! {
+    pub fn add_rows(x: f32[2, 3], v: f32[3]) -> f32[2, 3] {
+        Add(x, v, broadcast_dimensions = [1])
+    }
+    pub fn dense_relu(x: f32[8, 784], w: f32[784, 128], b: f32[128]) -> f32[8, 128] {
+        let h = Dot(x, w);
+        let h = Add(h, b, broadcast_dimensions = [1]);
+        Max(h, 0.0)
+    }
+    pub fn row_softmax(x: f32[256, 1024]) -> f32[256, 1024] {
+        let m = Reduce(x, f32::NEG_INFINITY, dimensions = [1], |a, b| Max(a, b));
+        let e = Exp(Sub(x, m, broadcast_dimensions = [0]));
+        let s = Reduce(e, 0.0, dimensions = [1], |a, b| a + b);
+        Div(e, s, broadcast_dimensions = [0])
+    }
+    pub fn big_flat(x: f32[1000003]) -> f32[1000003] { Tanh(x * 2.0 + 1.0) }
+    pub fn split(x: f32[512, 1024]) -> (f32[512], s32[512, 1024]{0, 1}) {
+        let s = Reduce(x, 0.0, dimensions = [1], |a, b| a + b);
+        Tuple(s, ConvertElementType(x, new_element_type = s32))
+    }
+}
+
+/// Allocations made by `f`.
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    f();
+    ALLOCATIONS.load(Ordering::SeqCst) - before
+}
+
+// One test fn: the counter is global, so nothing may run concurrently with a measurement.
+#[test]
+fn into_allocates_nothing_after_scratch_new() {
+    // Start rayon's pool (spawning threads allocates) before measuring.
+    rayon::join(|| (), || ());
+    assert!(
+        allocations(|| drop(vec![1u8; 10])) >= 1,
+        "the counter counts"
+    );
+
+    let x = Tensor::<f32, D2<2, 3>>::from_fn(|i| i[1] as f32);
+    let v = Tensor::<f32, D1<3>>::filled(1.0);
+    let mut out = Tensor::zeros();
+    let mut s = add_rows::Scratch::new();
+    assert_eq!(
+        allocations(|| add_rows::into(&x, &v, &mut out, &mut s)),
+        0,
+        "add_rows"
+    );
+    assert_eq!(out.as_slice(), &[1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+
+    // Above the rayon threshold: the loops and reductions run on the pool.
+    let x = Tensor::<f32, D2<256, 1024>>::from_fn(|i| ((i[0] * 7 + i[1]) % 13) as f32 * 0.1);
+    let mut out = Tensor::zeros();
+    let mut s = row_softmax::Scratch::new();
+    assert_eq!(
+        allocations(|| row_softmax::into(&x, &mut out, &mut s)),
+        0,
+        "row_softmax"
+    );
+    let row0: f32 = out.as_slice()[..1024].iter().sum();
+    assert!((row0 - 1.0).abs() < 1e-4);
+
+    let x = Tensor::<f32, D1<1000003>>::from_fn(|i| i[0] as f32 * 1e-6 - 0.5);
+    let mut out = Tensor::zeros();
+    let mut s = big_flat::Scratch::new();
+    assert_eq!(
+        allocations(|| big_flat::into(&x, &mut out, &mut s)),
+        0,
+        "big_flat"
+    );
+
+    let x = Tensor::<f32, D2<512, 1024>>::from_fn(|i| (i[1] % 3) as f32);
+    let mut o0 = Tensor::zeros();
+    let mut o1 = Tensor::zeros();
+    let mut s = split::Scratch::new();
+    assert_eq!(
+        allocations(|| split::into(&x, &mut o0, &mut o1, &mut s)),
+        0,
+        "split"
+    );
+    assert_eq!(o0.as_slice()[0], 1023.0);
+
+    let x = Tensor::<f32, D2<8, 784>>::from_fn(|i| (i[0] + i[1]) as f32 * 1e-3);
+    let w = Tensor::<f32, D2<784, 128>>::from_fn(|i| (i[0] as f32 - i[1] as f32) * 1e-3);
+    let b = Tensor::<f32, D1<128>>::filled(0.5);
+    let mut out = Tensor::zeros();
+    let mut s = dense_relu::Scratch::new();
+    // GEMM's packing buffers grow once, on the first call.
+    dense_relu::into(&x, &w, &b, &mut out, &mut s);
+    let want = out.as_slice().to_vec();
+    assert_eq!(
+        allocations(|| dense_relu::into(&x, &w, &b, &mut out, &mut s)),
+        0,
+        "dense_relu"
+    );
+    assert_eq!(out.as_slice(), &want[..]);
+}
