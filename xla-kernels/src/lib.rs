@@ -10,3 +10,4 @@ pub mod par;
 pub mod tensor;
 pub mod math;
 pub mod simd;
+pub mod gemm;

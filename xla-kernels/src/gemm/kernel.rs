@@ -1,0 +1,256 @@
+//! The packed f32/f64 GEMM: Goto/BLIS loop nest over [`NC`]-column panels of B and [`KC`]-deep
+//! slices of k (B packed once per slice), row blocks of A (at most [`MC`] rows, packed per
+//! task, run on rayon), and an `MR x NR` register tile (`NR = 2 * LANES`) accumulated with
+//! vector multiply-adds.
+
+use core::ops::{Add, Mul};
+
+use rayon::prelude::*;
+
+use super::{offset, pack, small, GemmDesc, OutPtr};
+use crate::simd::VFloat;
+
+/// Rows of the register tile (with `NR = 2 * LANES` columns: 12 accumulators, which with two
+/// B vectors and one A broadcast fits the 16 vector registers of AVX2).
+pub(crate) const MR: usize = 6;
+/// Depth of one k slice: an `NR x KC` B micro-panel (16 KiB of f32 at NR = 16) stays in L1.
+pub(crate) const KC: usize = 256;
+/// Maximum rows of a packed A block: `MC x KC` (120 KiB of f32) stays in L2.
+pub(crate) const MC: usize = 120;
+/// Maximum columns of a packed B panel: `KC x NC` (4 MiB of f32) stays in L3.
+pub(crate) const NC: usize = 4096;
+/// Below `2 m n k` = this many flops a GEMM runs on the caller's thread (a rayon fork/join
+/// costs about as much as 2M flops on one core).
+pub(crate) const PAR_MIN_FLOPS: u128 = 1 << 21;
+
+/// Lane types with a packed kernel.
+pub(crate) trait FloatElem:
+    Copy + Default + Send + Sync + 'static + Add<Output = Self> + Mul<Output = Self>
+{
+}
+impl FloatElem for f32 {}
+impl FloatElem for f64 {}
+
+/// Packing buffers of one element type: B panel, and one A block per task.
+pub(crate) struct Buffers<T> {
+    b: Vec<T>,
+    a: Vec<Vec<T>>,
+}
+
+impl<T> Default for Buffers<T> {
+    fn default() -> Self {
+        Buffers {
+            b: Vec::new(),
+            a: Vec::new(),
+        }
+    }
+}
+
+/// Strides of A, B and C as arrays `[batch, row, col]`.
+pub(crate) fn strides(d: &GemmDesc) -> ([isize; 3], [isize; 3], [isize; 3]) {
+    (
+        [d.a_batch_stride, d.a_row_stride, d.a_col_stride],
+        [d.b_batch_stride, d.b_row_stride, d.b_col_stride],
+        [d.c_batch_stride, d.c_row_stride, d.c_col_stride],
+    )
+}
+
+/// GEMM for a float vector type `V` on validated, non-empty (`batch, m, n > 0`) operands.
+pub(crate) fn gemm_float<V: VFloat>(
+    d: &GemmDesc,
+    a: &[V::Elem],
+    b: &[V::Elem],
+    c: &mut [V::Elem],
+    bufs: &mut Buffers<V::Elem>,
+) where
+    V::Elem: FloatElem,
+{
+    let sc = strides(d).2;
+    let out = OutPtr::new(c);
+    if d.k == 0 {
+        if !d.accumulate {
+            for bi in 0..d.batch {
+                for i in 0..d.m {
+                    for j in 0..d.n {
+                        // SAFETY: single-threaded here; offsets validated.
+                        unsafe { out.set(offset(bi, i, j, sc), V::Elem::default()) };
+                    }
+                }
+            }
+        }
+        return;
+    }
+    if d.m == 1 && small::row_times_matrix::<V>(d, a, b, &out) {
+        return;
+    }
+    if d.n == 1 && small::row_times_matrix::<V>(&d.transposed(), b, a, &out) {
+        return;
+    }
+    let per_item = GemmDesc { batch: 1, ..*d }.flops();
+    if d.batch > 1 && per_item < PAR_MIN_FLOPS && d.flops() >= PAR_MIN_FLOPS {
+        // Many small products: one task per batch item, each with its own buffers.
+        (0..d.batch)
+            .into_par_iter()
+            .for_each_init(Buffers::default, |bufs, bi| {
+                packed_item::<V>(d, bi, a, b, &out, bufs, false);
+            });
+    } else {
+        let parallel = per_item >= PAR_MIN_FLOPS;
+        for bi in 0..d.batch {
+            packed_item::<V>(d, bi, a, b, &out, bufs, parallel);
+        }
+    }
+}
+
+/// One batch item through the packed loop nest; `parallel` splits row blocks (and column
+/// panels when there are too few row blocks) over rayon.
+fn packed_item<V: VFloat>(
+    d: &GemmDesc,
+    bi: usize,
+    a: &[V::Elem],
+    b: &[V::Elem],
+    out: &OutPtr<'_, V::Elem>,
+    bufs: &mut Buffers<V::Elem>,
+    parallel: bool,
+) where
+    V::Elem: FloatElem,
+{
+    let (sa, sb, sc) = strides(d);
+    let nr = 2 * V::LANES;
+    let threads = if parallel {
+        rayon::current_num_threads().max(1)
+    } else {
+        1
+    };
+    // Row blocks: at most MC rows, a multiple of MR, and (when parallel) a multiple of the
+    // thread count when there are enough rows. The split changes no element's arithmetic.
+    let mut n_ic = d.m.div_ceil(MC);
+    if threads > 1 {
+        n_ic = n_ic.div_ceil(threads) * threads;
+    }
+    let mc =
+        d.m.div_ceil(n_ic.min(d.m.div_ceil(MR)))
+            .next_multiple_of(MR);
+    let n_ic = d.m.div_ceil(mc);
+    let Buffers { b: bbuf, a: abufs } = bufs;
+    for jc in (0..d.n).step_by(NC) {
+        let nc = NC.min(d.n - jc);
+        let panels = nc.div_ceil(nr);
+        let n_jr = threads.div_ceil(n_ic).min(panels).max(1);
+        let per_task = panels.div_ceil(n_jr);
+        let n_jr = panels.div_ceil(per_task);
+        let tasks = n_ic * n_jr;
+        if abufs.len() < tasks {
+            abufs.resize_with(tasks, Vec::new);
+        }
+        for pc in (0..d.k).step_by(KC) {
+            let kc = KC.min(d.k - pc);
+            pack::pack_b(bbuf, b, sb, bi, pc, kc, jc, nc, nr);
+            let first = pc == 0 && !d.accumulate;
+            let bbuf = &bbuf[..];
+            let run = |t: usize, abuf: &mut Vec<V::Elem>| {
+                let (ic, jr) = ((t / n_jr) * mc, t % n_jr);
+                let rows = mc.min(d.m - ic);
+                pack::pack_a(abuf, a, sa, bi, ic, rows, pc, kc);
+                let tile = Tile { bi, sc, first, nr };
+                for jp in jr * per_task..((jr + 1) * per_task).min(panels) {
+                    let bp = &bbuf[jp * kc * nr..(jp + 1) * kc * nr];
+                    let cols = nr.min(nc - jp * nr);
+                    for ip in 0..rows.div_ceil(MR) {
+                        let ap = &abuf[ip * kc * MR..(ip + 1) * kc * MR];
+                        let acc = micro::<V>(ap, bp);
+                        let rows_here = MR.min(rows - ip * MR);
+                        tile.store::<V>(&acc, out, ic + ip * MR, jc + jp * nr, rows_here, cols);
+                    }
+                }
+            };
+            if tasks > 1 {
+                abufs[..tasks]
+                    .par_iter_mut()
+                    .enumerate()
+                    .for_each(|(t, ab)| run(t, ab));
+            } else {
+                run(0, &mut abufs[0]);
+            }
+        }
+    }
+}
+
+/// The register tile: `acc[i][h]` = lanes `h*LANES..` of row `i`, summed over the slice in
+/// order `p = 0..kc`.
+#[inline(always)]
+fn micro<V: VFloat>(ap: &[V::Elem], bp: &[V::Elem]) -> [[V; 2]; MR]
+where
+    V::Elem: FloatElem,
+{
+    let l = V::LANES;
+    let zero = V::splat(V::Elem::default());
+    let mut acc = [[zero; 2]; MR];
+    for (a, b) in ap.chunks_exact(MR).zip(bp.chunks_exact(2 * l)) {
+        let b0 = V::load(&b[..l]);
+        let b1 = V::load(&b[l..]);
+        for i in 0..MR {
+            let ai = V::splat(a[i]);
+            acc[i][0] = ai.mul_add(b0, acc[i][0]);
+            acc[i][1] = ai.mul_add(b1, acc[i][1]);
+        }
+    }
+    acc
+}
+
+/// Where a tile goes: batch item, C strides, whether this is the first k slice of a
+/// non-accumulating GEMM (store) or not (add).
+struct Tile {
+    bi: usize,
+    sc: [isize; 3],
+    first: bool,
+    nr: usize,
+}
+
+impl Tile {
+    /// Writes the top-left `rows x cols` of `acc` at `(row0, col0)` of C.
+    #[inline(always)]
+    fn store<V: VFloat>(
+        &self,
+        acc: &[[V; 2]; MR],
+        out: &OutPtr<'_, V::Elem>,
+        row0: usize,
+        col0: usize,
+        rows: usize,
+        cols: usize,
+    ) where
+        V::Elem: FloatElem,
+    {
+        let l = V::LANES;
+        if self.sc[2] == 1 && cols == self.nr {
+            for (i, r) in acc.iter().enumerate().take(rows) {
+                let o = offset(self.bi, row0 + i, col0, self.sc);
+                // SAFETY: this task owns rows row0.. x columns col0..col0+nr of C (disjoint
+                // tiles per task; C's strides validated injective), contiguous as col stride 1.
+                let s = unsafe { out.slice(o, self.nr) };
+                let (lo, hi) = s.split_at_mut(l);
+                if self.first {
+                    r[0].store(lo);
+                    r[1].store(hi);
+                } else {
+                    (V::load(lo) + r[0]).store(lo);
+                    (V::load(hi) + r[1]).store(hi);
+                }
+            }
+            return;
+        }
+        let mut row = [V::Elem::default(); 64];
+        for (i, r) in acc.iter().enumerate().take(rows) {
+            r[0].store(&mut row[..l]);
+            r[1].store(&mut row[l..2 * l]);
+            for (j, &v) in row.iter().enumerate().take(cols) {
+                let o = offset(self.bi, row0 + i, col0 + j, self.sc);
+                // SAFETY: element (row0+i, col0+j) belongs to this task's tile only.
+                unsafe {
+                    let v = if self.first { v } else { out.get(o) + v };
+                    out.set(o, v);
+                }
+            }
+        }
+    }
+}

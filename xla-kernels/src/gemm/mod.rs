@@ -1,0 +1,382 @@
+//! Batched matrix multiplication: `C[b] = A[b] * B[b]` (`+ C[b]` when accumulating), every
+//! operand addressed by element strides, for every element type XLA's `dot` accepts.
+//!
+//! - f32 / f64: packed panels and a `wide` register-tile micro-kernel ([`kernel`]), threads over
+//!   row blocks; `m == 1` / `n == 1` take a no-packing matrix-vector path ([`small`]).
+//! - f16 / bf16 (accumulated in f32, rounded once), complex, integers (wrapping), pred
+//!   (or of ands): a plain loop in the element's own semantics ([`generic`]).
+//!
+//! Determinism: each output element is computed by one thread, summing over `k` in an order
+//! fixed by the sizes alone (k-blocks of [`kernel::KC`] in order, ascending within a block),
+//! so the bits do not depend on the number of threads.
+//!
+//! Safety: strides and extents are checked once up front ([`GemmError`]); an output whose
+//! strides would make two elements share a location is rejected, which is what lets threads
+//! write disjoint parts of `c` through [`OutPtr`].
+
+mod generic;
+mod kernel;
+mod pack;
+mod small;
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use half::{bf16, f16};
+use num_complex::Complex;
+
+/// One batched GEMM: `C[b] (m x n) = A[b] (m x k) * B[b] (k x n)` (`+ C[b]` if `accumulate`).
+///
+/// Element `(b, i, j)` of an operand `X` is `x[b * x_batch_stride + i * x_row_stride +
+/// j * x_col_stride]`; any stride may be negative or zero (zero only for inputs, or outputs of
+/// extent 1), as long as every element addressed lies inside the slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmDesc {
+    /// Number of independent products.
+    pub batch: usize,
+    /// Rows of A and C.
+    pub m: usize,
+    /// Columns of B and C.
+    pub n: usize,
+    /// Columns of A, rows of B (the contracted extent).
+    pub k: usize,
+    pub a_batch_stride: isize,
+    pub a_row_stride: isize,
+    pub a_col_stride: isize,
+    pub b_batch_stride: isize,
+    pub b_row_stride: isize,
+    pub b_col_stride: isize,
+    pub c_batch_stride: isize,
+    pub c_row_stride: isize,
+    pub c_col_stride: isize,
+    /// `C += A * B` instead of `C = A * B` (then `c` is not read).
+    pub accumulate: bool,
+}
+
+impl GemmDesc {
+    /// Contiguous row-major operands: `A` is `batch x m x k`, `B` `batch x k x n`, `C`
+    /// `batch x m x n`, each dense.
+    pub fn row_major(batch: usize, m: usize, n: usize, k: usize) -> Self {
+        let (m_, n_, k_) = (m as isize, n as isize, k as isize);
+        GemmDesc {
+            batch,
+            m,
+            n,
+            k,
+            a_batch_stride: m_ * k_,
+            a_row_stride: k_,
+            a_col_stride: 1,
+            b_batch_stride: k_ * n_,
+            b_row_stride: n_,
+            b_col_stride: 1,
+            c_batch_stride: m_ * n_,
+            c_row_stride: n_,
+            c_col_stride: 1,
+            accumulate: false,
+        }
+    }
+
+    /// The same product transposed: `C^T (n x m) = B^T (n x k) * A^T (k x m)`. Every output
+    /// element sums the same products in the same order.
+    pub(crate) fn transposed(&self) -> Self {
+        GemmDesc {
+            batch: self.batch,
+            m: self.n,
+            n: self.m,
+            k: self.k,
+            a_batch_stride: self.b_batch_stride,
+            a_row_stride: self.b_col_stride,
+            a_col_stride: self.b_row_stride,
+            b_batch_stride: self.a_batch_stride,
+            b_row_stride: self.a_col_stride,
+            b_col_stride: self.a_row_stride,
+            c_batch_stride: self.c_batch_stride,
+            c_row_stride: self.c_col_stride,
+            c_col_stride: self.c_row_stride,
+            accumulate: self.accumulate,
+        }
+    }
+
+    /// `2 * batch * m * n * k`, saturating.
+    pub fn flops(&self) -> u128 {
+        2 * self.batch as u128 * self.m as u128 * self.n as u128 * self.k as u128
+    }
+}
+
+/// Why a GEMM was refused (nothing is written then).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GemmError {
+    /// The strides and extents of `operand` ('A', 'B' or 'C') address offsets
+    /// `min_offset..=max_offset`, outside `0..len`.
+    OutOfBounds {
+        operand: char,
+        min_offset: i128,
+        max_offset: i128,
+        len: usize,
+    },
+    /// Two elements of C would share a location (so threads could race and the result would
+    /// depend on write order).
+    OverlappingOutput {
+        extents: [usize; 3],
+        strides: [isize; 3],
+    },
+}
+
+impl fmt::Display for GemmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GemmError::OutOfBounds { operand, min_offset, max_offset, len } => write!(
+                f,
+                "gemm: operand {operand} addresses offsets {min_offset}..={max_offset} but its slice has {len} elements"
+            ),
+            GemmError::OverlappingOutput { extents, strides } => write!(
+                f,
+                "gemm: output C with extents {extents:?} and strides {strides:?} maps two elements to one location"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GemmError {}
+
+/// Packing buffers, reused across calls: [`GemmScratch::new`] allocates nothing; each buffer
+/// grows to the largest size needed and stays.
+#[derive(Default)]
+pub struct GemmScratch {
+    f32: kernel::Buffers<f32>,
+    f64: kernel::Buffers<f64>,
+}
+
+impl GemmScratch {
+    /// Empty scratch (no allocation).
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl fmt::Debug for GemmScratch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GemmScratch").finish_non_exhaustive()
+    }
+}
+
+/// Element types [`gemm`] accepts: the 15 native types of XLA (`dot` is defined on all).
+pub trait GemmElem: Copy + Send + Sync + 'static {
+    /// Runs a validated GEMM.
+    #[doc(hidden)]
+    fn gemm_validated(d: &GemmDesc, a: &[Self], b: &[Self], c: &mut [Self], s: &mut GemmScratch);
+}
+
+impl GemmElem for f32 {
+    fn gemm_validated(d: &GemmDesc, a: &[f32], b: &[f32], c: &mut [f32], s: &mut GemmScratch) {
+        kernel::gemm_float::<crate::simd::F32V>(d, a, b, c, &mut s.f32)
+    }
+}
+
+impl GemmElem for f64 {
+    fn gemm_validated(d: &GemmDesc, a: &[f64], b: &[f64], c: &mut [f64], s: &mut GemmScratch) {
+        kernel::gemm_float::<crate::simd::F64V>(d, a, b, c, &mut s.f64)
+    }
+}
+
+macro_rules! generic_elem {
+    ($($t:ty),*) => {$(
+        impl GemmElem for $t {
+            fn gemm_validated(d: &GemmDesc, a: &[$t], b: &[$t], c: &mut [$t], _s: &mut GemmScratch) {
+                generic::gemm_generic(d, a, b, c)
+            }
+        }
+    )*};
+}
+
+generic_elem!(
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    f16,
+    bf16,
+    Complex<f32>,
+    Complex<f64>
+);
+
+/// `C[b] = A[b] * B[b]` (`+ C[b]` if `desc.accumulate`) for every `b < desc.batch`.
+///
+/// `c_ij = sum_p a_ip b_pj`, summed over `p` in an order fixed by the sizes (identical bits for
+/// any number of rayon threads). Returns `Err` (and writes nothing) if an operand's strides
+/// reach outside its slice or C's strides overlap.
+pub fn gemm<T: GemmElem>(
+    desc: &GemmDesc,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    scratch: &mut GemmScratch,
+) -> Result<(), GemmError> {
+    validate(desc, a.len(), b.len(), c.len())?;
+    if desc.batch == 0 || desc.m == 0 || desc.n == 0 {
+        return Ok(());
+    }
+    T::gemm_validated(desc, a, b, c, scratch);
+    Ok(())
+}
+
+/// Offsets `min..=max` addressed by extents/strides, or `None` if an extent is 0.
+fn span(extents: [usize; 3], strides: [isize; 3]) -> Option<(i128, i128)> {
+    if extents.contains(&0) {
+        return None;
+    }
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for (&e, &s) in extents.iter().zip(&strides) {
+        let reach = (e as i128 - 1) * s as i128;
+        if reach < 0 {
+            lo += reach;
+        } else {
+            hi += reach;
+        }
+    }
+    Some((lo, hi))
+}
+
+fn check_operand(
+    operand: char,
+    extents: [usize; 3],
+    strides: [isize; 3],
+    len: usize,
+) -> Result<(), GemmError> {
+    match span(extents, strides) {
+        Some((lo, hi)) if lo < 0 || hi >= len as i128 => Err(GemmError::OutOfBounds {
+            operand,
+            min_offset: lo,
+            max_offset: hi,
+            len,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Checks every offset each operand can address, and that C's elements are distinct locations
+/// (sorted by |stride|, each stride must step past everything the smaller ones reach).
+fn validate(d: &GemmDesc, a_len: usize, b_len: usize, c_len: usize) -> Result<(), GemmError> {
+    let c_ext = [d.batch, d.m, d.n];
+    let c_str = [d.c_batch_stride, d.c_row_stride, d.c_col_stride];
+    check_operand('C', c_ext, c_str, c_len)?;
+    if d.k > 0 {
+        check_operand(
+            'A',
+            [d.batch, d.m, d.k],
+            [d.a_batch_stride, d.a_row_stride, d.a_col_stride],
+            a_len,
+        )?;
+        check_operand(
+            'B',
+            [d.batch, d.k, d.n],
+            [d.b_batch_stride, d.b_row_stride, d.b_col_stride],
+            b_len,
+        )?;
+    }
+    if c_ext.contains(&0) {
+        return Ok(());
+    }
+    let mut dims: Vec<(u128, u128)> = c_ext
+        .iter()
+        .zip(&c_str)
+        .filter(|(&e, _)| e > 1)
+        .map(|(&e, &s)| (s.unsigned_abs() as u128, e as u128))
+        .collect();
+    dims.sort_unstable();
+    let mut reach = 0u128;
+    for (s, e) in dims {
+        if s <= reach {
+            return Err(GemmError::OverlappingOutput {
+                extents: c_ext,
+                strides: c_str,
+            });
+        }
+        reach += (e - 1) * s;
+    }
+    Ok(())
+}
+
+/// Offset of element `(b, i, j)` for validated strides (the value is in `0..len`).
+#[inline(always)]
+fn offset(b: usize, i: usize, j: usize, strides: [isize; 3]) -> usize {
+    (b as isize * strides[0] + i as isize * strides[1] + j as isize * strides[2]) as usize
+}
+
+/// Shared write access to `c` for the threads of one GEMM, each owning a disjoint set of
+/// output elements (C's strides were checked injective by [`validate`]).
+struct OutPtr<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: `OutPtr` is only a `&mut [T]` shared between the tasks of one GEMM; every access is
+// bounds-checked, and tasks touch disjoint elements (see the `unsafe fn`s' contracts).
+unsafe impl<T: Send> Send for OutPtr<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for OutPtr<'_, T> {}
+
+impl<'a, T: Copy> OutPtr<'a, T> {
+    fn new(c: &'a mut [T]) -> Self {
+        OutPtr {
+            ptr: c.as_mut_ptr(),
+            len: c.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Reads element `off` (panics if out of bounds).
+    ///
+    /// # Safety
+    /// No other thread may write element `off` during the call.
+    #[inline(always)]
+    unsafe fn get(&self, off: usize) -> T {
+        assert!(
+            off < self.len,
+            "gemm output offset {off} out of {}",
+            self.len
+        );
+        // SAFETY: in bounds (asserted); no concurrent writer (caller's contract).
+        unsafe { *self.ptr.add(off) }
+    }
+
+    /// Writes element `off` (panics if out of bounds).
+    ///
+    /// # Safety
+    /// No other thread may access element `off` during the call.
+    #[inline(always)]
+    unsafe fn set(&self, off: usize, v: T) {
+        assert!(
+            off < self.len,
+            "gemm output offset {off} out of {}",
+            self.len
+        );
+        // SAFETY: in bounds (asserted); exclusive (caller's contract).
+        unsafe { *self.ptr.add(off) = v }
+    }
+
+    /// Elements `off..off + n` as a slice (panics if out of bounds).
+    ///
+    /// # Safety
+    /// No other thread may access these elements while the slice lives.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn slice(&self, off: usize, n: usize) -> &mut [T] {
+        assert!(
+            off <= self.len && n <= self.len - off,
+            "gemm output range {off}+{n} out of {}",
+            self.len
+        );
+        // SAFETY: in bounds (asserted); exclusive for the slice's life (caller's contract).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(off), n) }
+    }
+}
+
+#[cfg(test)]
+mod tests;

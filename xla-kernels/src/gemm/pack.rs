@@ -1,0 +1,100 @@
+//! Packing: copies a block of A into `MR`-row micro-panels and a block of B into `NR`-column
+//! micro-panels, in the order the micro-kernel reads them (one contiguous stream each), padding
+//! partial panels with zeros so the kernel always runs full tiles.
+
+use super::kernel::MR;
+use super::offset;
+
+/// Makes `buf` at least `len` long (grows once; never shrinks, never re-zeroes).
+#[inline]
+fn ensure_len<T: Copy + Default>(buf: &mut Vec<T>, len: usize) {
+    if buf.len() < len {
+        buf.resize(len, T::default());
+    }
+}
+
+/// Packs rows `row0..row0 + rows` x columns `col0..col0 + kc` of A (batch `bi`) into
+/// `ceil(rows / MR)` panels: `buf[ip*kc*MR + p*MR + i] = A[row0 + ip*MR + i, col0 + p]`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pack_a<T: Copy + Default>(
+    buf: &mut Vec<T>,
+    a: &[T],
+    sa: [isize; 3],
+    bi: usize,
+    row0: usize,
+    rows: usize,
+    col0: usize,
+    kc: usize,
+) {
+    let panels = rows.div_ceil(MR);
+    ensure_len(buf, panels * kc * MR);
+    for ip in 0..panels {
+        let dst = &mut buf[ip * kc * MR..(ip + 1) * kc * MR];
+        let valid = (rows - ip * MR).min(MR);
+        let r0 = row0 + ip * MR;
+        if sa[1] == 1 && valid == MR {
+            // Column-major A: each column of the panel is MR contiguous elements.
+            for (p, d) in dst.chunks_exact_mut(MR).enumerate() {
+                let o = offset(bi, r0, col0 + p, sa);
+                d.copy_from_slice(&a[o..o + MR]);
+            }
+            continue;
+        }
+        for i in 0..MR {
+            if i < valid {
+                let base = offset(bi, r0 + i, col0, sa) as isize;
+                for p in 0..kc {
+                    dst[p * MR + i] = a[(base + p as isize * sa[2]) as usize];
+                }
+            } else {
+                for p in 0..kc {
+                    dst[p * MR + i] = T::default();
+                }
+            }
+        }
+    }
+}
+
+/// Packs rows `row0..row0 + kc` x columns `col0..col0 + cols` of B (batch `bi`) into
+/// `ceil(cols / nr)` panels: `buf[jp*kc*nr + p*nr + j] = B[row0 + p, col0 + jp*nr + j]`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pack_b<T: Copy + Default>(
+    buf: &mut Vec<T>,
+    b: &[T],
+    sb: [isize; 3],
+    bi: usize,
+    row0: usize,
+    kc: usize,
+    col0: usize,
+    cols: usize,
+    nr: usize,
+) {
+    let panels = cols.div_ceil(nr);
+    ensure_len(buf, panels * kc * nr);
+    for jp in 0..panels {
+        let dst = &mut buf[jp * kc * nr..(jp + 1) * kc * nr];
+        let valid = (cols - jp * nr).min(nr);
+        let c0 = col0 + jp * nr;
+        if sb[2] == 1 {
+            // Row-major B: each row of the panel is contiguous.
+            for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
+                let o = offset(bi, row0 + p, c0, sb);
+                d[..valid].copy_from_slice(&b[o..o + valid]);
+                d[valid..].fill(T::default());
+            }
+        } else {
+            for j in 0..nr {
+                if j < valid {
+                    let base = offset(bi, row0, c0 + j, sb) as isize;
+                    for p in 0..kc {
+                        dst[p * nr + j] = b[(base + p as isize * sb[1]) as usize];
+                    }
+                } else {
+                    for p in 0..kc {
+                        dst[p * nr + j] = T::default();
+                    }
+                }
+            }
+        }
+    }
+}
