@@ -1,0 +1,434 @@
+//! Shared harness of the `oracle_gen_*` tests: every case is one `xla!` fn (its companion
+//! module's `run_literals`, `computation` and `stablehlo`) run on deterministic inputs through
+//! (a) the generated code, (b) the reference evaluator on the fn's own IR and (c) XLA:CPU on the
+//! fn's exported StableHLO; (a) vs (c) and (b) vs (c) must agree within the case's tolerance.
+//!
+//! One oracle process per test binary; every failing case is listed at the end; if XLA cannot
+//! be started the test FAILS saying why (never skips).
+
+#![allow(dead_code)] // Each test binary uses a different part of the harness.
+
+use num_complex::Complex;
+use xla_aot::core::eval::evaluate;
+use xla_aot::core::stablehlo::try_to_stablehlo;
+use xla_aot::core::{ArrayData, ArrayShape, Computation, ElementType, Error, Literal, Shape};
+use xla_oracle::{check_close, max_ulps, random_literal, Dist, Oracle, Tolerance};
+
+/// Relative tolerance of float reductions (sums, dots of random reals) against XLA, whose
+/// summation order is unspecified and differs from ours (fixed per-lane partial sums) and the
+/// evaluator's (sequential): `|ours - xla| <= REDUCE_REL * max(|xla|, 1e-30)`. Inputs of those
+/// cases are positive, so no cancellation; ~2^-17 leaves room for f32 sums of a few thousand
+/// terms (each reorder costs at most a few ulps of the running sum).
+pub const REDUCE_REL_F32: f64 = 1e-5;
+/// The same for f64.
+pub const REDUCE_REL_F64: f64 = 1e-13;
+/// The same for f16/bf16 (XLA accumulates half types in f32 and rounds once; ours may round per
+/// step): a few ulps of the 8- or 11-bit mantissa.
+pub const REDUCE_REL_HALF: f64 = 4e-2;
+
+/// How close one result must be to XLA's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tol {
+    /// Bit-exact (NaN matches any NaN; our subnormal matches XLA's flushed zero).
+    Exact,
+    /// Floats within `n` ulps (complex: per component); non-floats exact.
+    Ulp(u64),
+    /// Floats within a relative error (complex: per component); non-floats exact.
+    Rel(f64),
+}
+
+/// The float reduction tolerance of type `ty` (exact for integers and pred).
+pub fn reduce_tol(ty: ElementType) -> Tol {
+    match ty {
+        ElementType::F32 | ElementType::C64 => Tol::Rel(REDUCE_REL_F32),
+        ElementType::F64 | ElementType::C128 => Tol::Rel(REDUCE_REL_F64),
+        ElementType::F16 | ElementType::Bf16 => Tol::Rel(REDUCE_REL_HALF),
+        _ => Tol::Exact,
+    }
+}
+
+/// The entry points of one generated fn.
+#[derive(Clone, Copy)]
+pub struct Gen {
+    /// `op/type[/form]`, for messages.
+    pub name: &'static str,
+    /// `name::run_literals`: the generated code.
+    pub run: fn(&[Literal]) -> Result<Literal, Error>,
+    /// `name::computation`: the IR the macro checked.
+    pub computation: fn() -> Computation,
+    /// `name::stablehlo`: what XLA runs.
+    pub stablehlo: fn() -> String,
+}
+
+/// One comparison: a generated fn, its arguments, and the tolerances of the generated code and
+/// of the evaluator against XLA.
+pub struct Case {
+    pub name: String,
+    pub gen: Gen,
+    pub args: Vec<Literal>,
+    pub gen_tol: Tol,
+    pub eval_tol: Tol,
+}
+
+impl Case {
+    /// A case with the same tolerance for the generated code and the evaluator.
+    pub fn new(gen: Gen, label: &str, args: Vec<Literal>, tol: Tol) -> Case {
+        Case {
+            name: format!("{}/{label}", gen.name),
+            gen,
+            args,
+            gen_tol: tol,
+            eval_tol: tol,
+        }
+    }
+
+    /// A case whose arguments are drawn for the fn's own parameter shapes: parameter `i` from
+    /// `dists[i]` (the last one repeats), seeded from `seed`.
+    pub fn random(gen: Gen, dists: &[Dist], seed: u64, tol: Tol) -> Case {
+        let comp = (gen.computation)();
+        let args = comp
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let d = dists.get(i).or(dists.last()).copied().unwrap_or(Dist::Any);
+                random_arg(s, seed.wrapping_mul(31).wrapping_add(i as u64), d)
+            })
+            .collect();
+        let label = dists
+            .iter()
+            .map(|d| format!("{d:?}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        Case::new(gen, &label, args, tol)
+    }
+}
+
+/// A random argument of `shape` (tuples element by element).
+pub fn random_arg(shape: &Shape, seed: u64, d: Dist) -> Literal {
+    match shape {
+        Shape::Array(a) => random_literal(&ArrayShape::new(a.ty, &a.dims), seed, d),
+        Shape::Tuple(ts) => Literal::Tuple(
+            ts.iter()
+                .enumerate()
+                .map(|(i, s)| random_arg(s, seed.wrapping_add(1000 * (i as u64 + 1)), d))
+                .collect(),
+        ),
+        Shape::Token => Literal::Token,
+    }
+}
+
+/// The ulp bound of the evaluator against XLA for `op` on `ty`, from the one table of bounds,
+/// `ULP_BOUNDS` in `tests/oracle_eval.rs` (read from its source, so there is a single table);
+/// exact when the op is not listed.
+pub fn eval_bound(op: &str, ty: ElementType) -> Tol {
+    ulp_table()
+        .iter()
+        .find(|(o, t, _)| o == op && *t == ty)
+        .map_or(Tol::Exact, |&(_, _, n)| Tol::Ulp(n))
+}
+
+/// `ULP_BOUNDS` of `tests/oracle_eval.rs` as `(op, type, ulps)`. Panics (failing the test, with
+/// the reason) if the table cannot be found or parsed: the bounds must not silently vanish.
+fn ulp_table() -> &'static [(String, ElementType, u64)] {
+    static TABLE: std::sync::OnceLock<Vec<(String, ElementType, u64)>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let src = include_str!("../oracle_eval.rs");
+        parse_ulp_table(src)
+            .unwrap_or_else(|e| panic!("cannot read ULP_BOUNDS from tests/oracle_eval.rs: {e}"))
+    })
+}
+
+/// Parses `const ULP_BOUNDS: &[(&str, ElementType, u64)] = &[("exp", F32, 2), ...];`.
+fn parse_ulp_table(src: &str) -> Result<Vec<(String, ElementType, u64)>, String> {
+    let start = src
+        .find("const ULP_BOUNDS")
+        .ok_or("no `const ULP_BOUNDS`")?;
+    let rest = &src[start..];
+    let body_start = rest.find("= &[").ok_or("no `= &[` after ULP_BOUNDS")? + 4;
+    let body_end = rest.find("];").ok_or("no `];` closing ULP_BOUNDS")?;
+    let body = rest
+        .get(body_start..body_end)
+        .ok_or("malformed ULP_BOUNDS")?;
+    // Drop line comments, then read `(name, Type, n)` triples.
+    let body: String = body
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut out = Vec::new();
+    for piece in body.split('(').skip(1) {
+        let inner = piece.split(')').next().unwrap_or("");
+        let f: Vec<&str> = inner.split(',').map(str::trim).collect();
+        let [name, ty, n] = f.as_slice() else {
+            return Err(format!("entry `({inner})` is not (op, type, ulps)"));
+        };
+        let ty = ty.rsplit("::").next().unwrap_or(ty).to_lowercase();
+        let ty = ElementType::from_name(&ty).ok_or(format!("unknown type in `({inner})`"))?;
+        let n: u64 = n
+            .replace('_', "")
+            .parse()
+            .map_err(|e| format!("bad ulps in `({inner})`: {e}"))?;
+        out.push((name.trim_matches('"').to_string(), ty, n));
+    }
+    Ok(out)
+}
+
+/// The one oracle process of this test binary.
+fn oracle() -> std::sync::MutexGuard<'static, Result<Oracle, String>> {
+    static ORACLE: std::sync::OnceLock<std::sync::Mutex<Result<Oracle, String>>> =
+        std::sync::OnceLock::new();
+    ORACLE
+        .get_or_init(|| std::sync::Mutex::new(Oracle::start()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// Rebuilds XLA's flat results in the result shape of the fn.
+fn rebuild(shape: &Shape, it: &mut impl Iterator<Item = Literal>) -> Option<Literal> {
+    match shape {
+        Shape::Tuple(ts) => ts
+            .iter()
+            .map(|s| rebuild(s, it))
+            .collect::<Option<Vec<_>>>()
+            .map(Literal::Tuple),
+        Shape::Array(_) | Shape::Token => it.next(),
+    }
+}
+
+/// Runs every case through the generated code, the evaluator and XLA; panics listing every
+/// failure (and, first, if the oracle cannot start). With `XLA_ORACLE_MEASURE=1` prints the
+/// largest ulp distance of each case (how the bounds are measured).
+pub fn check_all(suite: &str, cases: Vec<Case>) {
+    let measure = std::env::var_os("XLA_ORACLE_MEASURE").is_some();
+    let mut guard = oracle();
+    let oracle = match guard.as_mut() {
+        Ok(o) => o,
+        Err(e) => panic!(
+            "{suite}: the XLA oracle cannot start, so the generated code cannot be checked \
+             against XLA:\n{e}"
+        ),
+    };
+    let n = cases.len();
+    let mut failures = Vec::new();
+    for c in cases {
+        if let Err(e) = check_one(oracle, &c, measure) {
+            failures.push(e);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{suite}: {} of {n} cases fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    eprintln!("{suite}: {n} cases agree with XLA (generated code and evaluator)");
+}
+
+fn check_one(oracle: &mut Oracle, c: &Case, measure: bool) -> Result<(), String> {
+    let comp = (c.gen.computation)();
+    let hlo = (c.gen.stablehlo)();
+    // `stablehlo()` must be the export of `computation()`, or (b) and (c) test different programs.
+    match try_to_stablehlo(&comp) {
+        Ok(t) if t == hlo => {}
+        Ok(_) => {
+            return Err(format!(
+                "{}: stablehlo() is not the export of computation()",
+                c.name
+            ))
+        }
+        Err(e) => return Err(format!("{}: the export fails: {e}", c.name)),
+    }
+    let flat = oracle
+        .run(&hlo, &c.args)
+        .map_err(|e| format!("{}: XLA failed: {e}", c.name))?;
+    let mut it = flat.into_iter();
+    let xla = rebuild(comp.result_shape(), &mut it)
+        .ok_or_else(|| format!("{}: XLA returned too few results", c.name))?;
+    let mut errs = Vec::new();
+    match (c.gen.run)(&c.args) {
+        Ok(gen) => {
+            if measure {
+                eprintln!("MEASURE gen  {} {}", c.name, ulps_of(&gen, &xla));
+            }
+            if let Err(e) = compare(&format!("{} [generated]", c.name), &gen, &xla, c.gen_tol) {
+                errs.push(e);
+            }
+        }
+        Err(e) => errs.push(format!("{} [generated]: run_literals failed: {e}", c.name)),
+    }
+    match evaluate(&comp, &c.args) {
+        Ok(ev) => {
+            if measure {
+                eprintln!("MEASURE eval {} {}", c.name, ulps_of(&ev, &xla));
+            }
+            if let Err(e) = compare(&format!("{} [evaluator]", c.name), &ev, &xla, c.eval_tol) {
+                errs.push(e);
+            }
+        }
+        Err(e) => errs.push(format!("{} [evaluator]: failed: {e}", c.name)),
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(errs.join("\n"))
+    }
+}
+
+/// `max_ulps` per tuple leaf, for measurements.
+fn ulps_of(ours: &Literal, xla: &Literal) -> String {
+    match (ours, xla) {
+        (Literal::Tuple(a), Literal::Tuple(b)) => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| ulps_of(x, y))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => format!("max_ulps={:?}", max_ulps(ours, xla)),
+    }
+}
+
+/// Compares `ours` with `xla` within `tol`; the message names the case, the first bad index and
+/// both values.
+pub fn compare(name: &str, ours: &Literal, xla: &Literal, tol: Tol) -> Result<(), String> {
+    match tol {
+        Tol::Exact => check_close(name, ours, xla, Tolerance::Exact),
+        Tol::Ulp(n) => check_close(name, ours, xla, Tolerance::Ulp(n)),
+        Tol::Rel(r) => check_rel(name, ours, xla, r),
+    }
+}
+
+/// Floats (complex per component) within relative error `rel`; everything else exact.
+fn check_rel(name: &str, ours: &Literal, xla: &Literal, rel: f64) -> Result<(), String> {
+    if let (Literal::Tuple(a), Literal::Tuple(b)) = (ours, xla) {
+        if a.len() != b.len() {
+            return Err(format!(
+                "{name}: tuple of {} vs XLA tuple of {}",
+                a.len(),
+                b.len()
+            ));
+        }
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
+            check_rel(&format!("{name}.{k}"), x, y, rel)?;
+        }
+        return Ok(());
+    }
+    let (Some(a), Some(b)) = (floats(ours), floats(xla)) else {
+        return check_close(name, ours, xla, Tolerance::Exact);
+    };
+    if ours.shape() != xla.shape() || a.len() != b.len() {
+        return Err(format!(
+            "{name}: shapes differ: ours {} vs XLA {}",
+            ours.shape(),
+            xla.shape()
+        ));
+    }
+    let bad: Vec<usize> = (0..a.len())
+        .filter(|&i| {
+            let (x, y) = (a[i], b[i]);
+            let same = (x.is_nan() && y.is_nan()) || x == y;
+            !same && !((x - y).abs() <= rel * y.abs().max(1e-30))
+        })
+        .collect();
+    match bad.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!(
+            "{name} ({}): {} of {} components differ beyond a relative {rel:e}; first at \
+             component {i}: ours {:?} vs XLA {:?}",
+            ours.shape(),
+            bad.len(),
+            a.len(),
+            a[i],
+            b[i]
+        )),
+    }
+}
+
+/// Float (or complex, as re, im pairs) elements as f64; `None` for other types.
+fn floats(l: &Literal) -> Option<Vec<f64>> {
+    let pairs = |v: &[Complex<f64>]| v.iter().flat_map(|c| [c.re, c.im]).collect();
+    Some(match l.as_array()?.1 {
+        ArrayData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
+        ArrayData::Bf16(v) => v.iter().map(|x| x.to_f64()).collect(),
+        ArrayData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        ArrayData::F64(v) => v.clone(),
+        ArrayData::C64(v) => {
+            let w: Vec<Complex<f64>> = v
+                .iter()
+                .map(|c| Complex::new(f64::from(c.re), f64::from(c.im)))
+                .collect();
+            pairs(&w)
+        }
+        ArrayData::C128(v) => pairs(v),
+        ArrayData::Pred(_)
+        | ArrayData::S8(_)
+        | ArrayData::S16(_)
+        | ArrayData::S32(_)
+        | ArrayData::S64(_)
+        | ArrayData::U8(_)
+        | ArrayData::U16(_)
+        | ArrayData::U32(_)
+        | ArrayData::U64(_) => return None,
+    })
+}
+
+/// Integer-valued floats (or ints) in [-r, r] of type `ty`: sums and products of them are exact
+/// in any order, so dots and sums of them must be bit-exact whatever the summation order.
+pub fn int_valued(ty: ElementType, dims: &[i64], seed: u64, r: f64) -> Literal {
+    let ints = random_literal(
+        &ArrayShape::new(ElementType::S32, dims),
+        seed,
+        Dist::Range(-r, r),
+    );
+    let v = ints.as_slice::<i32>().unwrap_or(&[]).to_vec();
+    let f = |x: i32| f64::from(x);
+    let l = match ty {
+        ElementType::F16 => {
+            Literal::from_vec(dims, v.iter().map(|&x| half::f16::from_f64(f(x))).collect())
+        }
+        ElementType::Bf16 => Literal::from_vec(
+            dims,
+            v.iter().map(|&x| half::bf16::from_f64(f(x))).collect(),
+        ),
+        ElementType::F32 => Literal::from_vec(dims, v.iter().map(|&x| x as f32).collect()),
+        ElementType::F64 => Literal::from_vec(dims, v.iter().map(|&x| f(x)).collect()),
+        ElementType::C64 => Literal::from_vec(
+            dims,
+            v.iter()
+                .map(|&x| Complex::new(x as f32, (x % 3) as f32))
+                .collect(),
+        ),
+        ElementType::C128 => Literal::from_vec(
+            dims,
+            v.iter().map(|&x| Complex::new(f(x), f(x % 3))).collect(),
+        ),
+        _ => return random_literal(&ArrayShape::new(ty, dims), seed, Dist::Range(-r, r)),
+    };
+    l.unwrap_or_else(|e| panic!("int_valued: {e}"))
+}
+
+/// Arguments of `gen` drawn by `f(param_index, shape)`.
+pub fn args_with(gen: Gen, mut f: impl FnMut(usize, &ArrayShape) -> Literal) -> Vec<Literal> {
+    (gen.computation)()
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Shape::Array(a) => f(i, a),
+            other => panic!("{}: parameter {i} is {other}, not an array", gen.name),
+        })
+        .collect()
+}
+
+/// `Gen` for the xla! fn at `path` (a module path ending in the fn's companion module).
+#[macro_export]
+macro_rules! gen {
+    ($name:expr, $($p:ident)::+) => {
+        $crate::common::Gen {
+            name: $name,
+            run: $($p)::+::run_literals,
+            computation: $($p)::+::computation,
+            stablehlo: $($p)::+::stablehlo,
+        }
+    };
+}
