@@ -5,6 +5,8 @@
 //!
 //! Run: `cargo test -p xla-aot --test codegen`.
 
+#![deny(warnings)]
+
 use xla_aot::core::eval::evaluate;
 use xla_aot::core::{ArrayData, Literal};
 use xla_aot::{xla, Tensor, D1, D2};
@@ -424,7 +426,7 @@ fn results_do_not_depend_on_the_thread_count() {
 #[test]
 fn run_literals_rejects_bad_arguments() {
     let bad = Literal::from_vec(&[3], vec![1.0f32, 2.0, 3.0]).unwrap();
-    assert!(add_rows::run_literals(&[bad.clone()]).is_err(), "arity");
+    assert!(add_rows::run_literals(std::slice::from_ref(&bad)).is_err(), "arity");
     assert!(
         add_rows::run_literals(&[bad.clone(), bad]).is_err(),
         "shape"

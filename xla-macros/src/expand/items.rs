@@ -19,7 +19,8 @@ use super::plan::{kernel_reads, Plan, Storage};
 use crate::model::FnDef;
 
 /// Clippy lints that are noise on generated loops (index arithmetic with constant strides,
-/// many parameters, `x * 1`-style offsets).
+/// many parameters, `x * 1`-style offsets, vector loops whose constant trip count is 0 for
+/// some lane widths).
 fn clippy_allows() -> TokenStream {
     quote!(#[allow(
         clippy::too_many_arguments,
@@ -42,7 +43,8 @@ fn clippy_allows() -> TokenStream {
         clippy::assign_op_pattern,
         clippy::useless_conversion,
         clippy::precedence,
-        clippy::redundant_closure_call
+        clippy::redundant_closure_call,
+        clippy::reversed_empty_ranges
     )])
 }
 
