@@ -482,7 +482,7 @@ impl Checker<'_> {
                 if n == 1 { "" } else { "s" }
             )),
             Arity::AtLeast(n, form) if npos < n => Some(format!("{op} takes at least {n} operand {form}, got {npos}")),
-            Arity::Reduce if npos < 3 || npos % 2 == 0 => Some(format!(
+            Arity::Reduce if npos < 3 || npos % 2 != 1 => Some(format!(
                 "Reduce takes N operands, N init values and a computation (an odd count, at least 3), got {npos} \
                  positional arguments: `Reduce(x, 0.0, dimensions = [1], |a, b| a + b)`"
             )),
