@@ -234,7 +234,7 @@ pub fn binary(
         )
         .blame(Blame::Operand(1))
         .help(format!(
-            "convert one operand with ConvertElementType(_, {})",
+            "convert one operand with ConvertElementType(_, new_element_type = {})",
             l.ty
         )));
     }
@@ -517,7 +517,7 @@ mod tests {
     #[test]
     fn binary_types() {
         let e = binary_op(BinaryOp::Add, &s("f32[2]"), &s("f64[2]"), None).unwrap_err();
-        assert_eq!(e.to_string(), "Add: operands must have the same element type (f32[2] vs f64[2]); help: convert one operand with ConvertElementType(_, f32)");
+        assert_eq!(e.to_string(), "Add: operands must have the same element type (f32[2] vs f64[2]); help: convert one operand with ConvertElementType(_, new_element_type = f32)");
         assert!(binary_op(BinaryOp::Add, &s("pred[2]"), &s("pred[2]"), None).is_ok());
         assert!(binary_op(BinaryOp::Sub, &s("pred[2]"), &s("pred[2]"), None).is_err());
         assert!(binary_op(BinaryOp::Pow, &s("pred[2]"), &s("pred[2]"), None).is_err());
