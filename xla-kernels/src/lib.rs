@@ -11,3 +11,5 @@ pub mod tensor;
 pub mod math;
 pub mod simd;
 pub mod gemm;
+pub mod error;
+pub use error::KernelError;
