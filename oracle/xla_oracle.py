@@ -13,7 +13,10 @@ Protocol (stdin/stdout, binary-safe; all numbers little-endian):
             {"ok": true, "seconds": s, "runs": K} (time: median of K timed runs after warm-up,
             measured here around execute + block_until_ready, inputs already on the device),
             or {"ok": false, "error": "..."}.
-Compiled executables are cached by the SHA-256 of the text.
+Compiled executables are cached by the SHA-256 of the text (and the jaxlib version): in memory,
+and on disk in target/oracle-cache (XLA_ORACLE_CACHE_DIR overrides, "off" disables), because
+XLA:CPU compiles each kernel in ~50 ms and the oracle tests have about a thousand. The files are
+our own compilations, loaded back with deserialize_executable.
 """
 
 import hashlib
@@ -73,6 +76,10 @@ DTYPES = {
 NAMES = {v: k for k, v in DTYPES.items()}
 
 CACHE = {}
+_CACHE_DIR = os.environ.get(
+    "XLA_ORACLE_CACHE_DIR",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "oracle-cache"),
+)
 
 
 def read_exact(n):
@@ -86,11 +93,29 @@ def read_exact(n):
 
 
 def compile_text(text):
-    key = hashlib.sha256(text.encode()).hexdigest()
+    key = hashlib.sha256((jaxlib.__version__ + "\n" + text).encode()).hexdigest()
     exe = CACHE.get(key)
+    if exe is not None:
+        return exe
+    path = None if _CACHE_DIR == "off" else os.path.join(_CACHE_DIR, key + ".xla")
+    if path and os.path.exists(path):
+        try:
+            with open(path, "rb") as f:
+                exe = CLIENT.deserialize_executable(f.read(), DEVICES, xc.CompileOptions())
+        except Exception:  # noqa: BLE001 - a stale or broken entry is recompiled
+            exe = None
     if exe is None:
         exe = CLIENT.compile_and_load(text, DEVICES, xc.CompileOptions())
-        CACHE[key] = exe
+        if path:
+            try:
+                os.makedirs(_CACHE_DIR, exist_ok=True)
+                tmp = f"{path}.{os.getpid()}.tmp"
+                with open(tmp, "wb") as f:
+                    f.write(exe.serialize())
+                os.replace(tmp, path)
+            except OSError:
+                pass  # the cache is an optimisation only
+    CACHE[key] = exe
     return exe
 
 

@@ -82,6 +82,10 @@ struct Case {
     tol: Tolerance,
 }
 
+/// Cases per XLA compilation: compiling dominates the run time, so cases are merged into one
+/// computation returning a tuple of their results (see [`merge`]).
+const CHUNK: usize = 48;
+
 /// Runs every case through the evaluator and XLA; panics listing every failure.
 fn check_all(suite: &str, cases: Vec<Case>) {
     let measure = std::env::var_os("XLA_ORACLE_MEASURE").is_some();
@@ -94,31 +98,45 @@ fn check_all(suite: &str, cases: Vec<Case>) {
     };
     let mut failures = Vec::new();
     let n = cases.len();
-    for c in cases {
-        let ours = match evaluate(&c.comp, &c.args) {
-            Ok(v) => v,
-            Err(e) => {
-                failures.push(format!("{}: our evaluator failed: {e}", c.name));
-                continue;
+    for chunk in cases.chunks(CHUNK) {
+        // One compilation for the chunk; if XLA rejects it, run the cases one by one so the
+        // failure names the case at fault.
+        let (comp, args) = merge(chunk);
+        let xla: Vec<Result<Literal, String>> = match oracle.run_computation(&comp, &args) {
+            Ok(Literal::Tuple(parts)) if parts.len() == chunk.len() => {
+                parts.into_iter().map(Ok).collect()
             }
+            Ok(_) | Err(_) => chunk
+                .iter()
+                .map(|c| oracle.run_computation(&c.comp, &c.args))
+                .collect(),
         };
-        let xla = match oracle.run_computation(&c.comp, &c.args) {
-            Ok(v) => v,
-            Err(e) => {
-                failures.push(format!("{}: XLA failed: {e}", c.name));
-                continue;
-            }
-        };
-        if measure {
-            match (&ours, &xla) {
-                (Literal::Array { .. }, Literal::Array { .. }) => {
-                    eprintln!("MEASURE {} max_ulps={:?}", c.name, max_ulps(&ours, &xla))
+        for (c, xla) in chunk.iter().zip(xla) {
+            let ours = match evaluate(&c.comp, &c.args) {
+                Ok(v) => v,
+                Err(e) => {
+                    failures.push(format!("{}: our evaluator failed: {e}", c.name));
+                    continue;
                 }
-                _ => eprintln!("MEASURE {} (tuple)", c.name),
+            };
+            let xla = match xla {
+                Ok(v) => v,
+                Err(e) => {
+                    failures.push(format!("{}: XLA failed: {e}", c.name));
+                    continue;
+                }
+            };
+            if measure {
+                match (&ours, &xla) {
+                    (Literal::Array { .. }, Literal::Array { .. }) => {
+                        eprintln!("MEASURE {} max_ulps={:?}", c.name, max_ulps(&ours, &xla))
+                    }
+                    _ => eprintln!("MEASURE {} (tuple)", c.name),
+                }
             }
-        }
-        if let Err(e) = check_close(&c.name, &ours, &xla, c.tol) {
-            failures.push(e);
+            if let Err(e) = check_close(&c.name, &ours, &xla, c.tol) {
+                failures.push(e);
+            }
         }
     }
     assert!(
@@ -127,6 +145,58 @@ fn check_all(suite: &str, cases: Vec<Case>) {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The cases side by side in one computation: parameters concatenated, instructions renumbered,
+/// the root a tuple of the cases' roots.
+fn merge(cases: &[Case]) -> (Computation, Vec<Literal>) {
+    let mut instrs = Vec::new();
+    let mut params = Vec::new();
+    let mut roots = Vec::new();
+    let mut args = Vec::new();
+    for c in cases {
+        let base = instrs.len() as u32;
+        let first_param = params.len();
+        for ins in &c.comp.instrs {
+            let op = match &ins.op {
+                Op::Parameter { index, name } => Op::Parameter {
+                    index: index + first_param,
+                    name: name.clone(),
+                },
+                other => other.clone(),
+            };
+            let operands = ins.operands.iter().map(|o| InstrId(o.0 + base)).collect();
+            instrs.push(Instruction {
+                op,
+                operands,
+                shape: ins.shape.clone(),
+            });
+        }
+        params.extend(c.comp.params.iter().cloned());
+        roots.push(InstrId(c.comp.root.0 + base));
+        args.extend(c.args.iter().cloned());
+    }
+    let shape = Shape::Tuple(
+        roots
+            .iter()
+            .map(|r| instrs[r.0 as usize].shape.clone())
+            .collect(),
+    );
+    instrs.push(Instruction {
+        op: Op::Tuple,
+        operands: roots,
+        shape,
+    });
+    let root = InstrId(instrs.len() as u32 - 1);
+    (
+        Computation {
+            name: "cases".into(),
+            params,
+            instrs,
+            root,
+        },
+        args,
+    )
 }
 
 /// A computation being written by hand (the builder is another helper's work in progress).
