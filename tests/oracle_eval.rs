@@ -880,6 +880,49 @@ fn reductions_match_xla() {
             }
         }
     }
+    // pred reductions (any / all) and complex sums of integer-valued components (exact in any
+    // order).
+    for (k, rdims) in [vec![1], vec![0, 1, 2]].into_iter().enumerate() {
+        let x = rand(Pred, &dims, 40 + k as u64, Dist::Any);
+        let (t, f) = (Literal::scalar(true), Literal::scalar(false));
+        cases.push(reduce_case(
+            "any",
+            Pred,
+            &dims,
+            &rdims,
+            BinaryOp::Or,
+            f,
+            x.clone(),
+            Tolerance::Exact,
+        ));
+        cases.push(reduce_case(
+            "all",
+            Pred,
+            &dims,
+            &rdims,
+            BinaryOp::And,
+            t,
+            x,
+            Tolerance::Exact,
+        ));
+        for ty in COMPLEX {
+            let zero = Literal::Array {
+                shape: ArrayShape::scalar(ty),
+                data: xla_aot::core::ArrayData::zeros(ty, 1),
+            };
+            let x = int_valued(ty, &dims, 50 + k as u64, 100.0);
+            cases.push(reduce_case(
+                "sum",
+                ty,
+                &dims,
+                &rdims,
+                BinaryOp::Add,
+                zero,
+                x,
+                Tolerance::Exact,
+            ));
+        }
+    }
     // Variadic: argmax over rows of an f32 matrix with ties broken towards the lower index.
     let s = |ty| arr(ty, &[]);
     let mut r = B::new();
