@@ -19,6 +19,9 @@ pub(crate) const KC: usize = 256;
 pub(crate) const MC: usize = 120;
 /// Maximum columns of a packed B panel: `KC x NC` (4 MiB of f32) stays in L3.
 pub(crate) const NC: usize = 4096;
+/// Up to this many rows of A, a row-major B is read in place instead of packed: packing costs
+/// about as much as one row panel's multiply, so it pays only when several panels reuse it.
+pub(crate) const DIRECT_B_MAX_M: usize = 4 * MR;
 /// Below `2 m n k` = this many flops a GEMM runs on the caller's thread (a rayon fork/join
 /// costs about as much as 2M flops on one core).
 pub(crate) const PAR_MIN_FLOPS: u128 = 1 << 21;
@@ -133,6 +136,7 @@ fn packed_item<V: VFloat>(
             .next_multiple_of(MR);
     let n_ic = d.m.div_ceil(mc);
     let Buffers { b: bbuf, a: abufs } = bufs;
+    let direct_b = sb[2] == 1 && sb[1] >= 0 && d.m <= DIRECT_B_MAX_M;
     for jc in (0..d.n).step_by(NC) {
         let nc = NC.min(d.n - jc);
         let panels = nc.div_ceil(nr);
@@ -145,7 +149,11 @@ fn packed_item<V: VFloat>(
         }
         for pc in (0..d.k).step_by(KC) {
             let kc = KC.min(d.k - pc);
-            pack::pack_b(bbuf, b, sb, bi, pc, kc, jc, nc, nr);
+            // Direct B: only a partial last panel is packed (as panel 0).
+            let full = if direct_b { nc / nr } else { 0 };
+            if full * nr < nc {
+                pack::pack_b(bbuf, b, sb, bi, pc, kc, jc + full * nr, nc - full * nr, nr);
+            }
             let first = pc == 0 && !d.accumulate;
             let bbuf = &bbuf[..];
             let run = |t: usize, abuf: &mut Vec<V::Elem>| {
@@ -154,12 +162,21 @@ fn packed_item<V: VFloat>(
                 pack::pack_a(abuf, a, sa, bi, ic, rows, pc, kc);
                 let tile = Tile { bi, sc, first, nr };
                 for jp in jr * per_task..((jr + 1) * per_task).min(panels) {
-                    let bp = &bbuf[jp * kc * nr..(jp + 1) * kc * nr];
                     let cols = nr.min(nc - jp * nr);
+                    let (bp, bs) = if jp < full {
+                        (&b[offset(bi, pc, jc + jp * nr, sb)..], sb[1] as usize)
+                    } else {
+                        let q = jp - full;
+                        (&bbuf[q * kc * nr..(q + 1) * kc * nr], nr)
+                    };
                     for ip in 0..rows.div_ceil(MR) {
                         let ap = &abuf[ip * kc * MR..(ip + 1) * kc * MR];
-                        let acc = micro::<V>(ap, bp);
                         let rows_here = MR.min(rows - ip * MR);
+                        let acc = if jp < full {
+                            micro_rows::<V, true>(rows_here, ap, bp, bs, kc)
+                        } else {
+                            micro_rows::<V, false>(rows_here, ap, bp, bs, kc)
+                        };
                         tile.store::<V>(&acc, out, ic + ip * MR, jc + jp * nr, rows_here, cols);
                     }
                 }
@@ -176,26 +193,66 @@ fn packed_item<V: VFloat>(
     }
 }
 
-/// The register tile: `acc[i][h]` = lanes `h*LANES..` of row `i`, summed over the slice in
-/// order `p = 0..kc`.
+/// [`micro`] for the first `rows` (1..=MR) rows of the panel: edge panels skip the padding
+/// rows instead of computing them. Rows past `rows` of the result are zero.
 #[inline(always)]
-fn micro<V: VFloat>(ap: &[V::Elem], bp: &[V::Elem]) -> [[V; 2]; MR]
+fn micro_rows<V: VFloat, const DIRECT: bool>(
+    rows: usize,
+    ap: &[V::Elem],
+    bp: &[V::Elem],
+    bs: usize,
+    kc: usize,
+) -> [[V; 2]; MR]
+where
+    V::Elem: FloatElem,
+{
+    match rows {
+        6 => micro::<V, 6, DIRECT>(ap, bp, bs, kc),
+        5 => micro::<V, 5, DIRECT>(ap, bp, bs, kc),
+        4 => micro::<V, 4, DIRECT>(ap, bp, bs, kc),
+        3 => micro::<V, 3, DIRECT>(ap, bp, bs, kc),
+        2 => micro::<V, 2, DIRECT>(ap, bp, bs, kc),
+        _ => micro::<V, 1, DIRECT>(ap, bp, bs, kc),
+    }
+}
+
+/// The register tile: `acc[i][h]` = lanes `h*LANES..` of row `i < R`, summed over the slice in
+/// order `p = 0..kc` (`ap`: MR-row packed panel; `bp`: NR-column packed panel, or with
+/// `DIRECT` B itself, row `p` at `bp[p * bs..]`).
+#[inline(always)]
+fn micro<V: VFloat, const R: usize, const DIRECT: bool>(
+    ap: &[V::Elem],
+    bp: &[V::Elem],
+    bs: usize,
+    kc: usize,
+) -> [[V; 2]; MR]
 where
     V::Elem: FloatElem,
 {
     let l = V::LANES;
     let zero = V::splat(V::Elem::default());
-    let mut acc = [[zero; 2]; MR];
-    for (a, b) in ap.chunks_exact(MR).zip(bp.chunks_exact(2 * l)) {
+    let mut acc = [[zero; 2]; R];
+    let mut step = |a: &[V::Elem], b: &[V::Elem]| {
         let b0 = V::load(&b[..l]);
         let b1 = V::load(&b[l..]);
-        for i in 0..MR {
+        for i in 0..R {
             let ai = V::splat(a[i]);
             acc[i][0] = ai.mul_add(b0, acc[i][0]);
             acc[i][1] = ai.mul_add(b1, acc[i][1]);
         }
+    };
+    if DIRECT {
+        for (p, a) in ap.chunks_exact(MR).take(kc).enumerate() {
+            step(a, &bp[p * bs..p * bs + 2 * l]);
+        }
+    } else {
+        for (a, b) in ap.chunks_exact(MR).zip(bp.chunks_exact(2 * l)) {
+            step(a, b);
+        }
     }
-    acc
+    let mut full = [[zero; 2]; MR];
+    full[..R].copy_from_slice(&acc);
+    full
 }
 
 /// Where a tile goes: batch item, C strides, whether this is the first k slice of a

@@ -94,8 +94,12 @@ where
     ((s[0] + s[1]) + (s[2] + s[3])).reduce_add()
 }
 
+/// Vector accumulators per column group of the axpy form: 8 independent multiply-add chains
+/// cover the FMA latency (4 cycles) times throughput (2 per cycle).
+const AXPY_VECS: usize = 8;
+
 /// Columns `j0..j1` of `C[bi] = a * B` with B's rows contiguous: for each group of
-/// `4*LANES` columns, `acc += a[p] * B[p, cols]` for `p` ascending.
+/// `AXPY_VECS * LANES` columns, `acc += a[p] * B[p, cols]` for `p` ascending.
 fn axpy_cols<V: VFloat>(
     d: &GemmDesc,
     bi: usize,
@@ -112,9 +116,9 @@ fn axpy_cols<V: VFloat>(
     let zero = V::Elem::default();
     let mut j = j0;
     while j < j1 {
-        let w = (4 * l).min(j1 - j);
+        let w = (AXPY_VECS * l).min(j1 - j);
         let nv = w.div_ceil(l);
-        let mut acc = [V::splat(zero); 4];
+        let mut acc = [V::splat(zero); AXPY_VECS];
         for p in 0..d.k {
             let ap = V::splat(a[offset(bi, 0, p, sa)]);
             let row = &b[offset(bi, p, j, sb)..][..w];
@@ -123,7 +127,7 @@ fn axpy_cols<V: VFloat>(
                 *acc_q = ap.mul_add(V::load_partial(seg, zero), *acc_q);
             }
         }
-        let mut vals = [zero; 64];
+        let mut vals = [zero; AXPY_VECS * 16];
         for (q, acc_q) in acc.iter().enumerate().take(nv) {
             acc_q.store(&mut vals[q * l..]);
         }
