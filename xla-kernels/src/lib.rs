@@ -13,3 +13,4 @@ pub mod simd;
 pub mod gemm;
 pub mod error;
 pub use error::KernelError;
+pub mod transpose;

@@ -1,0 +1,468 @@
+//! Transpose and strided copies: `out[i_0, ..., i_{r-1}] = in[j]` with `j[perm[d]] = i[d]`
+//! (XLA's `Transpose`: output dim `d` is input dim `perm[d]`), row-major on both sides.
+//!
+//! Every copy goes through one engine, [`gather`]: a contiguous row-major destination filled
+//! from a source addressed by arbitrary element strides. It first simplifies the shape (drops
+//! extent-1 dims, merges dims that stay adjacent), then picks a path:
+//! - the innermost source stride is 1: plain row copies (`copy_from_slice`);
+//! - another dim has a smaller source stride: cache-blocked tiles of that dim x the innermost
+//!   output dim ([`TILE`] x [`TILE`]), so each tile's reads and writes stay in L1; 4-byte
+//!   elements with a unit-stride tile dim use `wide` 8x8 register transposes;
+//! - otherwise a strided gather per output row.
+//!
+//! Threads: destination rows are split into fixed blocks of [`PAR_TASK_ELEMENTS`] (a copy is
+//! exact, so the result never depends on the thread count); nothing is parallel below
+//! [`PAR_MIN_ELEMENTS`]. No heap allocation: shapes live in `[_; MAX_RANK]` arrays.
+
+use std::any::TypeId;
+
+use rayon::prelude::*;
+use wide::f32x8;
+
+use crate::error::{element_count, KernelError};
+use crate::tensor::MAX_RANK;
+
+/// Side of the square cache tile (elements): a 32x32 tile of f32 or f64 is 4-8 KiB read plus
+/// 4-8 KiB written, well inside a 32-64 KiB L1 even with the power-of-two aliasing of large
+/// row strides.
+pub const TILE: usize = 32;
+
+/// Below this many elements a copy runs on the caller's thread: waking a rayon worker costs a
+/// few microseconds, about the time to copy 64K elements from L2.
+pub const PAR_MIN_ELEMENTS: usize = 1 << 16;
+
+/// Destination elements per parallel task (rounded to whole tiles of rows): 256 KiB of f32,
+/// enough to amortise a task, small enough to balance 2+ threads on a 4096x4096 transpose.
+pub const PAR_TASK_ELEMENTS: usize = 1 << 16;
+
+/// Transposes the row-major array `src` of shape `dims` into the row-major `dst` of shape
+/// `[dims[perm[0]], ..., dims[perm[r-1]]]`: `dst[i] = src[j]` with `j[perm[d]] = i[d]`.
+///
+/// Errors (nothing written): `perm` is not a permutation of `0..dims.len()`, the rank exceeds
+/// [`MAX_RANK`], the element count overflows, or a buffer length differs from it.
+pub fn transpose<T: Copy + Send + Sync + 'static>(
+    src: &[T],
+    dims: &[usize],
+    perm: &[usize],
+    dst: &mut [T],
+) -> Result<(), KernelError> {
+    const OP: &str = "transpose";
+    let rank = dims.len();
+    check_rank(OP, rank)?;
+    let mut seen = [false; MAX_RANK];
+    if perm.len() != rank
+        || perm
+            .iter()
+            .any(|&p| p >= rank || std::mem::replace(&mut seen[p], true))
+    {
+        return Err(KernelError::invalid(
+            OP,
+            format!("perm {perm:?} is not a permutation of 0..{rank} (dims {dims:?})"),
+        ));
+    }
+    let n = element_count(OP, dims)?;
+    KernelError::check_len(OP, "src", n, src.len())?;
+    KernelError::check_len(OP, "dst", n, dst.len())?;
+    if n == 0 {
+        return Ok(());
+    }
+    let mut in_strides = [0isize; MAX_RANK];
+    let mut acc = 1usize;
+    for d in (0..rank).rev() {
+        in_strides[d] = acc as isize;
+        acc *= dims[d];
+    }
+    let mut out_dims = [0usize; MAX_RANK];
+    let mut strides = [0isize; MAX_RANK];
+    for d in 0..rank {
+        out_dims[d] = dims[perm[d]];
+        strides[d] = in_strides[perm[d]];
+    }
+    gather(src, 0, &out_dims[..rank], &strides[..rank], dst);
+    Ok(())
+}
+
+/// Strided copy: `dst[dst_offset + sum_d i_d * dst_strides[d]] = src[src_offset + sum_d i_d *
+/// src_strides[d]]` for every index `i` of the box `dims` (strides in elements, any sign, 0
+/// allowed). If the destination strides map two indices to one location, the later index in
+/// row-major order wins (then it runs on one thread).
+///
+/// Errors (nothing written): stride/dims ranks differ or exceed [`MAX_RANK`], or some addressed
+/// element lies outside its slice.
+pub fn copy_strided<T: Copy + Send + Sync + 'static>(
+    src: &[T],
+    src_offset: usize,
+    src_strides: &[isize],
+    dims: &[usize],
+    dst: &mut [T],
+    dst_offset: usize,
+    dst_strides: &[isize],
+) -> Result<(), KernelError> {
+    const OP: &str = "copy_strided";
+    let rank = dims.len();
+    check_rank(OP, rank)?;
+    if src_strides.len() != rank || dst_strides.len() != rank {
+        return Err(KernelError::invalid(
+            OP,
+            format!(
+                "dims {dims:?} has rank {rank} but src_strides {src_strides:?} and dst_strides \
+                 {dst_strides:?} have {} and {}",
+                src_strides.len(),
+                dst_strides.len()
+            ),
+        ));
+    }
+    let n = element_count(OP, dims)?;
+    if n == 0 {
+        return Ok(());
+    }
+    check_box(OP, "src", src.len(), src_offset, src_strides, dims)?;
+    check_box(OP, "dst", dst.len(), dst_offset, dst_strides, dims)?;
+    // A row-major contiguous destination (ignoring extent-1 dims) is the gather engine's case.
+    let mut acc = 1isize;
+    let contiguous = (0..rank).rev().all(|d| {
+        let ok = dims[d] == 1 || dst_strides[d] == acc;
+        acc *= dims[d] as isize;
+        ok
+    });
+    if contiguous {
+        gather(
+            src,
+            src_offset as isize,
+            dims,
+            src_strides,
+            &mut dst[dst_offset..dst_offset + n],
+        );
+        return Ok(());
+    }
+    let mut od = Odometer::new();
+    for _ in 0..n {
+        let s = (src_offset as isize + od.off_a) as usize;
+        let d = (dst_offset as isize + od.off_b) as usize;
+        dst[d] = src[s];
+        od.step(dims, src_strides, dst_strides);
+    }
+    Ok(())
+}
+
+fn check_rank(op: &'static str, rank: usize) -> Result<(), KernelError> {
+    if rank > MAX_RANK {
+        return Err(KernelError::invalid(
+            op,
+            format!("rank {rank} exceeds MAX_RANK = {MAX_RANK}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that every offset `offset + sum i_d * strides[d]` of a non-empty box is in `0..len`.
+fn check_box(
+    op: &'static str,
+    operand: &str,
+    len: usize,
+    offset: usize,
+    strides: &[isize],
+    dims: &[usize],
+) -> Result<(), KernelError> {
+    let (mut lo, mut hi) = (offset as i128, offset as i128);
+    for (&s, &e) in strides.iter().zip(dims) {
+        let span = s as i128 * (e as i128 - 1);
+        if span < 0 {
+            lo += span;
+        } else {
+            hi += span;
+        }
+    }
+    if lo < 0 || hi >= len as i128 {
+        return Err(KernelError::invalid(
+            op,
+            format!(
+                "{operand} with offset {offset}, strides {strides:?} and dims {dims:?} addresses \
+                 offsets {lo}..={hi} but has {len} elements"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A row-major walk over a box carrying two strided offsets.
+struct Odometer {
+    idx: [usize; MAX_RANK],
+    off_a: isize,
+    off_b: isize,
+}
+
+impl Odometer {
+    fn new() -> Self {
+        Odometer {
+            idx: [0; MAX_RANK],
+            off_a: 0,
+            off_b: 0,
+        }
+    }
+
+    /// Starts at row-major linear index `linear` of `dims`.
+    fn at(linear: usize, dims: &[usize], sa: &[isize], sb: &[isize]) -> Self {
+        let mut od = Odometer::new();
+        let mut rest = linear;
+        for d in (0..dims.len()).rev() {
+            let i = rest % dims[d];
+            rest /= dims[d];
+            od.idx[d] = i;
+            od.off_a += i as isize * sa[d];
+            od.off_b += i as isize * sb[d];
+        }
+        od
+    }
+
+    /// Advances to the next index in row-major order (wraps to all zeros after the last).
+    #[inline]
+    fn step(&mut self, dims: &[usize], sa: &[isize], sb: &[isize]) {
+        for d in (0..dims.len()).rev() {
+            self.idx[d] += 1;
+            self.off_a += sa[d];
+            self.off_b += sb[d];
+            if self.idx[d] < dims[d] {
+                return;
+            }
+            self.off_a -= sa[d] * dims[d] as isize;
+            self.off_b -= sb[d] * dims[d] as isize;
+            self.idx[d] = 0;
+        }
+    }
+}
+
+/// Fills the contiguous row-major `dst` of shape `dims` with `src[base + sum i_d * strides[d]]`.
+/// The caller has checked every addressed offset and `dst.len() == prod(dims) > 0`.
+fn gather<T: Copy + Send + Sync + 'static>(
+    src: &[T],
+    base: isize,
+    dims: &[usize],
+    strides: &[isize],
+    dst: &mut [T],
+) {
+    // Simplify: drop extent-1 dims, merge a dim into the previous one when it continues it.
+    let (mut e, mut s, mut r) = ([0usize; MAX_RANK], [0isize; MAX_RANK], 0usize);
+    for (&ed, &sd) in dims.iter().zip(strides) {
+        if ed == 1 {
+            continue;
+        }
+        if r > 0 && s[r - 1] == sd * ed as isize {
+            e[r - 1] *= ed;
+            s[r - 1] = sd;
+        } else {
+            e[r] = ed;
+            s[r] = sd;
+            r += 1;
+        }
+    }
+    let (e, s) = (&e[..r], &s[..r]);
+    if r == 0 {
+        dst[0] = src[base as usize];
+        return;
+    }
+    let last = r - 1;
+    // The tile dim: the outer dim with the smallest |stride|, if smaller than the last's.
+    let q = (0..last).min_by_key(|&d| s[d].unsigned_abs());
+    let plan = match q {
+        Some(q) if s[q].unsigned_abs() < s[last].unsigned_abs() => Plan { e, s, q, base },
+        _ => Plan {
+            e,
+            s,
+            q: last,
+            base,
+        },
+    };
+    let row_len: usize = e[plan.q + 1..].iter().product();
+    let n = dst.len();
+    if n < PAR_MIN_ELEMENTS {
+        plan.run(src, dst, 0);
+        return;
+    }
+    let rows_per_task = (PAR_TASK_ELEMENTS / row_len).max(1).next_multiple_of(TILE);
+    dst.par_chunks_mut(rows_per_task * row_len)
+        .enumerate()
+        .for_each(|(t, chunk)| plan.run(src, chunk, t * rows_per_task));
+}
+
+/// A simplified gather: dims `e`, source strides `s`; "rows" are the indices of dims `0..=q`,
+/// each a contiguous `prod(e[q+1..])` elements of the destination.
+struct Plan<'a> {
+    e: &'a [usize],
+    s: &'a [isize],
+    q: usize,
+    base: isize,
+}
+
+impl Plan<'_> {
+    /// Fills `chunk` = destination rows `g0..` (whole rows).
+    fn run<T: Copy + 'static>(&self, src: &[T], chunk: &mut [T], g0: usize) {
+        let (e, s, q) = (self.e, self.s, self.q);
+        let last = e.len() - 1;
+        if q == last {
+            self.run_rows(src, chunk, g0);
+            return;
+        }
+        let row_len: usize = e[q + 1..].iter().product();
+        let n_rows = chunk.len() / row_len;
+        let (mid_e, mid_s) = (&e[q + 1..last], &s[q + 1..last]);
+        let mid_count: usize = mid_e.iter().product();
+        let (eq, el, sq, sl) = (e[q], e[last], s[q], s[last]);
+        let f32_view = as_f32(src);
+        let mut g = g0;
+        while g < g0 + n_rows {
+            let i = g % eq;
+            let h = TILE.min(eq - i).min(g0 + n_rows - g);
+            let prefix = Odometer::at(g / eq, &e[..q], &s[..q], &s[..q]);
+            let sp = self.base + prefix.off_a + i as isize * sq;
+            let mut mid = Odometer::new();
+            for m in 0..mid_count {
+                let so = sp + mid.off_a;
+                let d0 = (g - g0) * row_len + m * el;
+                for j0 in (0..el).step_by(TILE) {
+                    let w = TILE.min(el - j0);
+                    let (so, d0) = (so + j0 as isize * sl, d0 + j0);
+                    match (f32_view, sq) {
+                        (Some(src32), 1) => {
+                            let dst32 = as_f32_mut(chunk).expect("same element type as src");
+                            tile_f32(src32, so, sl, dst32, d0, row_len, h, w)
+                        }
+                        _ => tile(src, so, sq, sl, chunk, d0, row_len, h, w),
+                    }
+                }
+                mid.step(mid_e, mid_s, mid_s);
+            }
+            g += h;
+        }
+    }
+
+    /// `q == last`: each destination row is a (strided) run of the source.
+    fn run_rows<T: Copy>(&self, src: &[T], chunk: &mut [T], g0: usize) {
+        let (e, s) = (self.e, self.s);
+        let last = e.len() - 1;
+        let (el, sl) = (e[last], s[last]);
+        let mut od = Odometer::at(g0, &e[..last], &s[..last], &s[..last]);
+        for row in chunk.chunks_exact_mut(el) {
+            let o = self.base + od.off_a;
+            if sl == 1 {
+                row.copy_from_slice(&src[o as usize..o as usize + el]);
+            } else {
+                for (j, x) in row.iter_mut().enumerate() {
+                    *x = src[(o + j as isize * sl) as usize];
+                }
+            }
+            od.step(&e[..last], &s[..last], &s[..last]);
+        }
+    }
+}
+
+/// One tile: `dst[d0 + ii * ds + jj] = src[so + ii * sq + jj * sl]` for `ii < h`, `jj < w`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn tile<T: Copy>(
+    src: &[T],
+    so: isize,
+    sq: isize,
+    sl: isize,
+    dst: &mut [T],
+    d0: usize,
+    ds: usize,
+    h: usize,
+    w: usize,
+) {
+    for ii in 0..h {
+        let row = &mut dst[d0 + ii * ds..][..w];
+        let si = so + ii as isize * sq;
+        for (jj, x) in row.iter_mut().enumerate() {
+            *x = src[(si + jj as isize * sl) as usize];
+        }
+    }
+}
+
+/// [`tile`] for 4-byte elements with a unit source stride along `ii`: full 8x8 blocks through
+/// `wide`'s register transpose (8 loads, 24 shuffles, 8 stores), the edges through [`tile`].
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn tile_f32(
+    src: &[f32],
+    so: isize,
+    sl: isize,
+    dst: &mut [f32],
+    d0: usize,
+    ds: usize,
+    h: usize,
+    w: usize,
+) {
+    let (h8, w8) = (h - h % 8, w - w % 8);
+    for i8 in (0..h8).step_by(8) {
+        for j8 in (0..w8).step_by(8) {
+            // Rows of the block: source row jj holds elements ii = i8..i8+8 contiguously.
+            let rows: [f32x8; 8] = std::array::from_fn(|jj| {
+                let o = (so + (j8 + jj) as isize * sl) as usize + i8;
+                f32x8::new(src[o..o + 8].try_into().expect("8 elements"))
+            });
+            let cols = f32x8::transpose(rows);
+            for (ii, v) in cols.iter().enumerate() {
+                let o = d0 + (i8 + ii) * ds + j8;
+                dst[o..o + 8].copy_from_slice(v.as_array());
+            }
+        }
+    }
+    if w8 < w {
+        tile(
+            src,
+            so + w8 as isize * sl,
+            1,
+            sl,
+            dst,
+            d0 + w8,
+            ds,
+            h8,
+            w - w8,
+        );
+    }
+    if h8 < h {
+        tile(
+            src,
+            so + h8 as isize,
+            1,
+            sl,
+            dst,
+            d0 + h8 * ds,
+            ds,
+            h - h8,
+            w,
+        );
+    }
+}
+
+/// `src` as `&[f32]` when `T` is a 4-byte type whose every bit pattern is a plain value
+/// (f32, u32, i32); register transposes only move bits, so the values are preserved.
+fn as_f32<T: 'static>(src: &[T]) -> Option<&[f32]> {
+    if !is_4byte_plain::<T>() {
+        return None;
+    }
+    // SAFETY: T is f32, u32 or i32 (checked above): same size (4) and alignment (4) as f32, no
+    // padding, every bit pattern valid as f32; the length is unchanged, so the new slice covers
+    // exactly the same bytes, borrowed for the same lifetime.
+    Some(unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<f32>(), src.len()) })
+}
+
+/// Mutable version of [`as_f32`].
+fn as_f32_mut<T: 'static>(dst: &mut [T]) -> Option<&mut [f32]> {
+    if !is_4byte_plain::<T>() {
+        return None;
+    }
+    // SAFETY: as in `as_f32`; additionally every f32 bit pattern written through the new slice
+    // is a valid T (f32, u32 and i32 accept all 32-bit patterns), and the exclusive borrow of
+    // `dst` is moved into the result, so no alias exists.
+    Some(unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<f32>(), dst.len()) })
+}
+
+fn is_4byte_plain<T: 'static>() -> bool {
+    let t = TypeId::of::<T>();
+    t == TypeId::of::<f32>() || t == TypeId::of::<u32>() || t == TypeId::of::<i32>()
+}
+
+#[cfg(test)]
+mod tests;
