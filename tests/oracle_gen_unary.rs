@@ -2,33 +2,15 @@
 //! allows it on: one `xla!` fn per (op, type) on `T[3, 33]` (99 elements: vector body plus a
 //! scalar tail), run through the generated code, the evaluator and XLA:CPU on deterministic
 //! inputs (typical range and special values) and compared (see `common`). Exact unless the op
-//! has an ulp bound in `ULP_BOUNDS` (tests/oracle_eval.rs) or in [`GEN_ULP_BOUNDS`].
+//! has an ulp bound in `ULP_BOUNDS` (tests/oracle_eval.rs) or in `common::GEN_ULP_BOUNDS`.
 //!
 //! Run: `cargo test -p xla-aot --test oracle_gen_unary` (the oracle venv: `bash oracle/setup.sh`).
 
 mod common;
 
-use common::{check_all, eval_bound, Case, Gen, Tol};
+use common::{check_all, eval_bound, gen_bound, Case, Gen};
 use xla_aot::core::ElementType;
 use xla_oracle::Dist;
-
-/// Where the generated code needs a looser ulp bound than the evaluator against XLA (its f32
-/// vector polynomials are not the evaluator's scalar functions): (op, type, ulps), measured with
-/// `XLA_ORACLE_MEASURE=1` on this file's inputs.
-const GEN_ULP_BOUNDS: &[(&str, ElementType, u64)] = &[];
-
-/// The generated code's bound: the larger of the evaluator's and [`GEN_ULP_BOUNDS`].
-fn gen_bound(op: &str, ty: ElementType) -> Tol {
-    let extra = GEN_ULP_BOUNDS
-        .iter()
-        .find(|(o, t, _)| *o == op && *t == ty)
-        .map(|&(_, _, n)| n);
-    match (eval_bound(op, ty), extra) {
-        (Tol::Ulp(a), Some(b)) => Tol::Ulp(a.max(b)),
-        (_, Some(b)) => Tol::Ulp(b),
-        (t, None) => t,
-    }
-}
 
 /// Input ranges: any values, and the special ones (0, -0, ±inf, NaN, ±max, ±1).
 const ANY: &[Dist] = &[Dist::Any, Dist::Special];
