@@ -168,6 +168,19 @@ xla! {
     }
     pub fn int_matvec(x: s32[5, 17], v: s32[17]) -> s32[5] { Dot(x, v) }
     pub fn half_dot(x: f16[4, 33], y: f16[33, 3]) -> f16[4, 3] { Dot(x, y) }
+    /// Stored by the reduction, then divided in place in scalar mode (integers).
+    pub fn int_norm(x: s32[4, 17]) -> s32[4, 17] {
+        let m = Reduce(x, -2147483648, dimensions = [1], |a, b| Max(a, b));
+        let e = Sub(x, m, broadcast_dimensions = [0]) * 3;
+        let s = Reduce(e, 0, dimensions = [1], |a, b| a + b);
+        Div(e, s - 1, broadcast_dimensions = [0])
+    }
+    /// The same on a flat f64 vector with a full reduction (vector mode, flat loop).
+    pub fn flat_norm(x: f64[1001]) -> f64[1001] {
+        let e = Exp(x);
+        let s = Reduce(e, 0.0, dimensions = [0], |a, b| a + b);
+        Div(e, Broadcast(s, broadcast_sizes = [1001]))
+    }
     /// Dot of an elementwise producer (materialised first) feeding a reduction.
     pub fn dot_chain(x: f32[3, 17], y: f32[17, 1]) -> f32[] {
         let h = Dot(Exp(x), y);
@@ -373,6 +386,8 @@ mod vs_evaluator {
         int_matvec: 0.0;
         half_dot: 1e-2;
         dot_chain: 1e-5;
+        int_norm: 0.0;
+        flat_norm: 1e-12;
     }
 }
 
@@ -426,7 +441,10 @@ fn results_do_not_depend_on_the_thread_count() {
 #[test]
 fn run_literals_rejects_bad_arguments() {
     let bad = Literal::from_vec(&[3], vec![1.0f32, 2.0, 3.0]).unwrap();
-    assert!(add_rows::run_literals(std::slice::from_ref(&bad)).is_err(), "arity");
+    assert!(
+        add_rows::run_literals(std::slice::from_ref(&bad)).is_err(),
+        "arity"
+    );
     assert!(
         add_rows::run_literals(&[bad.clone(), bad]).is_err(),
         "shape"

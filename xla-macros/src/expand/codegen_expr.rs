@@ -18,6 +18,14 @@ pub(crate) struct Access<'a> {
     pub slice: &'a dyn Fn(&Src) -> TokenStream,
     /// The offset of the element (lane 0 in vector mode) for a coefficient vector.
     pub offset: &'a dyn Fn(&[i64]) -> TokenStream,
+    /// Sources read in place from the kernel's own output at the current element (slice and
+    /// offset), overriding `slice`/`offset`.
+    pub local: &'a dyn Fn(&Src) -> Option<(TokenStream, TokenStream)>,
+}
+
+/// No in-place sources.
+pub(crate) fn no_local(_: &Src) -> Option<(TokenStream, TokenStream)> {
+    None
 }
 
 /// Expressions reachable from `roots`, as a mask over the arena.
@@ -52,8 +60,8 @@ pub(crate) fn scalar_stmts(exprs: &[Expr], roots: &[ExprId], acc: &Access<'_>) -
         let v = var(id);
         let value = match e {
             Expr::Leaf { src, coef, .. } => {
-                let s = (acc.slice)(src);
-                let off = (acc.offset)(coef);
+                let (s, off) =
+                    (acc.local)(src).unwrap_or_else(|| ((acc.slice)(src), (acc.offset)(coef)));
                 quote!(#s[#off])
             }
             Expr::Index { coef, ty } => {
@@ -378,6 +386,10 @@ pub(crate) fn vector_stmts(
         let x = var(id);
         let value = match e {
             Expr::Leaf { src, coef, .. } => {
+                if let Some((s, off)) = (acc.local)(src) {
+                    out.extend(quote!(let #x = #vf::load(&#s[#off..]);));
+                    continue;
+                }
                 let s = (acc.slice)(src);
                 let off = (acc.offset)(coef);
                 match coef.get(inner).copied().unwrap_or(0) {

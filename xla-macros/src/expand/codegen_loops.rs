@@ -228,12 +228,16 @@ pub(crate) fn loop_kernel(
     };
     let total: i64 = ext.iter().product();
     let row_major = out_c == row_major_strides(&ext);
+    // Values stored in this kernel's own output slot are read in place, at the element being
+    // written (see `plan::in_place`).
+    let own_storage = plan.storage.get(&v);
+    let own = |s: &Src| matches!(s, Src::Buf(u) if plan.storage.get(u) == own_storage);
     let slice = |s: &Src| {
         let id = src_ident(plan, s);
         quote!(#id)
     };
     if !row_major {
-        return serial_nest(&exprs, root, &ext, &out_c, w, &slice);
+        return serial_nest(&exprs, root, &ext, &out_c, w, &slice, &own);
     }
     let t = shape.ty;
     let rank = ext.len();
@@ -244,6 +248,11 @@ pub(crate) fn loop_kernel(
         .flatten();
     let elem_t = rust_type(t);
     let kern = format_ident!("kern");
+    let live = reachable(&exprs, &[root]);
+    let has_own = exprs
+        .iter()
+        .zip(&live)
+        .any(|(e, &l)| l && matches!(e, Expr::Leaf { src, .. } if own(src)));
     if rank == 1 {
         // Flat: blocks are element ranges; the element's index is `first + j`.
         let vars = vec![quote!(g)];
@@ -251,6 +260,7 @@ pub(crate) fn loop_kernel(
         let acc = Access {
             slice: &slice,
             offset: &offset,
+            local: &|s: &Src| own(s).then(|| (quote!(blk), quote!(j))),
         };
         let s_stmts = scalar_stmts(&exprs, &[root], &acc);
         let r = var(root);
@@ -284,6 +294,14 @@ pub(crate) fn loop_kernel(
                     }
                 }
             }
+            // Reading the output slice in place rules out holding an iterator over it.
+            None if has_own => quote! {
+                for j in 0..blk.len() {
+                    #g_bind
+                    #s_stmts
+                    blk[j] = #r;
+                }
+            },
             None if used[0] => quote! {
                 for (j, o) in blk.iter_mut().enumerate() {
                     #g_bind
@@ -317,6 +335,7 @@ pub(crate) fn loop_kernel(
     let acc = Access {
         slice: &slice,
         offset: &offset,
+        local: &|s: &Src| own(s).then(|| (quote!(row), quote!(j))),
     };
     let s_stmts = scalar_stmts(&exprs, &[root], &acc);
     let r = var(root);
@@ -340,6 +359,12 @@ pub(crate) fn loop_kernel(
                 }
             }
         }
+        None if has_own => quote! {
+            for j in 0..#row {
+                #s_stmts
+                row[j] = #r;
+            }
+        },
         None if used[inner] => quote! {
             for (j, o) in row.iter_mut().enumerate() {
                 #s_stmts
@@ -410,6 +435,7 @@ fn serial_nest(
     out_c: &[i64],
     w: &Ident,
     slice: &dyn Fn(&Src) -> TokenStream,
+    own: &dyn Fn(&Src) -> bool,
 ) -> TokenStream {
     let vars: Vec<TokenStream> = (0..ext.len())
         .map(|d| {
@@ -421,6 +447,7 @@ fn serial_nest(
     let acc = Access {
         slice,
         offset: &offset,
+        local: &|s: &Src| own(s).then(|| (quote!(#w), offset_tokens(out_c, &vars))),
     };
     let stmts = scalar_stmts(exprs, &[root], &acc);
     let r = var(root);

@@ -9,13 +9,15 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use xla_core::{BinaryOp, Computation, ElementType, Op, Shape};
 
-use super::codegen_expr::{scalar_op, scalar_stmts, var, vector_stmts, vectorisable, Access};
+use super::codegen_expr::{
+    no_local, scalar_op, scalar_stmts, var, vector_stmts, vectorisable, Access,
+};
 use super::codegen_loops::{access_vectors, dispatch, offset_tokens, src_ident, Space};
 use super::codegen_rt::{
     f32_tokens, f64_tokens, lanes_of, lit_usize, rust_type, scalar_of, vector_type, vfloat_of,
 };
 use super::fuse::{ExprId, Fused, Kernel, Src};
-use super::graph::Kind;
+use super::graph::{row_major_strides, Kind, Value};
 use super::plan::Plan;
 
 /// Work (operand elements) per parallel task of a reduction: larger than a loop's task because
@@ -222,6 +224,7 @@ pub(crate) fn reduce_kernel(
     k: &Kernel,
     operands: &[ExprId],
     inits: &[ExprId],
+    stores: &[(ExprId, Value)],
     ws: &[Ident],
 ) -> Result<TokenStream, String> {
     let node = &f.graph.nodes[k.node];
@@ -232,7 +235,12 @@ pub(crate) fn reduce_kernel(
     let class: Vec<u8> = (0..op_dims.len())
         .map(|d| u8::from(dims.contains(&d)))
         .collect();
-    let coefs = access_vectors(&k.exprs, operands);
+    let mut coefs = access_vectors(&k.exprs, operands);
+    // A stored value is written row-major over the operand dims.
+    let store_rm = row_major_strides(&op_dims);
+    if !stores.is_empty() {
+        coefs.push(store_rm.clone());
+    }
     let space = Space::new(&op_dims, &class, &coefs);
     let exprs = space.map_exprs(&k.exprs);
     let gclass: Vec<u8> = space.groups.iter().map(|g| class[g[0]]).collect();
@@ -241,7 +249,7 @@ pub(crate) fn reduce_kernel(
     let red: Vec<usize> = (0..rank).filter(|&g| gclass[g] == 1).collect();
     let out_n: i64 = kept.iter().map(|&g| space.ext[g]).product();
     let red_n: i64 = red.iter().map(|&g| space.ext[g]).product();
-    let tys: Vec<ElementType> = k.outputs.iter().map(|&v| f.graph.shape(v).ty).collect();
+    let tys: Vec<ElementType> = node.shapes.iter().map(|s| s.ty).collect();
     let n = tys.len();
 
     let vars: Vec<TokenStream> = (0..rank)
@@ -258,6 +266,7 @@ pub(crate) fn reduce_kernel(
     let acc = Access {
         slice: &slice,
         offset: &offset,
+        local: &no_local,
     };
     let init_stmts = scalar_stmts(&exprs, inits, &acc);
     let used: Vec<bool> = {
@@ -293,7 +302,34 @@ pub(crate) fn reduce_kernel(
     let t = tys[0];
     let vop = recognise(computation)
         .filter(|_| n == 1 && red.last() == Some(&(rank.wrapping_sub(1))) && rank > 0);
-    let vt = vector_type(t).filter(|_| vop.is_some() && vectorisable(&exprs, operands, t));
+    let stores_t = stores.iter().all(|&(_, u)| f.graph.shape(u).ty == t);
+    let vt =
+        vector_type(t).filter(|_| vop.is_some() && stores_t && vectorisable(&exprs, operands, t));
+    if stores.len() > 1 || (!stores.is_empty() && (n != 1 || red_n == 0)) {
+        return Err(
+            "internal: a reduction stores at most one value, over a non-empty operand".into(),
+        );
+    }
+    // Offset of the stored element inside the current output's contiguous run (the reduced
+    // dims are trailing, so the kept part is the run's position).
+    let store_coef: Vec<i64> = {
+        let c = space.map(&store_rm);
+        c.iter()
+            .zip(&gclass)
+            .map(|(&x, &cl)| if cl == 1 { x } else { 0 })
+            .collect()
+    };
+    let store_stmt = |vars: &[TokenStream], vector: Option<&TokenStream>| -> TokenStream {
+        let Some(&(e, _)) = stores.first() else {
+            return quote!();
+        };
+        let x = var(e);
+        let off = offset_tokens(&store_coef, vars);
+        match vector {
+            Some(vf) => quote!(#vf::store(#x, &mut urow[#off..]);),
+            None => quote!(urow[#off] = #x;),
+        }
+    };
 
     // Loops over the reduced groups (all of them, or all but the innermost for vector mode).
     let wrap_red = |body: TokenStream, groups: &[usize]| -> TokenStream {
@@ -319,9 +355,12 @@ pub(crate) fn reduce_kernel(
             let acc_v = Access {
                 slice: &slice,
                 offset: &offset_v,
+                local: &no_local,
             };
             let v_stmts = vector_stmts(&exprs, operands, &acc_v, &vt, inner);
             let s_stmts = scalar_stmts(&exprs, operands, &acc_v);
+            let v_store = store_stmt(&vars_v, Some(&vf));
+            let s_store = store_stmt(&vars_v, None);
             let x = &xs[0];
             let (id, vcomb, vred, scomb): (TokenStream, _, _, _) = match bop {
                 BinaryOp::Max => (
@@ -365,7 +404,7 @@ pub(crate) fn reduce_kernel(
                         let u = lit_usize(u);
                         quote!(+ #u * #l)
                     };
-                    quote!({ let j = jb * 4 * #l #lane_off; #v_stmts #vacc = #vcomb(#vacc, #x); })
+                    quote!({ let j = jb * 4 * #l #lane_off; #v_stmts #v_store #vacc = #vcomb(#vacc, #x); })
                 })
                 .collect();
             let inner_loops = quote! {
@@ -373,10 +412,12 @@ pub(crate) fn reduce_kernel(
                 for jv in (#rl / (4 * #l)) * 4..#rl / #l {
                     let j = jv * #l;
                     #v_stmts
+                    #v_store
                     v0 = #vcomb(v0, #x);
                 }
                 for j in (#rl / #l) * #l..#rl {
                     #s_stmts
+                    #s_store
                     s = #scomb(s, #x);
                 }
             };
@@ -395,7 +436,8 @@ pub(crate) fn reduce_kernel(
         }
         _ => {
             let stmts = scalar_stmts(&exprs, operands, &acc);
-            let loops = wrap_red(quote!({ #stmts #update }), &red);
+            let st = store_stmt(&vars, None);
+            let loops = wrap_red(quote!({ #stmts #st #update }), &red);
             quote! {
                 #(let mut #accs = #init_vals;)*
                 #loops
@@ -407,14 +449,25 @@ pub(crate) fn reduce_kernel(
         let elem = rust_type(t);
         let kern = format_ident!("kern");
         let w = &ws[0];
+        let red_l = lit_usize(red_n);
+        let items = if stores.is_empty() {
+            quote!(o)
+        } else {
+            quote!((o, urow))
+        };
+        let it = if stores.is_empty() {
+            quote!(blk.iter_mut())
+        } else {
+            quote!(blk.iter_mut().zip(ublk.chunks_exact_mut(#red_l)))
+        };
         let (first, g_bind, iter) = if g_used {
             (
                 quote!(first),
                 quote!(let g = first + r; #binds),
-                quote!((r, o) in blk.iter_mut().enumerate()),
+                quote!((r, #items) in #it.enumerate()),
             )
         } else {
-            (quote!(_first), quote!(), quote!(o in blk.iter_mut()))
+            (quote!(_first), quote!(), quote!(#items in #it))
         };
         let value = if is_vec {
             quote!({ #per_output })
@@ -422,6 +475,30 @@ pub(crate) fn reduce_kernel(
             quote!({ #per_output }.0)
         };
         let per_task = lit_usize((REDUCE_TASK_WORK / red_n.max(1)).max(1));
+        if let Some(&(_, u)) = stores.first() {
+            // The stored value's rows travel with their outputs: chunk both at the same outputs.
+            let ut = rust_type(f.graph.shape(u).ty);
+            let wu = &ws[1];
+            let work = lit_usize(out_n * red_n);
+            return Ok(quote! {
+                #init_stmts
+                let #kern = |#first: usize, blk: &mut [#elem], ublk: &mut [#ut]| {
+                    for #iter {
+                        #g_bind
+                        *o = #value;
+                    }
+                };
+                if #work >= ::xla_aot::__rt::xla_kernels::par::PAR_MIN_ELEMENTS {
+                    use ::xla_aot::__rt::rayon::prelude::*;
+                    #w.par_chunks_mut(#per_task)
+                        .zip(#wu.par_chunks_mut(#per_task * #red_l))
+                        .enumerate()
+                        .for_each(|(b, (blk, ublk))| #kern(b * #per_task, blk, ublk));
+                } else {
+                    #kern(0, #w, #wu);
+                }
+            });
+        }
         let disp = dispatch(w, &kern, &per_task, &per_task, out_n * red_n.max(1));
         Ok(quote! {
             #init_stmts

@@ -69,10 +69,13 @@ pub(crate) struct GemmOperand {
 pub(crate) enum KernelKind {
     /// One loop nest over the output's dims evaluating `root` per element.
     Loop { root: ExprId },
-    /// Reduce: `operands` over the operand dims, `inits` over no dims (scalars).
+    /// Reduce: `operands` over the operand dims, `inits` over no dims (scalars). `stores`:
+    /// values the reduce loop also writes, each an expression over the operand dims stored
+    /// row-major (a producer shared with later kernels, computed once, in the same pass).
     Reduce {
         operands: Vec<ExprId>,
         inits: Vec<ExprId>,
+        stores: Vec<(ExprId, Value)>,
     },
     /// GEMM `C[b] = A[b]·B[b]` with sizes `[batch, m, n, k]`.
     Dot {
@@ -198,6 +201,7 @@ pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
         let kernels = build_kernels(&graph, &mat, &mut requests)?;
         let new: Vec<Value> = requests.difference(&mat).copied().collect();
         if new.is_empty() {
+            let kernels = fold_into_reductions(&graph, &mat, kernels)?;
             return Ok(Fused {
                 graph,
                 outputs,
@@ -228,6 +232,7 @@ fn build_kernels(
         let mut b = ExprBuilder {
             g,
             mat,
+            inline: None,
             exprs: Vec::new(),
             memo: HashMap::new(),
             extents: Vec::new(),
@@ -264,7 +269,11 @@ fn build_kernels(
                     b.finish()?;
                     continue;
                 }
-                KernelKind::Reduce { operands, inits }
+                KernelKind::Reduce {
+                    operands,
+                    inits,
+                    stores: Vec::new(),
+                }
             }
             Kind::Dot { batch, contract } => {
                 match b.dot(node.inputs[0], node.inputs[1], *batch, *contract) {
@@ -339,6 +348,145 @@ fn build_kernels(
     Ok(kernels)
 }
 
+/// Multi-output fusion: a stored elementwise value `u` whose first reader is a single-operand
+/// reduction over trailing dims, reading `u` exactly at its own index (row-major), is computed
+/// and stored by that reduction instead of by a loop of its own (row_softmax's `exp(x - m)`
+/// feeds the sum and the division: one pass computes, stores and sums it). Later readers read
+/// the stored value as before.
+fn fold_into_reductions(
+    g: &Graph,
+    mat: &BTreeSet<Value>,
+    mut kernels: Vec<Kernel>,
+) -> Result<Vec<Kernel>, String> {
+    let mut r = 0;
+    while r < kernels.len() {
+        let candidate = fold_candidate(g, &kernels, r);
+        if let Some((ku, u)) = candidate {
+            if let Some(k) = reduce_storing(g, mat, kernels[r].node, u)? {
+                kernels[r] = k;
+                kernels.remove(ku);
+                continue; // `r` now names the kernel after the folded one's successor
+            }
+        }
+        r += 1;
+    }
+    Ok(kernels)
+}
+
+/// The loop kernel (index, value) that reduction kernel `r` can absorb, if any.
+fn fold_candidate(g: &Graph, kernels: &[Kernel], r: usize) -> Option<(usize, Value)> {
+    let k = &kernels[r];
+    let KernelKind::Reduce { stores, .. } = &k.kind else {
+        return None;
+    };
+    let node = &g.nodes[k.node];
+    let Kind::Reduce { dims, .. } = &node.kind else {
+        return None;
+    };
+    if node.inputs.len() != 2 || !stores.is_empty() {
+        return None;
+    }
+    let op_dims = &g.shape(node.inputs[0]).dims;
+    let rank = op_dims.len();
+    if op_dims.contains(&0) {
+        return None;
+    }
+    // Reduced dims must be the trailing ones, so each output's elements of `u` are contiguous.
+    let mut sorted = dims.clone();
+    sorted.sort_unstable();
+    if sorted.iter().copied().ne(rank - dims.len()..rank) {
+        return None;
+    }
+    let rm = row_major_strides(op_dims);
+    for (ku, ker) in kernels[..r].iter().enumerate() {
+        let KernelKind::Loop { .. } = ker.kind else {
+            continue;
+        };
+        let u = ker.outputs[0];
+        let su = g.shape(u);
+        if su.dims != *op_dims || su.layout.is_some() {
+            continue;
+        }
+        let mut reads_u = k.exprs.iter().filter_map(|e| match e {
+            Expr::Leaf {
+                src: Src::Buf(v),
+                coef,
+                ..
+            } if *v == u => Some(coef),
+            _ => None,
+        });
+        let first = reads_u.next();
+        if first.is_none() || first != Some(&rm) || !reads_u.all(|c| *c == rm) {
+            continue;
+        }
+        let read_between = kernels[ku + 1..r]
+            .iter()
+            .any(|x| super::plan::kernel_reads(x).contains(&u));
+        if !read_between {
+            return Some((ku, u));
+        }
+    }
+    None
+}
+
+/// The reduction of node `n` computing (and storing) `u` itself; `None` if it cannot.
+fn reduce_storing(
+    g: &Graph,
+    mat: &BTreeSet<Value>,
+    n: usize,
+    u: Value,
+) -> Result<Option<Kernel>, String> {
+    let node = &g.nodes[n];
+    let (mut requests, mut expansions, mut cheap, mut expanding) = (
+        BTreeSet::new(),
+        HashMap::new(),
+        HashMap::new(),
+        BTreeSet::new(),
+    );
+    let mut b = ExprBuilder {
+        g,
+        mat,
+        inline: Some(u),
+        exprs: Vec::new(),
+        memo: HashMap::new(),
+        extents: Vec::new(),
+        error: None,
+        kernel: usize::MAX,
+        requests: &mut requests,
+        expansions: &mut expansions,
+        cheap: &mut cheap,
+        expanding: &mut expanding,
+    };
+    let op_dims = g.shape(node.inputs[0]).dims.clone();
+    let id = identity(op_dims.len());
+    b.extents = op_dims;
+    let Some(operand) = b.expr(node.inputs[0], &id, false) else {
+        return Ok(None);
+    };
+    let Some(&store) = b.memo.get(&(u, id)) else {
+        return Ok(None);
+    };
+    b.extents = Vec::new();
+    let Some(init) = b.expr(node.inputs[1], &Vec::new(), false) else {
+        return Ok(None);
+    };
+    let exprs = b.finish()?;
+    if !requests.is_empty() {
+        return Ok(None);
+    }
+    let kind = KernelKind::Reduce {
+        operands: vec![operand],
+        inits: vec![init],
+        stores: vec![(store, u)],
+    };
+    Ok(Some(Kernel {
+        node: n,
+        outputs: vec![Value::of(n), u],
+        exprs,
+        kind,
+    }))
+}
+
 fn identity(rank: usize) -> Map {
     (0..rank)
         .map(|r| (0..rank).map(|c| i64::from(r == c)).collect())
@@ -348,6 +496,8 @@ fn identity(rank: usize) -> Map {
 struct ExprBuilder<'a> {
     g: &'a Graph,
     mat: &'a BTreeSet<Value>,
+    /// A materialised value this kernel computes itself (and stores) instead of reading.
+    inline: Option<Value>,
     exprs: Vec<Expr>,
     memo: HashMap<(Value, Map), ExprId>,
     /// Extents of the iteration space.
@@ -397,7 +547,7 @@ impl ExprBuilder<'_> {
         let shape = g.shape(v);
         let ty = shape.ty;
         let cols = m.first().map_or(0, Vec::len);
-        if !root && self.mat.contains(&v) {
+        if !root && self.mat.contains(&v) && self.inline != Some(v) {
             return Some(self.leaf(Src::Buf(v), ty, m));
         }
         match &node.kind {

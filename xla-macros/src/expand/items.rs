@@ -109,7 +109,16 @@ fn tree_of(s: &Shape, next: &mut impl Iterator<Item = TokenStream>) -> TokenStre
 fn kernel_srcs(k: &Kernel) -> Vec<Src> {
     let roots = match &k.kind {
         KernelKind::Loop { root } => vec![*root],
-        KernelKind::Reduce { operands, inits } => operands.iter().chain(inits).copied().collect(),
+        KernelKind::Reduce {
+            operands,
+            inits,
+            stores,
+        } => operands
+            .iter()
+            .chain(inits)
+            .copied()
+            .chain(stores.iter().map(|s| s.0))
+            .collect(),
         KernelKind::BitcastResize { src } => vec![*src],
         KernelKind::Dot { .. } => Vec::new(),
     };
@@ -135,8 +144,12 @@ fn kernel_srcs(k: &Kernel) -> Vec<Src> {
 /// mutable binding(s) of what it writes, then the loops.
 fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, String> {
     let mut binds = TokenStream::new();
+    let written: Vec<Option<&Storage>> = k.outputs.iter().map(|v| plan.storage.get(v)).collect();
     for v in kernel_reads(k) {
         let ty = rust_type(f.graph.shape(v).ty);
+        if written.contains(&plan.storage.get(&v)) {
+            continue; // read in place through the output slice (see `plan::in_place`)
+        }
         match plan.storage.get(&v) {
             Some(Storage::Out(slot)) => {
                 let (r, o) = (format_ident!("r_out{}", slot), format_ident!("out{}", slot));
@@ -170,7 +183,11 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, Strin
     }
     let body = match &k.kind {
         KernelKind::Loop { root } => loop_kernel(f, plan, k, *root, &ws[0]),
-        KernelKind::Reduce { operands, inits } => reduce_kernel(f, plan, k, operands, inits, &ws)?,
+        KernelKind::Reduce {
+            operands,
+            inits,
+            stores,
+        } => reduce_kernel(f, plan, k, operands, inits, stores, &ws)?,
         KernelKind::Dot { lhs, rhs, sizes } => dot_kernel(plan, lhs, rhs, *sizes, &ws[0]),
         KernelKind::BitcastResize { src } => bitcast_resize_kernel(f, plan, k, *src, &ws[0])?,
     };

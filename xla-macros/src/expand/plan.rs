@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use xla_core::ElementType;
 
 use super::fuse::{Expr, Fused, KernelKind, Src};
-use super::graph::Value;
+use super::graph::{row_major_strides, Value};
 
 /// Where a materialised value is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,13 +69,14 @@ pub(crate) fn plan(f: &Fused) -> Plan {
             last_use.insert(v, i);
         }
     }
+    let alias = in_place(f, &last_use);
     let mut storage = BTreeMap::new();
     let mut buffers: Vec<Buffer> = Vec::new();
     // busy_until[b]: index of the last kernel reading the value now held by buffer b.
     let mut busy_until: Vec<usize> = Vec::new();
     for (i, k) in f.kernels.iter().enumerate() {
         for &v in &k.outputs {
-            if let Some(slot) = f.output_slot(v) {
+            if let Some(slot) = f.output_slot(v).or_else(|| alias.get(&v).copied()) {
                 storage.insert(v, Storage::Out(slot));
                 continue;
             }
@@ -106,4 +107,49 @@ pub(crate) fn plan(f: &Fused) -> Plan {
         }
     }
     Plan { storage, buffers }
+}
+
+/// Values stored straight into an output slot instead of scratch: when a loop kernel writing
+/// output slot `s` (row-major) is the last reader of a value `u` of the same type and dims and
+/// reads it only at its own element, `u` can live in `s` and the kernel runs in place
+/// (row_softmax: `exp(x - m)` is stored in the output, then divided where it lies). Nothing
+/// else touches slot `s` between `u`'s kernel and that loop: the slot's own value is written
+/// by the loop and read only after it.
+fn in_place(f: &Fused, last_use: &BTreeMap<Value, usize>) -> BTreeMap<Value, usize> {
+    let mut alias = BTreeMap::new();
+    for (i, k) in f.kernels.iter().enumerate() {
+        let KernelKind::Loop { .. } = k.kind else {
+            continue;
+        };
+        let v = k.outputs[0];
+        let Some(slot) = f.output_slot(v) else {
+            continue;
+        };
+        let vs = f.graph.shape(v);
+        if vs.layout.is_some() {
+            continue;
+        }
+        let own = row_major_strides(&vs.dims);
+        for u in kernel_reads(k) {
+            let us = f.graph.shape(u);
+            let candidate = f.output_slot(u).is_none()
+                && last_use.get(&u) == Some(&i)
+                && us.ty == vs.ty
+                && us.dims == vs.dims
+                && us.layout.is_none();
+            let at_own_element = k.exprs.iter().all(|e| match e {
+                Expr::Leaf {
+                    src: Src::Buf(x),
+                    coef,
+                    ..
+                } if *x == u => *coef == own,
+                Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => true,
+            });
+            if candidate && at_own_element {
+                alias.insert(u, slot);
+                break;
+            }
+        }
+    }
+    alias
 }

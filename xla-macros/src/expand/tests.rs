@@ -143,13 +143,23 @@ fn row_softmax_fuses_producers_into_reductions() {
             KernelKind::BitcastResize { .. } => "bitcast",
         })
         .collect();
-    // max-reduce, exp(x - m) (read twice, so stored), sum-reduce, divide.
-    assert_eq!(kinds, ["reduce", "loop", "reduce", "loop"]);
+    // max-reduce; sum-reduce computing exp(x - m) itself and storing it (it is read again);
+    // divide.
+    assert_eq!(kinds, ["reduce", "reduce", "loop"]);
+    match &fu.kernels[1].kind {
+        KernelKind::Reduce { stores, .. } => {
+            assert_eq!(stores.len(), 1, "exp(x - m) stored in the sum pass")
+        }
+        other => panic!("expected a reduce, got {other:?}"),
+    }
     let p = plan::plan(&fu);
     let mut lens: Vec<usize> = p.buffers.iter().map(|b| b.len).collect();
     lens.sort();
-    // m and s share one [32] buffer (m is dead before s is written); no broadcast is stored.
-    assert_eq!(lens, [32, 32_000]);
+    // m and s live together (m is read while s is written); exp(x - m) is stored in the
+    // output itself and divided in place; no broadcast is stored.
+    assert_eq!(lens, [32, 32]);
+    let e = fu.kernels[1].outputs[1];
+    assert_eq!(p.storage.get(&e), Some(&plan::Storage::Out(0)));
     let text = expand_text(&f);
     assert!(
         text.contains("reduce_max_xla") && text.contains("reduce_add"),
@@ -239,4 +249,32 @@ fn variadic_reduce_and_tuples_expand() {
     let text = expand_text(&f);
     assert!(!text.contains("compile_error"));
     let _: XlaOp = x;
+}
+
+#[test]
+fn flat_normalisation_runs_in_place_without_scratch() {
+    let mut b = Builder::new("flat_norm");
+    let x = b.parameter(0, Shape::array(F64, &[1001]), "x").unwrap();
+    let e = b.unary(UnaryOp::Exp, x).unwrap();
+    let zero = b.constant(Literal::scalar(0.0f64));
+    let s = b
+        .reduce(&[e], &[zero], &scalar_reducer(BinaryOp::Add, F64), &[0])
+        .unwrap();
+    let sb = b.broadcast(s, &[1001]).unwrap();
+    let r = b.binary(BinaryOp::Div, e, sb, None).unwrap();
+    let f = fn_def("flat_norm", b.build(r).unwrap());
+    let fu = fused(&f);
+    assert_eq!(fu.kernels.len(), 2, "sum (storing exp) then divide");
+    let p = plan::plan(&fu);
+    let lens: Vec<usize> = p.buffers.iter().map(|b| b.len).collect();
+    assert_eq!(
+        lens,
+        [1],
+        "only the sum is in scratch; exp(x) lives in the output"
+    );
+    let text = expand_text(&f);
+    assert!(
+        text.contains("< F64V as VFloat > :: load (& blk [j ..])"),
+        "in-place vector read"
+    );
 }
