@@ -3,6 +3,10 @@
 //! - [`tensor`]: statically shaped tensors over aligned buffers;
 //! - [`par`]: deterministic data-parallel helpers on rayon;
 //! - [`display`]: numpy-style array printing.
+//! - [`simd`]: the `VFloat` vector trait generated code is written against ([`math`]: its
+//!   vector transcendental functions);
+//! - [`gemm`]: strided batched matrix multiplication for every XLA element type;
+//! - [`reduce`]: row / column reductions (sum, max, min) of row-major matrices.
 
 pub mod aligned;
 pub mod display;
@@ -14,3 +18,5 @@ pub mod gemm;
 pub mod error;
 pub use error::KernelError;
 pub mod transpose;
+pub mod reduce;
+pub mod conv;
