@@ -19,4 +19,3 @@ pub mod error;
 pub use error::KernelError;
 pub mod transpose;
 pub mod reduce;
-pub mod conv;
