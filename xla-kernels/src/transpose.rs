@@ -22,10 +22,10 @@ use wide::f32x8;
 use crate::error::{element_count, KernelError};
 use crate::tensor::MAX_RANK;
 
-/// Side of the square cache tile (elements): a 32x32 tile of f32 or f64 is 4-8 KiB read plus
-/// 4-8 KiB written, well inside a 32-64 KiB L1 even with the power-of-two aliasing of large
-/// row strides.
-pub const TILE: usize = 32;
+/// Side of the square cache tile (elements): a 64x64 tile of f32 is 16 KiB read plus 16 KiB
+/// written, inside L1/L2 and few enough pages for the TLB. Measured on f32[4096,4096] against
+/// 8..256 x 8..256 tiles (64x64 and 256x64 were best, ~2x faster than 16x16 or 32x32).
+pub const TILE: usize = 64;
 
 /// Below this many elements a copy runs on the caller's thread: waking a rayon worker costs a
 /// few microseconds, about the time to copy 64K elements from L2.
@@ -394,8 +394,11 @@ fn tile_f32(
     w: usize,
 ) {
     let (h8, w8) = (h - h % 8, w - w % 8);
-    for i8 in (0..h8).step_by(8) {
-        for j8 in (0..w8).step_by(8) {
+    // Source rows outermost: each group of 8 source rows is read front to back (whole cache
+    // lines) while the 8 destination rows of each block fill up over successive groups;
+    // measured ~2x faster than the other order on 4096x4096 (power-of-two strides alias).
+    for j8 in (0..w8).step_by(8) {
+        for i8 in (0..h8).step_by(8) {
             // Rows of the block: source row jj holds elements ii = i8..i8+8 contiguously.
             let rows: [f32x8; 8] = std::array::from_fn(|jj| {
                 let o = (so + (j8 + jj) as isize * sl) as usize + i8;
