@@ -1,0 +1,186 @@
+//! Direct convolution loops for shapes where im2col would mostly copy: depthwise 2-D f32
+//! (`feature_group_count` = input features, one input feature per group), output in
+//! `[N, O, H, W]` order, innermost window stride 1, no base dilation.
+//!
+//! Each output plane `(b, o)` reads one input plane, copied first into a zero-padded buffer
+//! holding exactly the rows and columns its windows touch, so the tap loop has no bounds
+//! checks: `out[y][x..x+L] = sum_{ky,kx} w[ky][kx] * P[y*sy + ky*dy][x + kx*dx ..]`, taps in
+//! row-major order, `L` = [`F32V`] lanes, [`ROW_VECTORS`] vectors per step.
+
+use rayon::prelude::*;
+
+use super::im2col::Geom;
+use super::{strides_of, ConvDesc};
+use crate::simd::{VFloat, F32V};
+
+/// Output vectors accumulated together along a row: 4 accumulators plus the loads fit the
+/// 16 AVX2 registers, and 4 independent FMA chains hide the FMA latency.
+const ROW_VECTORS: usize = 4;
+/// Below this many multiply-adds the planes run on the caller's thread.
+const PAR_MIN_MACS: usize = 1 << 18;
+
+/// Depthwise f32 convolution; `false` (nothing written) if `d` is not of the handled form.
+pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &mut [f32]) -> bool {
+    let dm = &d.dims;
+    let Ok(out_shape) = d.output_shape() else {
+        return false;
+    };
+    let g = Geom::new(d, &out_shape);
+    let depthwise = d.spatial_rank == 2
+        && d.batch_group_count == 1
+        && g.ci == 1
+        && d.feature_group_count == d.input_shape[dm.input_feature]
+        && d.feature_group_count > 1
+        && dm.output_batch == 0
+        && dm.output_feature == 1
+        && dm.output_spatial[..2] == [2, 3]
+        && d.lhs_dilation[..2] == [1, 1]
+        && d.window_strides[1] == 1;
+    if !depthwise {
+        return false;
+    }
+    let (ho, wo) = (g.out_size[0], g.out_size[1]);
+    let (kh, kw) = (g.k_size[0], g.k_size[1]);
+    let (sy, dy, dx) = (g.stride[0], g.rhs_dil[0], g.rhs_dil[1]);
+    // The padded plane: rows/cols of the padded input that windows reach.
+    let hp = if kh == 0 {
+        0
+    } else {
+        (ho - 1) * sy + (kh - 1) * dy + 1
+    };
+    let wp = if kw == 0 {
+        0
+    } else {
+        (wo - 1) + (kw - 1) * dx + 1
+    };
+    let plane = ho * wo;
+    let n = d.rank();
+    let ks = strides_of(&d.kernel_shape[..n]);
+    let ko = ks[dm.kernel_output_feature];
+    let (ksy, ksx) = (ks[dm.kernel_spatial[0]], ks[dm.kernel_spatial[1]]);
+    let reversed = d.window_reversal;
+    let n_out = out_shape[0] * out_shape[1];
+    let run = |idx: usize, dst: &mut [f32], pad: &mut Vec<f32>| {
+        let (b, o) = (idx / out_shape[1], idx % out_shape[1]);
+        let (nb, f0) = g.input_origin(d, b, o / g.og);
+        // Taps in row-major order, reversal applied.
+        let mut w = [0f32; 64];
+        let mut wv = Vec::new();
+        let taps: &mut [f32] = if kh * kw <= w.len() {
+            &mut w[..kh * kw]
+        } else {
+            wv.resize(kh * kw, 0.0);
+            &mut wv
+        };
+        for y in 0..kh {
+            for x in 0..kw {
+                let (yy, xx) = (
+                    if reversed[0] { kh - 1 - y } else { y },
+                    if reversed[1] { kw - 1 - x } else { x },
+                );
+                taps[y * kw + x] = kernel[o * ko + yy * ksy + xx * ksx];
+            }
+        }
+        fill_padded(
+            &g,
+            input,
+            nb * g.in_batch_stride + f0 * g.in_feat_stride,
+            hp,
+            wp,
+            pad,
+        );
+        plane_taps(dst, pad, wp, ho, wo, sy, dy, dx, kh, kw, taps);
+    };
+    if n_out * plane * kh * kw >= PAR_MIN_MACS && n_out > 1 {
+        out.par_chunks_mut(plane.max(1))
+            .enumerate()
+            .for_each_init(Vec::new, |pad, (i, dst)| run(i, dst, pad));
+    } else {
+        let mut pad = Vec::new();
+        for (i, dst) in out.chunks_mut(plane.max(1)).enumerate() {
+            run(i, dst, &mut pad);
+        }
+    }
+    true
+}
+
+/// `pad[y * wp + x]` = input at padded position `(y, x)` of the plane at `base` (0 in padding).
+fn fill_padded(g: &Geom, input: &[f32], base: usize, hp: usize, wp: usize, pad: &mut Vec<f32>) {
+    pad.clear();
+    pad.resize(hp * wp, 0.0);
+    let (h, w) = (g.in_size[0] as i64, g.in_size[1] as i64);
+    let (lo_y, lo_x) = (g.lo[0], g.lo[1]);
+    // Columns x of the padded row holding input column x - lo_x in 0..w.
+    let x0 = lo_x.clamp(0, wp as i64) as usize;
+    let x1 = (lo_x + w).clamp(0, wp as i64) as usize;
+    for y in 0..hp {
+        let iy = y as i64 - lo_y;
+        if iy < 0 || iy >= h || x1 <= x0 {
+            continue;
+        }
+        let row = base + iy as usize * g.in_stride[0];
+        let first = (x0 as i64 - lo_x) as usize;
+        let dst = &mut pad[y * wp + x0..y * wp + x1];
+        if g.in_stride[1] == 1 {
+            dst.copy_from_slice(&input[row + first..row + first + (x1 - x0)]);
+        } else {
+            for (j, v) in dst.iter_mut().enumerate() {
+                *v = input[row + (first + j) * g.in_stride[1]];
+            }
+        }
+    }
+}
+
+/// One output plane from its padded input plane and its taps.
+#[allow(clippy::too_many_arguments)]
+fn plane_taps(
+    dst: &mut [f32],
+    pad: &[f32],
+    wp: usize,
+    ho: usize,
+    wo: usize,
+    sy: usize,
+    dy: usize,
+    dx: usize,
+    kh: usize,
+    kw: usize,
+    taps: &[f32],
+) {
+    let l = F32V::LANES;
+    let step = l * ROW_VECTORS;
+    for y in 0..ho {
+        let out_row = &mut dst[y * wo..(y + 1) * wo];
+        let mut x = 0;
+        while x + step <= wo {
+            let mut acc = [F32V::splat(0.0); ROW_VECTORS];
+            for ky in 0..kh {
+                let prow = &pad[(y * sy + ky * dy) * wp..][..wp];
+                for kx in 0..kw {
+                    let wv = F32V::splat(taps[ky * kw + kx]);
+                    let src = &prow[x + kx * dx..x + kx * dx + step];
+                    for (v, a) in acc.iter_mut().enumerate() {
+                        *a = wv.mul_add(F32V::load(&src[v * l..]), *a);
+                    }
+                }
+            }
+            for (v, a) in acc.iter().enumerate() {
+                a.store(&mut out_row[x + v * l..]);
+            }
+            x += step;
+        }
+        // Tail: one vector at a time, the last one partial.
+        while x < wo {
+            let m = l.min(wo - x);
+            let mut acc = F32V::splat(0.0);
+            for ky in 0..kh {
+                let prow = &pad[(y * sy + ky * dy) * wp..][..wp];
+                for kx in 0..kw {
+                    let wv = F32V::splat(taps[ky * kw + kx]);
+                    acc = wv.mul_add(F32V::load_partial(&prow[x + kx * dx..], 0.0), acc);
+                }
+            }
+            acc.store_partial(&mut out_row[x..x + m]);
+            x += m;
+        }
+    }
+}
