@@ -19,3 +19,4 @@ pub mod error;
 pub use error::KernelError;
 pub mod transpose;
 pub mod reduce;
+pub mod conv;
