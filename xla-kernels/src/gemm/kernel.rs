@@ -152,7 +152,18 @@ fn packed_item<V: VFloat>(
             // Direct B: only a partial last panel is packed (as panel 0).
             let full = if direct_b { nc / nr } else { 0 };
             if full * nr < nc {
-                pack::pack_b(bbuf, b, sb, bi, pc, kc, jc + full * nr, nc - full * nr, nr);
+                pack::pack_b(
+                    bbuf,
+                    b,
+                    sb,
+                    bi,
+                    pc,
+                    kc,
+                    jc + full * nr,
+                    nc - full * nr,
+                    nr,
+                    threads > 1,
+                );
             }
             let first = pc == 0 && !d.accumulate;
             let bbuf = &bbuf[..];

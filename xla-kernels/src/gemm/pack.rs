@@ -56,9 +56,10 @@ pub(crate) fn pack_a<T: Copy + Default>(
 }
 
 /// Packs rows `row0..row0 + kc` x columns `col0..col0 + cols` of B (batch `bi`) into
-/// `ceil(cols / nr)` panels: `buf[jp*kc*nr + p*nr + j] = B[row0 + p, col0 + jp*nr + j]`.
+/// `ceil(cols / nr)` panels: `buf[jp*kc*nr + p*nr + j] = B[row0 + p, col0 + jp*nr + j]`;
+/// panels in parallel on rayon when `parallel`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn pack_b<T: Copy + Default>(
+pub(crate) fn pack_b<T: Copy + Default + Send + Sync>(
     buf: &mut Vec<T>,
     b: &[T],
     sb: [isize; 3],
@@ -68,31 +69,57 @@ pub(crate) fn pack_b<T: Copy + Default>(
     col0: usize,
     cols: usize,
     nr: usize,
+    parallel: bool,
 ) {
     let panels = cols.div_ceil(nr);
     ensure_len(buf, panels * kc * nr);
-    for jp in 0..panels {
-        let dst = &mut buf[jp * kc * nr..(jp + 1) * kc * nr];
+    let one = |jp: usize, dst: &mut [T]| {
         let valid = (cols - jp * nr).min(nr);
-        let c0 = col0 + jp * nr;
-        if sb[2] == 1 {
-            // Row-major B: each row of the panel is contiguous.
-            for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
-                let o = offset(bi, row0 + p, c0, sb);
-                d[..valid].copy_from_slice(&b[o..o + valid]);
-                d[valid..].fill(T::default());
-            }
-        } else {
-            for j in 0..nr {
-                if j < valid {
-                    let base = offset(bi, row0, c0 + j, sb) as isize;
-                    for p in 0..kc {
-                        dst[p * nr + j] = b[(base + p as isize * sb[1]) as usize];
-                    }
-                } else {
-                    for p in 0..kc {
-                        dst[p * nr + j] = T::default();
-                    }
+        pack_b_panel(dst, b, sb, bi, row0, kc, col0 + jp * nr, valid, nr);
+    };
+    let dst = &mut buf[..panels * kc * nr];
+    if parallel && panels > 1 {
+        use rayon::prelude::*;
+        dst.par_chunks_mut(kc * nr)
+            .enumerate()
+            .for_each(|(jp, d)| one(jp, d));
+    } else {
+        dst.chunks_mut(kc * nr)
+            .enumerate()
+            .for_each(|(jp, d)| one(jp, d));
+    }
+}
+
+/// One `kc x nr` panel of B starting at `(row0, c0)`, of which `valid` columns exist.
+#[allow(clippy::too_many_arguments)]
+fn pack_b_panel<T: Copy + Default>(
+    dst: &mut [T],
+    b: &[T],
+    sb: [isize; 3],
+    bi: usize,
+    row0: usize,
+    kc: usize,
+    c0: usize,
+    valid: usize,
+    nr: usize,
+) {
+    if sb[2] == 1 {
+        // Row-major B: each row of the panel is contiguous.
+        for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
+            let o = offset(bi, row0 + p, c0, sb);
+            d[..valid].copy_from_slice(&b[o..o + valid]);
+            d[valid..].fill(T::default());
+        }
+    } else {
+        for j in 0..nr {
+            if j < valid {
+                let base = offset(bi, row0, c0 + j, sb) as isize;
+                for p in 0..kc {
+                    dst[p * nr + j] = b[(base + p as isize * sb[1]) as usize];
+                }
+            } else {
+                for p in 0..kc {
+                    dst[p * nr + j] = T::default();
                 }
             }
         }
