@@ -181,6 +181,16 @@ xla! {
         let s = Reduce(e, 0.0, dimensions = [0], |a, b| a + b);
         Div(e, Broadcast(s, broadcast_sizes = [1001]))
     }
+    /// Column mode: the innermost dim is kept.
+    pub fn col_max(x: f64[300, 1001]) -> f64[1001] {
+        Reduce(Exp(x), f64::NEG_INFINITY, dimensions = [0], |a, b| Max(a, b))
+    }
+    pub fn mid_sum(x: f32[4, 37, 19]) -> f32[4, 19] {
+        Reduce(x * x, 1.5, dimensions = [1], |a, b| a + b)
+    }
+    pub fn outer_min(x: f32[5, 6, 33]) -> f32[6] {
+        Reduce(x, f32::INFINITY, dimensions = [0, 2], |a, b| Min(a, b))
+    }
     /// Dot of an elementwise producer (materialised first) feeding a reduction.
     pub fn dot_chain(x: f32[3, 17], y: f32[17, 1]) -> f32[] {
         let h = Dot(Exp(x), y);
@@ -387,6 +397,9 @@ mod vs_evaluator {
         half_dot: 1e-2;
         dot_chain: 1e-5;
         int_norm: 0.0;
+        col_max: 1e-12;
+        mid_sum: 1e-5;
+        outer_min: 0.0;
         flat_norm: 1e-12;
     }
 }

@@ -341,13 +341,44 @@ pub(crate) fn reduce_kernel(
         }
         b
     };
+    if out_n == 0 {
+        let w = &ws[0];
+        return Ok(quote!(let _ = #w;));
+    }
+    // Column mode: the innermost dim is kept and some dim is reduced.
+    let col_op = recognise(computation).filter(|_| {
+        n == 1
+            && stores.is_empty()
+            && rank > 0
+            && kept.last() == Some(&(rank - 1))
+            && !red.is_empty()
+    });
+    if let (Some(bop), Some(cvt)) = (col_op, vector_type(t)) {
+        if vectorisable(&exprs, operands, t) {
+            let c = ColumnReduce {
+                space: &space,
+                kept: &kept,
+                red: &red,
+                vars: &vars,
+                exprs: &exprs,
+                operand: operands[0],
+                init: &init_vals[0],
+                t,
+                vt: cvt,
+                bop,
+                out_n,
+                red_n,
+            };
+            let code = column_reduce(&c, &slice, &ws[0]);
+            return Ok(quote!(#init_stmts #code));
+        }
+    }
     let is_vec = vop.is_some() && vt.is_some();
     let per_output = match (vop, vt) {
         (Some(bop), Some(vt)) => {
             let inner = rank - 1;
             let vf = vfloat_of(&vt);
             let l = lanes_of(&vt);
-            let s = scalar_of(t);
             let rl = lit_usize(space.ext[inner]);
             let mut vars_v = vars.clone();
             vars_v[inner] = quote!(j);
@@ -362,39 +393,7 @@ pub(crate) fn reduce_kernel(
             let v_store = store_stmt(&vars_v, Some(&vf));
             let s_store = store_stmt(&vars_v, None);
             let x = &xs[0];
-            let (id, vcomb, vred, scomb): (TokenStream, _, _, _) = match bop {
-                BinaryOp::Max => (
-                    if t == ElementType::F32 {
-                        quote!(f32::NEG_INFINITY)
-                    } else {
-                        quote!(f64::NEG_INFINITY)
-                    },
-                    quote!(#vf::max_xla),
-                    quote!(#vf::reduce_max_xla),
-                    quote!(#s::max),
-                ),
-                BinaryOp::Min => (
-                    if t == ElementType::F32 {
-                        quote!(f32::INFINITY)
-                    } else {
-                        quote!(f64::INFINITY)
-                    },
-                    quote!(#vf::min_xla),
-                    quote!(#vf::reduce_min_xla),
-                    quote!(#s::min),
-                ),
-                _ => (
-                    // -0 is the exact identity of IEEE addition (x + -0 == x for every x).
-                    if t == ElementType::F32 {
-                        f32_tokens(-0.0)
-                    } else {
-                        f64_tokens(-0.0)
-                    },
-                    quote!(::core::ops::Add::add),
-                    quote!(#vf::reduce_add),
-                    quote!(#s::add),
-                ),
-            };
+            let (id, vcomb, vred, scomb) = combiners(bop, t, &vf);
             let unrolled: Vec<TokenStream> = (0..4usize)
                 .map(|u| {
                     let vacc = format_ident!("v{}", u);
@@ -522,5 +521,182 @@ pub(crate) fn reduce_kernel(
                 #(#ws[g] = #outs;)*
             }
         })
+    }
+}
+
+/// For a recognised reducer over f32/f64: the identity (folded into lane accumulators, never
+/// into results: `init` is combined once at the end), the vector combine, the lane reduction
+/// and the scalar combine.
+fn combiners(
+    bop: BinaryOp,
+    t: ElementType,
+    vf: &TokenStream,
+) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let s = scalar_of(t);
+    let f32_ty = t == ElementType::F32;
+    match bop {
+        BinaryOp::Max => (
+            if f32_ty {
+                quote!(f32::NEG_INFINITY)
+            } else {
+                quote!(f64::NEG_INFINITY)
+            },
+            quote!(#vf::max_xla),
+            quote!(#vf::reduce_max_xla),
+            quote!(#s::max),
+        ),
+        BinaryOp::Min => (
+            if f32_ty {
+                quote!(f32::INFINITY)
+            } else {
+                quote!(f64::INFINITY)
+            },
+            quote!(#vf::min_xla),
+            quote!(#vf::reduce_min_xla),
+            quote!(#s::min),
+        ),
+        _ => (
+            // -0 is the exact identity of IEEE addition (x + -0 == x for every x).
+            if f32_ty {
+                f32_tokens(-0.0)
+            } else {
+                f64_tokens(-0.0)
+            },
+            quote!(::core::ops::Add::add),
+            quote!(#vf::reduce_add),
+            quote!(#s::add),
+        ),
+    }
+}
+
+/// The parts of a reduction kernel the column mode needs.
+struct ColumnReduce<'a> {
+    space: &'a Space,
+    kept: &'a [usize],
+    red: &'a [usize],
+    vars: &'a [TokenStream],
+    exprs: &'a [super::fuse::Expr],
+    operand: ExprId,
+    init: &'a Ident,
+    t: ElementType,
+    vt: TokenStream,
+    bop: BinaryOp,
+    out_n: i64,
+    red_n: i64,
+}
+
+/// Vector mode when the innermost operand dim is kept (column sums): each vector holds `LANES`
+/// neighbouring outputs, accumulated over every reduced element in row-major order (four
+/// vectors per pass to use whole cache lines), then combined with `init`; a scalar tail does
+/// the last outputs of each row the same way.
+fn column_reduce(
+    c: &ColumnReduce<'_>,
+    slice: &dyn Fn(&Src) -> TokenStream,
+    w: &Ident,
+) -> TokenStream {
+    let rank = c.space.ext.len();
+    let inner = rank - 1;
+    let ki = c.space.ext[inner];
+    let vf = vfloat_of(&c.vt);
+    let l = lanes_of(&c.vt);
+    let (id, vcomb, _, scomb) = combiners(c.bop, c.t, &vf);
+    let mut vars_v = c.vars.to_vec();
+    vars_v[inner] = quote!(j);
+    let offset_v = |co: &[i64]| offset_tokens(co, &vars_v);
+    let acc = Access {
+        slice,
+        offset: &offset_v,
+        local: &no_local,
+    };
+    let v_stmts = vector_stmts(c.exprs, &[c.operand], &acc, &c.vt, inner);
+    let s_stmts = scalar_stmts(c.exprs, &[c.operand], &acc);
+    let x = var(c.operand);
+    let init = c.init;
+    let wrap = |body: TokenStream| -> TokenStream {
+        let mut b = body;
+        for &gi in c.red.iter().rev() {
+            let i = &c.vars[gi];
+            let e = lit_usize(c.space.ext[gi]);
+            b = quote!(for #i in 0..#e { #b });
+        }
+        b
+    };
+    let accs: Vec<Ident> = (0..4usize).map(|u| format_ident!("v{}", u)).collect();
+    let four_body: Vec<TokenStream> = (0..4usize)
+        .map(|u| {
+            let a = &accs[u];
+            let du = lit_usize(u);
+            quote!({ let j = j0 + #du * #l; #v_stmts #a = #vcomb(#a, #x); })
+        })
+        .collect();
+    let four = wrap(quote!(#(#four_body)*));
+    let one = wrap(quote!({ #v_stmts v0 = #vcomb(v0, #x); }));
+    let tail = wrap(quote!({ #s_stmts s = #scomb(s, #x); }));
+    let stores: Vec<TokenStream> = (0..4usize)
+        .map(|u| {
+            let a = &accs[u];
+            let du = lit_usize(u);
+            quote!(#vf::store(#vcomb(#vf::splat(#init), #a), &mut orow[j0 + #du * #l..]);)
+        })
+        .collect();
+    // Outer kept groups from the output row number.
+    let outer: Vec<usize> = c.kept[..c.kept.len() - 1].to_vec();
+    let mut binds = TokenStream::new();
+    for (pos, &gi) in outer.iter().enumerate() {
+        let below: i64 = outer[pos + 1..].iter().map(|&x| c.space.ext[x]).product();
+        let (b, e) = (lit_usize(below), lit_usize(c.space.ext[gi]));
+        let i = &c.vars[gi];
+        let value = if pos == 0 {
+            quote!(g / #b)
+        } else {
+            quote!(g / #b % #e)
+        };
+        binds.extend(quote!(let #i = #value;));
+    }
+    let used_outer = {
+        let mut u = false;
+        for co in super::codegen_loops::access_vectors(c.exprs, &[c.operand]) {
+            u |= outer.iter().any(|&gi| co[gi] != 0);
+        }
+        u
+    };
+    let first = if used_outer {
+        quote!(first)
+    } else {
+        quote!(_first)
+    };
+    let kil = lit_usize(ki);
+    let body = quote! {
+        for jb in 0..#kil / (4 * #l) {
+            let j0 = jb * 4 * #l;
+            #(let mut #accs = #vf::splat(#id);)*
+            #four
+            #(#stores)*
+        }
+        for jv in (#kil / (4 * #l)) * 4..#kil / #l {
+            let j0 = jv * #l;
+            let mut v0 = #vf::splat(#id);
+            { let j = j0; #one }
+            #vf::store(#vcomb(#vf::splat(#init), v0), &mut orow[j0..]);
+        }
+        for j in (#kil / #l) * #l..#kil {
+            let mut s = #id;
+            #tail
+            orow[j] = #scomb(#init, s);
+        }
+    };
+    let row_loop = if used_outer {
+        quote!(for (r, orow) in blk.chunks_exact_mut(#kil).enumerate() { let g = first + r; #binds #body })
+    } else {
+        quote!(for orow in blk.chunks_exact_mut(#kil) { #body })
+    };
+    let rows_per = lit_usize((REDUCE_TASK_WORK / (ki * c.red_n).max(1)).max(1));
+    let chunk = lit_usize((REDUCE_TASK_WORK / (ki * c.red_n).max(1)).max(1) * ki);
+    let kern = format_ident!("kern");
+    let elem = rust_type(c.t);
+    let disp = dispatch(w, &kern, &chunk, &rows_per, c.out_n * c.red_n);
+    quote! {
+        let #kern = |#first: usize, blk: &mut [#elem]| { #row_loop };
+        #disp
     }
 }

@@ -278,3 +278,20 @@ fn flat_normalisation_runs_in_place_without_scratch() {
         "in-place vector read"
     );
 }
+
+#[test]
+fn column_reductions_vectorise_across_outputs() {
+    let mut b = Builder::new("col_sum");
+    let x = b.parameter(0, Shape::array(F32, &[17, 33]), "x").unwrap();
+    let zero = b.constant(Literal::scalar(0.0f32));
+    let r = b
+        .reduce(&[x], &[zero], &scalar_reducer(BinaryOp::Add, F32), &[0])
+        .unwrap();
+    let f = fn_def("col_sum", b.build(r).unwrap());
+    let text = expand_text(&f);
+    assert!(text.contains("orow"), "column mode");
+    assert!(
+        text.contains("< F32V as VFloat > :: store"),
+        "vector stores of 8/16 outputs"
+    );
+}
