@@ -20,6 +20,9 @@ pub(crate) trait F32Lanes:
     fn pow2i(n: Self) -> Self;
     /// `(m, e)` with `x = m * 2^e`, `m` in `[1, 2)`, for positive normal finite `x`.
     fn split_exponent(x: Self) -> (Self, Self);
+    /// `x` clamped to `[lo, hi]` with one max and one min instruction (NaN lanes: unspecified,
+    /// callers select NaN results themselves).
+    fn clamp_fast(x: Self, lo: f32, hi: f32) -> Self;
 }
 
 macro_rules! impl_f32_lanes {
@@ -36,6 +39,10 @@ macro_rules! impl_f32_lanes {
                 let e = (bits >> 23u32) - $i::splat(127);
                 let m = (bits & $i::splat(0x007f_ffff)) | $i::splat(0x3f80_0000);
                 (wide::bytemuck::cast(m), $v::$from_int(e))
+            }
+            #[inline(always)]
+            fn clamp_fast(x: Self, lo: f32, hi: f32) -> Self {
+                x.fast_max($v::splat(lo)).fast_min($v::splat(hi))
             }
         }
     };
@@ -144,7 +151,7 @@ fn sel<V: VFloat>(mask: V, x: V, y: V) -> V {
 /// through the same arithmetic; subnormal results are rounded once.
 #[inline(always)]
 pub(crate) fn exp<V: F32Lanes>(x: V) -> V {
-    let xc = x.max_xla(V::splat(-104.0)).min_xla(V::splat(89.0));
+    let xc = V::clamp_fast(x, -104.0, 89.0);
     let (n, r) = reduce_ln2(xc);
     let res = ldexp(expm1_reduced(r) + V::splat(1.0), n);
     sel(x.is_nan(), x, res)
@@ -154,7 +161,7 @@ pub(crate) fn exp<V: F32Lanes>(x: V) -> V {
 /// the sum cancels little), else `2^n (em + 1) - 1`, with `em = e^r - 1`.
 #[inline(always)]
 pub(crate) fn expm1<V: F32Lanes>(x: V) -> V {
-    let xc = x.max_xla(V::splat(-26.0)).min_xla(V::splat(89.0));
+    let xc = V::clamp_fast(x, -26.0, 89.0);
     let (n, r) = reduce_ln2(xc);
     let em = expm1_reduced(r);
     let one = V::splat(1.0);
@@ -217,10 +224,10 @@ pub(crate) fn logistic<V: F32Lanes>(x: V) -> V {
 /// rounds to 1.
 #[inline(always)]
 pub(crate) fn tanh<V: F32Lanes>(x: V) -> V {
-    let a = x.abs().min_xla(V::splat(10.0));
+    let a = V::clamp_fast(x.abs(), 0.0, 10.0);
     let t = expm1(a + a);
     let res = t / (t + V::splat(2.0));
-    res | (x & V::splat(-0.0))
+    sel(x.is_nan(), x, res | (x & V::splat(-0.0)))
 }
 
 /// `erf x`: `x P(x^2)` for `|x| < 1`, `1 - e^{-x^2} Q(1/|x|)` for `1 <= |x| < 3.9`, else ±1.
@@ -228,7 +235,7 @@ pub(crate) fn tanh<V: F32Lanes>(x: V) -> V {
 pub(crate) fn erf<V: F32Lanes>(x: V) -> V {
     let a = x.abs();
     let small = a * poly(a * a, &ERF_SMALL);
-    let ac = a.min_xla(V::splat(ERF_ONE));
+    let ac = V::clamp_fast(a, 1.0, ERF_ONE);
     let q = poly(V::splat(1.0) / ac, &ERFC_SCALED);
     let large = V::splat(1.0) - exp(-(ac * ac)) * q;
     let res = sel(
@@ -236,7 +243,7 @@ pub(crate) fn erf<V: F32Lanes>(x: V) -> V {
         small,
         sel(a.cmp_ge(V::splat(ERF_ONE)), V::splat(1.0), large),
     );
-    res | (x & V::splat(-0.0))
+    sel(x.is_nan(), x, res | (x & V::splat(-0.0)))
 }
 
 /// `1 / sqrt x` in f32 (two roundings: within 1 ulp of the scalar op, which rounds once).
