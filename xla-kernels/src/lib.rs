@@ -20,3 +20,4 @@ pub use error::KernelError;
 pub mod transpose;
 pub mod reduce;
 pub mod conv;
+pub mod sort;

@@ -1,0 +1,381 @@
+//! Sort along one dimension of a row-major array of any rank, and TopK.
+//!
+//! A "row" is the `n = dims[dimension]` elements `base + k * inner` (`k < n`, `inner` = product
+//! of the dims after `dimension`); rows are sorted independently.
+//!
+//! - [`sort`]: one operand in place, in its [`SortKey`] order (XLA's total order for floats:
+//!   -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN), ascending or descending.
+//! - [`sort_permutation`]: the stable permutation that sorts one key operand; apply it to any
+//!   number of payload operands with [`apply_permutation`] (XLA's multi-operand sort whose
+//!   comparator looks at the first operand only).
+//! - [`sort_permutation_by`]: any comparator over flat element indices (`less(a, b)`), for
+//!   comparators that look at several operands; a stable merge sort that never panics, even if
+//!   `less` is not a strict weak order (the result is then some permutation).
+//! - [`top_k`]: the `k` largest (or smallest) along the last dim, values and s32 indices; ties
+//!   go to the lower index first, as XLA.
+//!
+//! Fast paths: keys are mapped to unsigned integers ([`SortKey::to_key`]) and sorted with a
+//! stable LSD radix sort ([`radix`]) from [`RADIX_MIN`] elements, with `sort_unstable` on the
+//! integer keys below. Rows run in parallel on rayon (fixed blocks of whole rows, so the result
+//! never depends on the thread count) from [`PAR_MIN_ELEMENTS`] elements. Each task allocates
+//! its row scratch once.
+
+pub mod radix;
+
+use rayon::prelude::*;
+
+use crate::error::{element_count, KernelError};
+pub use radix::{RadixKey, SortKey};
+
+/// Rows of at least this many elements use the radix sort; shorter ones sort their integer
+/// keys with `sort_unstable` (a radix pass costs a 256-bucket histogram scan, too much for
+/// short rows).
+pub const RADIX_MIN: usize = 256;
+
+/// Below this many elements in total, sorting runs on the caller's thread.
+pub const PAR_MIN_ELEMENTS: usize = 1 << 14;
+
+/// Elements per parallel task (whole slabs of `n * inner` elements, at least one).
+pub const PAR_TASK_ELEMENTS: usize = 1 << 14;
+
+/// Sort direction in the element type's [`SortKey`] order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Smallest first (XLA comparator `LT`).
+    Ascending,
+    /// Largest first (XLA comparator `GT`).
+    Descending,
+}
+
+/// The row geometry of `dims` along `dimension`: `(outer, n, inner)`.
+fn geometry(
+    op: &'static str,
+    dims: &[usize],
+    dimension: usize,
+) -> Result<(usize, usize, usize, usize), KernelError> {
+    if dimension >= dims.len() {
+        return Err(KernelError::invalid(
+            op,
+            format!(
+                "dimension {dimension} is out of range for dims {dims:?} (rank {})",
+                dims.len()
+            ),
+        ));
+    }
+    let total = element_count(op, dims)?;
+    let n = dims[dimension];
+    if n > u32::MAX as usize {
+        return Err(KernelError::invalid(
+            op,
+            format!("dimension {dimension} has {n} elements, more than u32 indices hold"),
+        ));
+    }
+    let inner: usize = dims[dimension + 1..].iter().product();
+    let outer: usize = dims[..dimension].iter().product();
+    Ok((outer, n, inner, total))
+}
+
+/// Runs `f(first_slab, chunk)` over `out` cut into blocks of whole slabs of `slab_len`
+/// elements, in parallel when `out.len() >= PAR_MIN_ELEMENTS`.
+fn slabs<O: Send>(out: &mut [O], slab_len: usize, f: impl Fn(usize, &mut [O]) + Sync + Send) {
+    if out.is_empty() {
+        return;
+    }
+    let slab_len = slab_len.max(1);
+    let per_task = (PAR_TASK_ELEMENTS / slab_len).max(1);
+    if out.len() < PAR_MIN_ELEMENTS || out.len() <= slab_len {
+        f(0, out);
+    } else {
+        out.par_chunks_mut(per_task * slab_len)
+            .enumerate()
+            .for_each(|(t, c)| f(t * per_task, c));
+    }
+}
+
+/// Sorts `data` (row-major, shape `dims`) in place along `dimension`.
+///
+/// Equal keys are bit-identical, so stability is moot here. Errors (nothing written):
+/// `dimension >= rank`, a length mismatch, or a row longer than `u32::MAX`.
+pub fn sort<T: SortKey>(
+    data: &mut [T],
+    dims: &[usize],
+    dimension: usize,
+    order: Order,
+) -> Result<(), KernelError> {
+    const OP: &str = "sort";
+    let (_, n, inner, total) = geometry(OP, dims, dimension)?;
+    KernelError::check_len(OP, "data", total, data.len())?;
+    if n <= 1 {
+        return Ok(());
+    }
+    slabs(data, n * inner, |_, chunk| {
+        let mut keys: Vec<T::Key> = Vec::with_capacity(n);
+        let mut tk = vec![T::Key::default(); if n >= RADIX_MIN { n } else { 0 }];
+        for slab in chunk.chunks_exact_mut(n * inner) {
+            for i in 0..inner {
+                keys.clear();
+                keys.extend((0..n).map(|k| slab[i + k * inner].to_key()));
+                if n >= RADIX_MIN {
+                    radix::radix_sort(&mut keys, &mut [], &mut tk, &mut []);
+                } else {
+                    keys.sort_unstable();
+                }
+                let (n1, ascending) = (n - 1, order == Order::Ascending);
+                for (k, &key) in keys.iter().enumerate() {
+                    let pos = if ascending { k } else { n1 - k };
+                    slab[i + pos * inner] = T::from_key(key);
+                }
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Fills `perm` (shape `dims`) with the stable sorting permutation of `keys` along
+/// `dimension`: `perm[.., k, ..]` is the position along `dimension` of the element that goes
+/// to position `k`. Equal keys keep their original order in both directions.
+pub fn sort_permutation<T: SortKey>(
+    keys: &[T],
+    dims: &[usize],
+    dimension: usize,
+    order: Order,
+    perm: &mut [u32],
+) -> Result<(), KernelError> {
+    const OP: &str = "sort_permutation";
+    let (_, n, inner, total) = geometry(OP, dims, dimension)?;
+    KernelError::check_len(OP, "keys", total, keys.len())?;
+    KernelError::check_len(OP, "perm", total, perm.len())?;
+    let slab_len = n * inner;
+    slabs(perm, slab_len, |first, chunk| {
+        let radix = n >= RADIX_MIN;
+        let (mut k, mut v) = (vec![T::Key::default(); n], vec![0u32; n]);
+        let (mut tk, mut tv) = (k.clone(), v.clone());
+        let mut pairs: Vec<(T::Key, u32)> = Vec::with_capacity(if radix { 0 } else { n });
+        for (s, slab) in chunk.chunks_exact_mut(slab_len.max(1)).enumerate() {
+            let base = (first + s) * slab_len;
+            for i in 0..inner {
+                let key = |j: usize| {
+                    let key = keys[base + i + j * inner].to_key();
+                    match order {
+                        Order::Ascending => key,
+                        // Not reverses the order and keeps ties in index order (stable).
+                        Order::Descending => key.not(),
+                    }
+                };
+                if radix {
+                    k.iter_mut().enumerate().for_each(|(j, x)| *x = key(j));
+                    v.iter_mut().enumerate().for_each(|(j, x)| *x = j as u32);
+                    radix::radix_sort(&mut k, &mut v, &mut tk, &mut tv);
+                    v.iter()
+                        .enumerate()
+                        .for_each(|(j, &p)| slab[i + j * inner] = p);
+                } else {
+                    // (key, index) pairs are distinct, so the unstable sort is stable.
+                    pairs.clear();
+                    pairs.extend((0..n).map(|j| (key(j), j as u32)));
+                    pairs.sort_unstable();
+                    pairs
+                        .iter()
+                        .enumerate()
+                        .for_each(|(j, p)| slab[i + j * inner] = p.1);
+                }
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Fills `perm` (shape `dims`) with a permutation sorting each row along `dimension` by
+/// `less(a, b)`, which compares the elements at flat row-major indices `a` and `b` (so it can
+/// look at any number of operands of shape `dims`). The sort is stable whatever `stable` says
+/// (a stable result is a valid unstable one); it never panics, even when `less` is not a
+/// strict weak order.
+pub fn sort_permutation_by(
+    dims: &[usize],
+    dimension: usize,
+    stable: bool,
+    less: impl Fn(usize, usize) -> bool + Sync + Send,
+    perm: &mut [u32],
+) -> Result<(), KernelError> {
+    const OP: &str = "sort_permutation_by";
+    let _ = stable;
+    let (_, n, inner, total) = geometry(OP, dims, dimension)?;
+    KernelError::check_len(OP, "perm", total, perm.len())?;
+    let slab_len = n * inner;
+    slabs(perm, slab_len, |first, chunk| {
+        let (mut idx, mut tmp) = (vec![0u32; n], vec![0u32; n]);
+        for (s, slab) in chunk.chunks_exact_mut(slab_len.max(1)).enumerate() {
+            let base = (first + s) * slab_len;
+            for i in 0..inner {
+                let flat = |j: u32| base + i + j as usize * inner;
+                idx.iter_mut().enumerate().for_each(|(j, x)| *x = j as u32);
+                merge_sort_by(&mut idx, &mut tmp, &|a, b| less(flat(a), flat(b)));
+                idx.iter()
+                    .enumerate()
+                    .for_each(|(j, &p)| slab[i + j * inner] = p);
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Runs shorter than this are sorted by insertion before merging.
+const MERGE_RUN: usize = 16;
+
+/// Stable bottom-up merge sort of `idx` by `less`; `tmp` is scratch of the same length. Only
+/// ever permutes `idx`, whatever `less` answers.
+fn merge_sort_by(idx: &mut [u32], tmp: &mut [u32], less: &impl Fn(u32, u32) -> bool) {
+    let n = idx.len();
+    for run in idx.chunks_mut(MERGE_RUN) {
+        for a in 1..run.len() {
+            let mut b = a;
+            while b > 0 && less(run[b], run[b - 1]) {
+                run.swap(b, b - 1);
+                b -= 1;
+            }
+        }
+    }
+    let mut width = MERGE_RUN;
+    let mut in_tmp = false;
+    while width < n {
+        let (src, dst) = if in_tmp {
+            (&*tmp, &mut *idx)
+        } else {
+            (&*idx, &mut *tmp)
+        };
+        for lo in (0..n).step_by(2 * width) {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut a, mut b) = (lo, mid);
+            for slot in dst[lo..hi].iter_mut() {
+                // Take from the right only if strictly less: equal elements keep their order.
+                if b < hi && (a >= mid || less(src[b], src[a])) {
+                    *slot = src[b];
+                    b += 1;
+                } else {
+                    *slot = src[a];
+                    a += 1;
+                }
+            }
+        }
+        in_tmp = !in_tmp;
+        width *= 2;
+    }
+    if in_tmp {
+        idx.copy_from_slice(tmp);
+    }
+}
+
+/// `dst[.., k, ..] = src[.., perm[.., k, ..], ..]` along `dimension` (all of shape `dims`):
+/// applies a permutation from [`sort_permutation`] or [`sort_permutation_by`] to an operand.
+///
+/// Errors (nothing written): bad geometry, length mismatch, or a `perm` entry `>= n`.
+pub fn apply_permutation<T: Copy + Send + Sync>(
+    src: &[T],
+    dims: &[usize],
+    dimension: usize,
+    perm: &[u32],
+    dst: &mut [T],
+) -> Result<(), KernelError> {
+    const OP: &str = "apply_permutation";
+    let (_, n, inner, total) = geometry(OP, dims, dimension)?;
+    KernelError::check_len(OP, "src", total, src.len())?;
+    KernelError::check_len(OP, "perm", total, perm.len())?;
+    KernelError::check_len(OP, "dst", total, dst.len())?;
+    if let Some(p) = perm.iter().position(|&p| p as usize >= n) {
+        return Err(KernelError::invalid(
+            OP,
+            format!(
+                "perm[{p}] = {} is out of range for dimension {dimension} of size {n}",
+                perm[p]
+            ),
+        ));
+    }
+    let slab_len = n * inner;
+    slabs(dst, slab_len, |first, chunk| {
+        let base = first * slab_len;
+        for (o, x) in chunk.iter_mut().enumerate() {
+            let flat = base + o;
+            let (slab, i) = (flat / slab_len.max(1), flat % inner.max(1));
+            *x = src[slab * slab_len + i + perm[flat] as usize * inner];
+        }
+    });
+    Ok(())
+}
+
+/// TopK along the last dim of `operand` (shape `dims`, rank >= 1): `values` and `indices`
+/// (shape `dims` with the last dim replaced by `k`) hold, per row, the `k` largest elements
+/// (`largest`, in descending order) or the `k` smallest (ascending) in the [`SortKey`] order,
+/// and their positions; equal elements come lower index first.
+///
+/// Errors: rank 0, `k > dims[last]`, a length mismatch, or a row longer than `i32::MAX`.
+pub fn top_k<T: SortKey>(
+    operand: &[T],
+    dims: &[usize],
+    k: usize,
+    largest: bool,
+    values: &mut [T],
+    indices: &mut [i32],
+) -> Result<(), KernelError> {
+    const OP: &str = "top_k";
+    if dims.is_empty() {
+        return Err(KernelError::invalid(
+            OP,
+            "the operand must have rank >= 1, got dims []",
+        ));
+    }
+    let last = dims.len() - 1;
+    let (_, n, _, total) = geometry(OP, dims, last)?;
+    if k > n || n > i32::MAX as usize {
+        return Err(KernelError::invalid(
+            OP,
+            format!("k = {k} must be at most the last dim of {dims:?} (and that below 2^31)"),
+        ));
+    }
+    KernelError::check_len(OP, "operand", total, operand.len())?;
+    let rows = total.checked_div(n).unwrap_or(0);
+    // With n == 0 the row count is the product of the other dims (all outputs are empty).
+    KernelError::check_len(OP, "values", rows * k, values.len())?;
+    KernelError::check_len(OP, "indices", rows * k, indices.len())?;
+    if k == 0 || rows == 0 {
+        return Ok(());
+    }
+    let job = |first: usize, vals: &mut [T], idxs: &mut [i32]| {
+        let mut pairs: Vec<(T::Key, u32)> = Vec::with_capacity(n);
+        for (r, (vrow, irow)) in vals
+            .chunks_exact_mut(k)
+            .zip(idxs.chunks_exact_mut(k))
+            .enumerate()
+        {
+            let row = &operand[(first + r) * n..][..n];
+            pairs.clear();
+            // Largest first = ascending in the reversed key; the index breaks ties lower first.
+            pairs.extend(row.iter().enumerate().map(|(j, x)| {
+                let key = x.to_key();
+                (if largest { key.not() } else { key }, j as u32)
+            }));
+            if k < n {
+                pairs.select_nth_unstable(k - 1);
+            }
+            pairs[..k].sort_unstable();
+            for ((v, i), &(key, j)) in vrow.iter_mut().zip(irow.iter_mut()).zip(&pairs[..k]) {
+                *v = T::from_key(if largest { key.not() } else { key });
+                *i = j as i32;
+            }
+        }
+    };
+    if total < PAR_MIN_ELEMENTS || rows == 1 {
+        job(0, values, indices);
+    } else {
+        let per_task = (PAR_TASK_ELEMENTS / n).max(1);
+        values
+            .par_chunks_mut(per_task * k)
+            .zip(indices.par_chunks_mut(per_task * k))
+            .enumerate()
+            .for_each(|(t, (v, i))| job(t * per_task, v, i));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
