@@ -1,17 +1,21 @@
 //! Oracle test of the generated code for the bit ops (And Or Xor, the three shifts), every
 //! comparison (the six directions in the default order and in total order, the `Compare` form
 //! with attributes), Select (tensor predicate) and Clamp (tensor and literal bounds), on every
-//! element type XLA allows them on. (A scalar `pred[]` predicate of Select and scalar `T[]`
-//! bounds of Clamp are not here: the macro panics on them today, reported to the lead.) All
-//! are bit-exact. Binary ops come in every form of `common::binary_forms!`; comparisons on
+//! element type XLA allows them on, and the scalar `pred[]` predicate / `T[]` bounds on `T[33]`
+//! (on `T[3, 33]` the macro panics today: a rank-0 parameter broadcast to rank 2; reported to the
+//! lead). All are bit-exact. Binary ops come in every form of `common::binary_forms!`; comparisons on
 //! `T[3, 33]`, with and without broadcast_dimensions and against a literal.
 //!
 //! Run: `cargo test -p xla-aot --test oracle_gen_bitcmp`.
 
+// The allocating `fn name(&Tensor..)` wrappers are not called here: the cases run the generated
+// code through `name::run_literals` (which calls `name::into`).
+#![allow(dead_code)]
+
 mod common;
 
 use common::{check_all, mix, random_arg, Case, Form, Gen, Tol};
-use xla_aot::Shape;
+use xla_aot::{Literal, Shape};
 use xla_oracle::Dist;
 
 /// Special values on both sides; for shifts also amounts around the bit width.
@@ -156,6 +160,9 @@ macro_rules! select_clamp {
                         pub fn tensor(p: pred[3, 33], x: $t[3, 33], y: $t[3, 33]) -> $t[3, 33] {
                             Select(p, x, y)
                         }
+                        pub fn scalar(p: pred[], x: $t[33], y: $t[33]) -> $t[33] {
+                            Select(p, x, y)
+                        }
                     }
                 }
             )+
@@ -166,6 +173,9 @@ macro_rules! select_clamp {
                 pub mod $c {
                     xla_aot::xla! {
                         pub fn tensor(lo: $c[3, 33], x: $c[3, 33], hi: $c[3, 33]) -> $c[3, 33] {
+                            Clamp(lo, x, hi)
+                        }
+                        pub fn scalar(lo: $c[], x: $c[33], hi: $c[]) -> $c[33] {
                             Clamp(lo, x, hi)
                         }
                         pub fn literal(x: $c[3, 33]) -> $c[3, 33] {
@@ -179,14 +189,31 @@ macro_rules! select_clamp {
             let mut v = Vec::new();
             $(
                 v.push(Case::random(gen!(concat!("select/", stringify!($t), "/tensor"), select::$t::tensor), &[Dist::Any, Dist::Special], 1, Tol::Exact));
+                scalar_select_cases(&mut v, gen!(concat!("select/", stringify!($t), "/scalar"), select::$t::scalar));
             )+
             $(
                 v.push(Case::random(gen!(concat!("clamp/", stringify!($c), "/tensor"), clamp::$c::tensor), &[Dist::Special], 3, Tol::Exact));
+                v.push(Case::random(gen!(concat!("clamp/", stringify!($c), "/scalar"), clamp::$c::scalar), &[Dist::Range(-3.0, 2.0), Dist::Special, Dist::Range(0.0, 7.0)], 4, Tol::Exact));
                 v.push(Case::random(gen!(concat!("clamp/", stringify!($c), "/literal"), clamp::$c::literal), &[Dist::Special], 6, Tol::Exact));
             )+
             v
         }
     };
+}
+
+/// Both values of the scalar predicate.
+fn scalar_select_cases(v: &mut Vec<Case>, gen: Gen) {
+    let comp = (gen.computation)();
+    for p in [true, false] {
+        let x = random_arg(&comp.params[1], 21, Dist::Special);
+        let y = random_arg(&comp.params[2], 22, Dist::Special);
+        v.push(Case::new(
+            gen,
+            &format!("pred={p}"),
+            vec![Literal::scalar(p), x, y],
+            Tol::Exact,
+        ));
+    }
 }
 
 select_clamp! {
