@@ -23,47 +23,48 @@ use xla_oracle::{check_close, max_ulps, random_literal, Dist, Oracle, Tolerance}
 
 use ElementType::*;
 
-/// Ulp bounds between our evaluator and XLA:CPU, per op and element type, measured with
-/// `XLA_ORACLE_MEASURE=1` on this suite's inputs (the typical range of each op and the special
-/// values) and rounded up. Cases not listed are exact. "sum"/"dot"/"softmax" are the f32
-/// reductions whose summation order differs from XLA's (inputs positive, so no cancellation).
+/// Ulp bounds between our evaluator and XLA:CPU, per op and element type. Measured with
+/// `XLA_ORACLE_MEASURE=1 XLA_ORACLE_SALT=0..7 ... -- --nocapture` (eight samples of 1024
+/// elements per case, in the op's typical range and with special values) and rounded up to a
+/// power of two, then checked on eight more samples (`XLA_ORACLE_SALT=8..15`; exp f64 needed 2).
+/// Cases not listed are bit-exact. Complex distances are normwise: in ulps of the larger
+/// component (see `xla_oracle::Tolerance::Ulp`).
 #[rustfmt::skip]
 const ULP_BOUNDS: &[(&str, ElementType, u64)] = &[
-    // Complex arithmetic: XLA's formulas for * and / differ from ours (which are correctly
-    // rounded per operation but not fused the same way); |z| is hypot.
-    ("mul", C64, 5), ("mul", C128, 9), ("div", C64, 24), ("div", C128, 11),
-    ("abs", C64, 1), ("abs", C128, 1), ("sign", C64, 2), ("sign", C128, 2),
-    // Real transcendental functions (f16/bf16 are computed in f32 and rounded, so they are
-    // exact unless listed).
+    // Complex arithmetic: XLA's formulas for * and / (and |z|, z/|z|) round differently.
+    ("mul", C64, 1), ("mul", C128, 1), ("div", C64, 4), ("div", C128, 4),
+    ("abs", C64, 2), ("abs", C128, 2), ("sign", C64, 4), ("sign", C128, 4),
+    // Real transcendental functions (f16/bf16 are computed in f32 and rounded: exact unless
+    // listed).
     ("atan2", F32, 1),
-    ("cbrt", F32, 1), ("cbrt", F64, 2),
-    ("cosh", F32, 7), ("cosh", F64, 2),
-    ("erf", F32, 2), ("erf", F64, 4),
-    ("exp", F32, 1), ("exp", F64, 1),
-    ("expm1", F16, 1), ("expm1", F32, 3), ("expm1", F64, 2),
+    ("cbrt", F32, 1), ("cbrt", F64, 4),
+    ("cos", F32, 1), ("sin", F32, 1), ("tan", F32, 1),
+    ("cosh", F32, 16), ("cosh", F64, 2),
+    ("erf", F16, 1), ("erf", F32, 8), ("erf", F64, 16),
+    ("exp", F32, 1), ("exp", F64, 2),
+    ("expm1", F16, 2), ("expm1", F32, 4), ("expm1", F64, 4),
     ("log", F32, 1),
-    ("log1p", F32, 1), ("log1p", F64, 1),
-    ("logistic", F16, 2), ("logistic", F32, 1), ("logistic", F64, 1),
+    // XLA's f64 log1p is up to 127 ulp off near x = -0.414 (checked against numpy's log1p).
+    ("log1p", F32, 2), ("log1p", F64, 128),
+    ("logistic", F16, 2), ("logistic", F32, 2), ("logistic", F64, 2),
+    ("pow", F32, 1),
     ("rsqrt", F32, 1),
-    ("sin", F32, 1),
-    ("tan", F32, 1),
-    ("tanh", F32, 3), ("tanh", F64, 3),
+    ("tanh", F32, 8), ("tanh", F64, 8),
     // Complex transcendental functions, on inputs in the typical range only.
-    ("cos", C64, 2), ("cos", C128, 2), ("sin", C64, 2), ("sin", C128, 2),
-    ("tan", C64, 3), ("tan", C128, 3), ("tanh", C64, 3), ("tanh", C128, 4),
-    ("exp", C64, 1), ("exp", C128, 2), ("expm1", C64, 17), ("expm1", C128, 34),
-    ("log", C64, 1), ("log", C128, 1), ("log1p", C64, 1), ("log1p", C128, 1),
-    ("logistic", C64, 4), ("logistic", C128, 2),
-    ("sqrt", C64, 1), ("sqrt", C128, 2), ("rsqrt", C64, 3), ("rsqrt", C128, 4),
-    ("pow", C64, 519), ("pow", C128, 940),
+    ("cos", C64, 32), ("cos", C128, 32), ("sin", C64, 16), ("sin", C128, 16),
+    ("tan", C64, 4), ("tan", C128, 128), ("tanh", C64, 8), ("tanh", C128, 64),
+    ("exp", C64, 2), ("exp", C128, 2), ("expm1", C64, 4), ("expm1", C128, 4),
+    ("log", C64, 1), ("log", C128, 1), ("log1p", C64, 1), ("log1p", C128, 128),
+    ("logistic", C64, 64), ("logistic", C128, 16),
+    ("sqrt", C64, 2), ("sqrt", C128, 4), ("rsqrt", C64, 4), ("rsqrt", C128, 4),
+    ("pow", C64, 16), ("pow", C128, 16),
     // Float sums of 5..600 positive terms and dots of 100 positive terms: the reduction order is
     // unspecified and XLA's (vectorised, tree-like) differs from the evaluator's sequential one.
-    // bf16 is the extreme: summing 600 terms in [0,1) one by one stalls at 256, XLA gets 308.
-    ("sum", F16, 2), ("sum", Bf16, 26), ("sum", F32, 5), ("sum", F64, 6),
-    ("dot", F32, 1), ("dot", F64, 1),
+    ("sum", F32, 8), ("sum", F64, 8),
+    ("dot", F32, 1), ("dot", F64, 2),
     // The programs on real-valued data: dense_relu's dot of 784 terms; row_softmax's
     // row sums of 1000 terms in another order shift whole rows (exp itself is within 1 ulp).
-    ("dense_relu", F32, 2), ("softmax", F32, 29),
+    ("dense_relu", F32, 8), ("softmax", F32, 32),
 ];
 
 /// The one oracle process of this test binary, started on first use.
@@ -251,8 +252,17 @@ fn arr(ty: ElementType, dims: &[i64]) -> Shape {
     Shape::array(ty, dims)
 }
 
+/// Random inputs; `XLA_ORACLE_SALT=n` shifts every seed, to measure bounds on other samples.
 fn rand(ty: ElementType, dims: &[i64], seed: u64, dist: Dist) -> Literal {
-    random_literal(&ArrayShape::new(ty, dims), seed, dist)
+    let salt: u64 = std::env::var("XLA_ORACLE_SALT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    random_literal(
+        &ArrayShape::new(ty, dims),
+        seed.wrapping_add(salt.wrapping_mul(0x1_0000_0001)),
+        dist,
+    )
 }
 
 /// The bound of `ULP_BOUNDS` for (`op`, `ty`), or exact.
@@ -311,8 +321,14 @@ fn unary_spec(u: UnaryOp) -> (&'static str, Vec<ElementType>, Vec<Dist>) {
         UnaryOp::Sign => ("sign", cat(&[&SINTS, &FLOATS, &COMPLEX]), any()),
         UnaryOp::Sin => ("sin", fc, any()),
         UnaryOp::Sqrt => ("sqrt", fc, vec![Dist::Range(0.0, 1000.0), Dist::Special]),
-        UnaryOp::Tan => ("tan", fc, vec![Dist::Range(-1.5, 1.5), Dist::Special]),
-        UnaryOp::Tanh => ("tanh", fc, any()),
+        // Complex tan/tanh have poles (tanh at i*pi/2): near them no ulp bound holds, so the
+        // range keeps both components within 1.
+        UnaryOp::Tan => ("tan", fc, vec![Dist::Range(-1.0, 1.0), Dist::Special]),
+        UnaryOp::Tanh => (
+            "tanh",
+            fc,
+            vec![Dist::Range(-1.0, 1.0), Dist::Any, Dist::Special],
+        ),
     }
 }
 
@@ -356,7 +372,7 @@ fn unary_result(u: UnaryOp, ty: ElementType) -> ElementType {
 
 #[test]
 fn unary_ops_match_xla() {
-    let dims = [4i64, 16];
+    let dims = [32i64, 32];
     let mut cases = Vec::new();
     for (k, u) in UNARY.into_iter().enumerate() {
         let (name, types, dists) = unary_spec(u);
@@ -365,7 +381,8 @@ fn unary_ops_match_xla() {
                 // Complex special values (infinite or NaN components, huge moduli) are where
                 // XLA's complex functions are not faithful (e.g. rsqrt(-1) has a nonzero real
                 // part); complex inputs stay in the typical range.
-                if ty.is_complex() && *dist == Dist::Special {
+                let pole = matches!(u, UnaryOp::Tan | UnaryOp::Tanh) && *dist == Dist::Any;
+                if ty.is_complex() && (*dist == Dist::Special || pole) {
                     continue;
                 }
                 let mut b = B::new();
@@ -475,7 +492,7 @@ fn binary_inputs(
 
 #[test]
 fn binary_ops_match_xla() {
-    let dims = [4i64, 16];
+    let dims = [32i64, 32];
     let mut cases = Vec::new();
     for (k, op) in BINARY.into_iter().enumerate() {
         let (name, types) = binary_spec(op);
@@ -587,7 +604,7 @@ fn mix(a: &Literal, b: &Literal) -> Literal {
     let (Some((sa, da)), Some((_, db))) = (a.as_array(), b.as_array()) else {
         return a.clone();
     };
-    let pick = |i: usize| if i % 2 == 0 { 0 } else { 1 };
+    let pick = |i: usize| if i.is_multiple_of(2) { 0 } else { 1 };
     macro_rules! m {
         ($($v:ident),*) => {
             match (da, db) {
@@ -784,6 +801,7 @@ fn reducer(op: BinaryOp, ty: ElementType) -> Arc<Computation> {
 }
 
 /// `Reduce(x, init, dimensions, op)` on `x: ty[dims]`.
+#[allow(clippy::too_many_arguments)] // one argument per field of the case, named at call sites
 fn reduce_case(
     name: &str,
     ty: ElementType,
@@ -854,17 +872,35 @@ fn reductions_match_xla() {
                     Tolerance::Exact,
                 ));
             } else {
-                let x = rand(ty, &dims, seed, Dist::Range(0.0, 1.0));
+                // Values in {-1, 0, 1}: every partial sum is a small integer, exact in any
+                // order and any float type, so the sum is bit-exact.
+                let x = int_valued(ty, &dims, seed, 1.0);
                 cases.push(reduce_case(
-                    "sum",
+                    "sum_int",
                     ty,
                     &dims,
                     &rdims,
                     BinaryOp::Add,
                     zero.clone(),
                     x,
-                    bound("sum", ty),
+                    Tolerance::Exact,
                 ));
+                // Real values: the order matters (XLA:CPU splits large reductions into a tree of
+                // partial sums, rounding each), so f32/f64 within a bound; f16/bf16 sums of
+                // hundreds of terms differ by tens of ulps between orders and are not compared.
+                if matches!(ty, F32 | F64) {
+                    let x = rand(ty, &dims, seed, Dist::Range(0.0, 1.0));
+                    cases.push(reduce_case(
+                        "sum",
+                        ty,
+                        &dims,
+                        &rdims,
+                        BinaryOp::Add,
+                        zero.clone(),
+                        x,
+                        bound("sum", ty),
+                    ));
+                }
                 let neg_inf = float_scalar(ty, f64::NEG_INFINITY);
                 let x = rand(ty, &dims, seed, Dist::Special);
                 cases.push(reduce_case(
@@ -1035,6 +1071,15 @@ fn int_valued(ty: ElementType, dims: &[i64], seed: u64, r: f64) -> Literal {
     r.expect("length matches dims")
 }
 
+/// (name, lhs dims, rhs dims, result dims, dimension numbers).
+type DotCase<'a> = (
+    &'a str,
+    &'a [i64],
+    &'a [i64],
+    &'a [i64],
+    &'a DotDimensionNumbers,
+);
+
 fn dot(
     lhs: &[i64],
     rhs: &[i64],
@@ -1081,7 +1126,7 @@ fn dot_general_matches_xla() {
     for (k, ty) in cat(&[&INTS, &FLOATS, &COMPLEX]).into_iter().enumerate() {
         let seed = 10 * k as u64;
         let r = if ty.is_unsigned_int() { 3.0 } else { 4.0 };
-        let dot_cases: [(&str, &[i64], &[i64], &[i64], &DotDimensionNumbers); 4] = [
+        let dot_cases: [DotCase; 4] = [
             ("matmul", &[5, 8], &[8, 3], &[5, 3], &mm),
             ("matvec", &[5, 8], &[8], &[5], &mm),
             ("batch", &[2, 3, 4], &[2, 4, 5], &[2, 3, 5], &bmm),

@@ -12,8 +12,10 @@ use xla_core::{ArrayData, Literal};
 pub enum Tolerance {
     /// Bit for bit (ints, pred, bit ops, + - * /, conversions); any NaN matches any NaN.
     Exact,
-    /// Floats within `n` ulps of each other (complex: each component); NaN matches NaN, an
-    /// infinity only the same infinity, -0 and +0 are 0 ulps apart. Non-floats: exact.
+    /// Floats within `n` ulps of each other; NaN matches NaN, an infinity only the same
+    /// infinity, -0 and +0 are 0 ulps apart. Complex: both components within `n` ulps of the
+    /// larger component of XLA's value (normwise; per component when one is not finite).
+    /// Non-floats: exact.
     Ulp(u64),
 }
 
@@ -94,14 +96,21 @@ fn elem(ours: &ArrayData, xla: &ArrayData, i: usize) -> Option<Elem> {
         }};
     }
     macro_rules! cx {
-        ($a:expr, $b:expr, $w:expr, $bits:expr) => {{
+        ($a:expr, $b:expr, $w:expr, $bits:expr, $f:ty) => {{
             let (x, y) = ($a[i], $b[i]);
             let (ur, er) = float_elem($bits(x.re), $bits(y.re), x.re.is_nan(), y.re.is_nan(), $w);
             let (ui, ei) = float_elem($bits(x.im), $bits(y.im), x.im.is_nan(), y.im.is_nan(), $w);
+            let ulps = normwise(
+                [x.re as f64, x.im as f64],
+                [y.re as f64, y.im as f64],
+                <$f>::EPSILON as f64,
+                <$f>::MIN_POSITIVE as f64,
+            )
+            .unwrap_or(ur.max(ui));
             Elem {
                 ours: format!("{x:?}"),
                 xla: format!("{y:?}"),
-                ulps: ur.max(ui),
+                ulps,
                 exact: er && ei,
             }
         }};
@@ -139,8 +148,10 @@ fn elem(ours: &ArrayData, xla: &ArrayData, i: usize) -> Option<Elem> {
         (ArrayData::F64(a), ArrayData::F64(b)) => {
             fl!(a, b, (64, 52), |x: f64| x.to_bits(), |x: f64| x.is_nan())
         }
-        (ArrayData::C64(a), ArrayData::C64(b)) => cx!(a, b, (32, 23), |x: f32| x.to_bits() as u64),
-        (ArrayData::C128(a), ArrayData::C128(b)) => cx!(a, b, (64, 52), |x: f64| x.to_bits()),
+        (ArrayData::C64(a), ArrayData::C64(b)) => {
+            cx!(a, b, (32, 23), |x: f32| x.to_bits() as u64, f32)
+        }
+        (ArrayData::C128(a), ArrayData::C128(b)) => cx!(a, b, (64, 52), |x: f64| x.to_bits(), f64),
         _ => return None,
     })
 }
@@ -265,6 +276,21 @@ pub fn assert_close(name: &str, ours: &Literal, xla: &Literal, tol: Tolerance) {
     }
 }
 
+/// Normwise distance of two finite complex numbers, in ulps of XLA's larger component:
+/// `max(|re - re'|, |im - im'|) / ulp(max(|re'|, |im'|))`, where `ulp(v)` is `eps * 2^floor(log2 v)`
+/// (the spacing of floats at `v`, at least that of the smallest normal). Complex functions are
+/// accurate relative to the modulus, not per component: a component much smaller than the other
+/// carries an absolute error of the modulus' size. `None` when a component is not finite.
+fn normwise(ours: [f64; 2], xla: [f64; 2], eps: f64, min_normal: f64) -> Option<u64> {
+    if ours.iter().chain(&xla).any(|v| !v.is_finite()) {
+        return None;
+    }
+    let scale = xla[0].abs().max(xla[1].abs()).max(min_normal);
+    let ulp = eps * 2f64.powi(scale.log2().floor() as i32);
+    let err = (ours[0] - xla[0]).abs().max((ours[1] - xla[1]).abs());
+    Some((err / ulp).ceil() as u64)
+}
+
 /// Row-major multi-index of linear index `i`.
 fn unravel(mut i: usize, dims: &[i64]) -> Vec<usize> {
     let mut idx = vec![0; dims.len()];
@@ -309,6 +335,20 @@ mod tests {
         let tiny = Literal::from_vec(&[1], vec![f32::from_bits(1)]).unwrap();
         let ntiny = Literal::from_vec(&[1], vec![-f32::from_bits(1)]).unwrap();
         assert_eq!(max_ulps(&tiny, &ntiny), Ok(2));
+    }
+
+    #[test]
+    fn complex_ulps_are_normwise() {
+        use num_complex::Complex;
+        // An error of 3 ulps of 1000 on a component of 1e-6 next to a component of 1000 counts
+        // as 3 ulps (per component it would be billions).
+        let big = 1000.0f64;
+        let ulp = f64::EPSILON * 512.0; // spacing at 1000 (2^9 <= 1000 < 2^10)
+        let a = Literal::from_vec(&[1], vec![Complex::new(big, 1e-6)]).unwrap();
+        let b = Literal::from_vec(&[1], vec![Complex::new(big, 1e-6 + 3.0 * ulp)]).unwrap();
+        assert_eq!(max_ulps(&a, &b), Ok(3));
+        let c = Literal::from_vec(&[1], vec![Complex::new(f64::INFINITY, 0.0)]).unwrap();
+        assert_eq!(max_ulps(&c, &c), Ok(0));
     }
 
     #[test]

@@ -48,7 +48,7 @@ impl Rng {
 
     /// True for about a quarter of the draws.
     fn special(&mut self) -> bool {
-        self.next() % 4 == 0
+        self.next().is_multiple_of(4)
     }
 }
 
@@ -65,9 +65,9 @@ fn float(r: &mut Rng, ty: ElementType, dist: Dist) -> f64 {
         ElementType::F32 => (
             f32::MAX as f64,
             f32::MIN_POSITIVE as f64,
-            1.401_298_464_324_817e-45,
+            f32::from_bits(1) as f64,
         ),
-        _ => (f64::MAX, f64::MIN_POSITIVE, 4.940_656_458_412_465e-324),
+        _ => (f64::MAX, f64::MIN_POSITIVE, f64::from_bits(1)),
     };
     match dist {
         Dist::Any | Dist::Bits => r.unit() * 20.0 - 10.0,
@@ -87,7 +87,7 @@ fn float(r: &mut Rng, ty: ElementType, dist: Dist) -> f64 {
             let tiny = [min_normal, -min_normal, min_sub, -min_sub];
             if !r.special() {
                 r.unit() * 20.0 - 10.0
-            } else if dist == Dist::Subnormal && r.next() % 2 == 0 {
+            } else if dist == Dist::Subnormal && r.next().is_multiple_of(2) {
                 tiny[r.below(tiny.len())]
             } else {
                 normal[r.below(normal.len())]
@@ -125,7 +125,7 @@ fn int(r: &mut Rng, ty: ElementType, dist: Dist) -> u64 {
 
 /// A literal of `shape` with elements drawn from `dist`, the same for the same `seed`.
 pub fn random_literal(shape: &ArrayShape, seed: u64, dist: Dist) -> Literal {
-    let mut r = Rng(seed ^ 0x5EED_0F_0AC1E);
+    let mut r = Rng(seed ^ 0x5EED_0F0A_C1E5);
     let n = shape.element_count().max(0) as usize;
     let bits = matches!(dist, Dist::Bits);
     let data = match shape.ty {
