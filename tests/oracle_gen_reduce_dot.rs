@@ -1,0 +1,266 @@
+//! Oracle test of the generated code for Reduce (sum, max, min over different dimensions; a
+//! reducer given as a fn of the block; variadic argmax) and Dot / DotGeneral (vec·vec, mat·vec,
+//! mat·mat, batch dimensions, a transposed contraction, preferred element types) on every
+//! element type XLA allows them on.
+//!
+//! Integers are bit-exact (wrapping sums are order-free). Floats are bit-exact on integer-valued
+//! inputs (every partial sum is exact, so the summation order cannot matter); on random reals
+//! they are within the relative tolerances of `common` (`REDUCE_REL_*`): XLA's summation order
+//! is unspecified and differs from ours.
+//!
+//! Run: `cargo test -p xla-aot --test oracle_gen_reduce_dot`.
+
+// The allocating `fn name(&Tensor..)` wrappers are not called here: the cases run the generated
+// code through `name::run_literals` (which calls `name::into`).
+#![allow(dead_code)]
+
+mod common;
+
+use common::{args_with, check_all, int_valued, reduce_tol, Case, Gen, Tol};
+use xla_aot::core::ElementType;
+use xla_aot::Shape;
+use xla_oracle::{random_literal, Dist};
+
+/// Per type: sums over four dimension sets, max and min over two, of `T[3, 17, 5]`.
+macro_rules! reductions {
+    ($( $t:ident ),+ ) => {
+        mod reduce {
+            $(
+                #[allow(dead_code)]
+                pub mod $t {
+                    xla_aot::xla! {
+                        pub fn sum_1(x: $t[3, 17, 5]) -> $t[3, 5] {
+                            Reduce(x, 0, dimensions = [1], |a, b| a + b)
+                        }
+                        pub fn sum_2(x: $t[3, 17, 5]) -> $t[3, 17] {
+                            Reduce(x, 0, dimensions = [2], |a, b| Add(a, b))
+                        }
+                        pub fn sum_02(x: $t[3, 17, 5]) -> $t[17] {
+                            Reduce(x, 0, dimensions = [0, 2], |a, b| a + b)
+                        }
+                        pub fn sum_all(x: $t[3, 17, 5]) -> $t[] {
+                            Reduce(x, 0, dimensions = [0, 1, 2], |a, b| a + b)
+                        }
+                        pub fn max_1(x: $t[3, 17, 5]) -> $t[3, 5] {
+                            Reduce(x, $t::MIN, dimensions = [1], |a, b| Max(a, b))
+                        }
+                        pub fn max_02(x: $t[3, 17, 5]) -> $t[17] {
+                            Reduce(x, $t::MIN, dimensions = [0, 2], |a, b| Max(a, b))
+                        }
+                        pub fn min_2(x: $t[3, 17, 5]) -> $t[3, 17] {
+                            Reduce(x, $t::MAX, dimensions = [2], |a, b| Min(a, b))
+                        }
+                        pub fn min_01(x: $t[3, 17, 5]) -> $t[5] {
+                            Reduce(x, $t::MAX, dimensions = [0, 1], |a, b| Min(a, b))
+                        }
+                    }
+                }
+            )+
+        }
+        fn reduce_cases() -> Vec<Case> {
+            let mut v = Vec::new();
+            $(
+                for g in [
+                    gen!(concat!("sum/", stringify!($t), "/[1]"), reduce::$t::sum_1),
+                    gen!(concat!("sum/", stringify!($t), "/[2]"), reduce::$t::sum_2),
+                    gen!(concat!("sum/", stringify!($t), "/[0,2]"), reduce::$t::sum_02),
+                    gen!(concat!("sum/", stringify!($t), "/[0,1,2]"), reduce::$t::sum_all),
+                ] {
+                    sum_cases(&mut v, g);
+                }
+                for g in [
+                    gen!(concat!("max/", stringify!($t), "/[1]"), reduce::$t::max_1),
+                    gen!(concat!("max/", stringify!($t), "/[0,2]"), reduce::$t::max_02),
+                    gen!(concat!("min/", stringify!($t), "/[2]"), reduce::$t::min_2),
+                    gen!(concat!("min/", stringify!($t), "/[0,1]"), reduce::$t::min_01),
+                ] {
+                    // Max and min are order-free, NaN included: exact on special values.
+                    v.push(Case::random(g, &[Dist::Special], 31, Tol::Exact));
+                    v.push(Case::random(g, &[Dist::Any], 32, Tol::Exact));
+                }
+            )+
+            v
+        }
+    };
+}
+
+reductions!(s8, s16, s32, s64, u8, u16, u32, u64, f16, bf16, f32, f64);
+
+/// The element type of the first parameter.
+fn param_ty(g: Gen) -> ElementType {
+    match (g.computation)().params.first() {
+        Some(Shape::Array(a)) => a.ty,
+        other => panic!("{}: unexpected parameter {other:?}", g.name),
+    }
+}
+
+/// Integers: any values (wrapping sums); floats: integer values in [-2, 2] (exact) and random
+/// reals in [0, 1) (relative tolerance).
+fn sum_cases(v: &mut Vec<Case>, g: Gen) {
+    let ty = param_ty(g);
+    if ty.is_integral() {
+        v.push(Case::random(g, &[Dist::Special], 33, Tol::Exact));
+        return;
+    }
+    let args = args_with(g, |i, s| int_valued(s.ty, &s.dims, 34 + i as u64, 2.0));
+    v.push(Case::new(g, "int-valued", args, Tol::Exact));
+    v.push(Case::random(
+        g,
+        &[Dist::Range(0.0, 1.0)],
+        35,
+        reduce_tol(ty),
+    ));
+}
+
+// A reducer that is a fn of the block, complex sums, and the variadic argmax (ties go to the
+// lower index).
+xla_aot::xla! {
+    fn add_f64(a: f64[], b: f64[]) -> f64[] { a + b }
+    pub fn sum_by_fn(x: f64[3, 17, 5]) -> f64[3, 5] {
+        Reduce(x, 0.0, dimensions = [1], add_f64)
+    }
+    pub fn sum_c64(x: c64[3, 17, 5]) -> c64[3, 5] {
+        Reduce(x, 0, dimensions = [1], |a, b| a + b)
+    }
+    pub fn sum_c128(x: c128[3, 17, 5]) -> c128[17] {
+        Reduce(x, 0, dimensions = [0, 2], |a, b| a + b)
+    }
+    fn argmax_step(av: f32[], ai: s32[], bv: f32[], bi: s32[]) -> (f32[], s32[]) {
+        let take_a = Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi)));
+        Tuple(Select(take_a, av, bv), Select(take_a, ai, bi))
+    }
+    pub fn argmax_rows(x: f32[6, 33]) -> (f32[6], s32[6]) {
+        Reduce(x, Iota(s32[6, 33], iota_dimension = 1), f32::NEG_INFINITY, 0,
+               dimensions = [1], argmax_step)
+    }
+    pub fn argmax_cols(x: f32[6, 33]) -> (f32[33], s32[33]) {
+        Reduce(x, Iota(s32[6, 33], iota_dimension = 0), f32::NEG_INFINITY, 0,
+               dimensions = [0], argmax_step)
+    }
+}
+
+fn reduce_misc_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for g in [
+        gen!("sum/f64/fn-reducer", sum_by_fn),
+        gen!("sum/c64/[1]", sum_c64),
+        gen!("sum/c128/[0,2]", sum_c128),
+    ] {
+        let args = args_with(g, |i, s| int_valued(s.ty, &s.dims, 40 + i as u64, 2.0));
+        v.push(Case::new(g, "int-valued", args, Tol::Exact));
+        v.push(Case::random(
+            g,
+            &[Dist::Range(0.0, 1.0)],
+            41,
+            reduce_tol(param_ty(g)),
+        ));
+    }
+    for g in [
+        gen!("argmax/rows", argmax_rows),
+        gen!("argmax/cols", argmax_cols),
+    ] {
+        // Few distinct values, so that ties happen.
+        let args = args_with(g, |i, s| int_valued(s.ty, &s.dims, 42 + i as u64, 3.0));
+        v.push(Case::new(g, "ties", args, Tol::Exact));
+        v.push(Case::random(g, &[Dist::Any], 43, Tol::Exact));
+    }
+    v
+}
+
+/// Per type: vec·vec, mat·vec, mat·mat, a batched DotGeneral and a transposed contraction.
+macro_rules! dots {
+    ($( $t:ident ),+ ) => {
+        mod dot {
+            $(
+                #[allow(dead_code)]
+                pub mod $t {
+                    xla_aot::xla! {
+                        pub fn vv(a: $t[33], b: $t[33]) -> $t[] { Dot(a, b) }
+                        pub fn mv(a: $t[5, 33], b: $t[33]) -> $t[5] { Dot(a, b) }
+                        pub fn mm(a: $t[5, 33], b: $t[33, 3]) -> $t[5, 3] { Dot(a, b) }
+                        pub fn batch(a: $t[2, 3, 17], b: $t[2, 17, 5]) -> $t[2, 3, 5] {
+                            DotGeneral(a, b, lhs_contracting_dimensions = [2],
+                                       rhs_contracting_dimensions = [1],
+                                       lhs_batch_dimensions = [0], rhs_batch_dimensions = [0])
+                        }
+                        pub fn trans(a: $t[7, 3], b: $t[2, 7]) -> $t[3, 2] {
+                            DotGeneral(a, b, lhs_contracting_dimensions = [0],
+                                       rhs_contracting_dimensions = [1])
+                        }
+                    }
+                }
+            )+
+        }
+        fn dot_cases() -> Vec<Case> {
+            let mut v = Vec::new();
+            $(
+                for g in [
+                    gen!(concat!("dot/vv/", stringify!($t)), dot::$t::vv),
+                    gen!(concat!("dot/mv/", stringify!($t)), dot::$t::mv),
+                    gen!(concat!("dot/mm/", stringify!($t)), dot::$t::mm),
+                    gen!(concat!("dot_general/batch/", stringify!($t)), dot::$t::batch),
+                    gen!(concat!("dot_general/transposed/", stringify!($t)), dot::$t::trans),
+                ] {
+                    // Integer values in [-2, 2]: every product and partial sum is exact (33
+                    // terms stay below 256, exact even in bf16), so any order gives the same bits.
+                    let args = args_with(g, |i, s| int_valued(s.ty, &s.dims, 50 + i as u64, 2.0));
+                    v.push(Case::new(g, "int-valued", args, Tol::Exact));
+                    if param_ty(g).is_integral() {
+                        v.push(Case::random(g, &[Dist::Any], 51, Tol::Exact));
+                    }
+                }
+            )+
+            v
+        }
+    };
+}
+
+dots!(s8, s16, s32, s64, u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128);
+
+// Preferred element types, and real-valued f32/f64 products of 100 terms.
+xla_aot::xla! {
+    pub fn dot_s8_s32(a: s8[4, 64], b: s8[64, 3]) -> s32[4, 3] {
+        Dot(a, b, preferred_element_type = s32)
+    }
+    pub fn dot_bf16_f32(a: bf16[4, 64], b: bf16[64, 3]) -> f32[4, 3] {
+        Dot(a, b, preferred_element_type = f32)
+    }
+    pub fn dot_f16_f32(a: f16[4, 64], b: f16[64, 3]) -> f32[4, 3] {
+        DotGeneral(a, b, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],
+                   preferred_element_type = f32)
+    }
+    pub fn dot_f32_real(a: f32[6, 100], b: f32[100, 7]) -> f32[6, 7] { Dot(a, b) }
+    pub fn dot_f64_real(a: f64[6, 100], b: f64[100, 7]) -> f64[6, 7] { Dot(a, b) }
+}
+
+fn dot_misc_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for g in [
+        gen!("dot/preferred/s8->s32", dot_s8_s32),
+        gen!("dot/preferred/bf16->f32", dot_bf16_f32),
+        gen!("dot_general/preferred/f16->f32", dot_f16_f32),
+    ] {
+        // Products up to 100^2 summed 64 times: exact in the wider type only.
+        let args = args_with(g, |i, s| int_valued(s.ty, &s.dims, 60 + i as u64, 100.0));
+        v.push(Case::new(g, "int-valued", args, Tol::Exact));
+    }
+    for (g, ty) in [
+        (gen!("dot/real/f32", dot_f32_real), ElementType::F32),
+        (gen!("dot/real/f64", dot_f64_real), ElementType::F64),
+    ] {
+        let args = args_with(g, |i, s| {
+            random_literal(s, 61 + i as u64, Dist::Range(0.0, 1.0))
+        });
+        v.push(Case::new(g, "Range(0,1)", args, reduce_tol(ty)));
+    }
+    v
+}
+
+#[test]
+fn generated_reductions_and_dots_match_xla() {
+    let mut v = reduce_cases();
+    v.extend(reduce_misc_cases());
+    v.extend(dot_cases());
+    v.extend(dot_misc_cases());
+    check_all("generated reductions and dots", v);
+}
