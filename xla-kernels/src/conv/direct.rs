@@ -81,6 +81,8 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
                 taps[y * kw + x] = kernel[o * ko + yy * ksy + xx * ksx];
             }
         }
+        pad.clear();
+        pad.resize(hp * wp, 0.0);
         fill_padded(
             &g,
             input,
@@ -104,10 +106,16 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
     true
 }
 
-/// `pad[y * wp + x]` = input at padded position `(y, x)` of the plane at `base` (0 in padding).
-fn fill_padded(g: &Geom, input: &[f32], base: usize, hp: usize, wp: usize, pad: &mut Vec<f32>) {
-    pad.clear();
-    pad.resize(hp * wp, 0.0);
+/// `pad[y * wp + x]` = input at padded position `(y, x)` of the plane at `base`; `pad` holds
+/// `hp * wp` zeros on entry (padding stays 0).
+pub(super) fn fill_padded(
+    g: &Geom,
+    input: &[f32],
+    base: usize,
+    hp: usize,
+    wp: usize,
+    pad: &mut [f32],
+) {
     let (h, w) = (g.in_size[0] as i64, g.in_size[1] as i64);
     let (lo_y, lo_x) = (g.lo[0], g.lo[1]);
     // Columns x of the padded row holding input column x - lo_x in 0..w.

@@ -20,6 +20,7 @@
 //! descriptor, so results do not depend on the number of threads.
 
 mod direct;
+mod direct_nchw;
 mod im2col;
 
 #[cfg(test)]
@@ -379,6 +380,7 @@ pub(crate) fn strides_of(shape: &[usize]) -> [usize; MAX_RANK] {
 #[derive(Default)]
 pub struct ConvScratch {
     gemm: GemmScratch,
+    nchw: direct_nchw::Buffers,
     bufs: Option<Box<dyn Any + Send>>,
 }
 
@@ -414,14 +416,35 @@ impl fmt::Debug for ConvScratch {
 pub trait ConvElem: GemmElem + Default {
     /// Tries a specialised kernel; `false` leaves the case to im2col.
     #[doc(hidden)]
-    fn conv_fast(_d: &ConvDesc, _input: &[Self], _kernel: &[Self], _out: &mut [Self]) -> bool {
+    fn conv_fast(
+        _d: &ConvDesc,
+        _out_shape: &[usize; MAX_RANK],
+        _input: &[Self],
+        _kernel: &[Self],
+        _out: &mut [Self],
+        _scratch: &mut ConvScratch,
+    ) -> bool {
         false
     }
 }
 
 impl ConvElem for f32 {
-    fn conv_fast(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &mut [f32]) -> bool {
-        direct::depthwise_f32(d, input, kernel, out)
+    fn conv_fast(
+        d: &ConvDesc,
+        out_shape: &[usize; MAX_RANK],
+        input: &[f32],
+        kernel: &[f32],
+        out: &mut [f32],
+        scratch: &mut ConvScratch,
+    ) -> bool {
+        if direct::depthwise_f32(d, input, kernel, out) {
+            return true;
+        }
+        if direct_nchw::applies(d) {
+            direct_nchw::conv_nchw_f32(d, out_shape, input, kernel, out, &mut scratch.nchw);
+            return true;
+        }
+        false
     }
 }
 
@@ -474,7 +497,7 @@ pub fn conv<T: ConvElem>(
     if out.is_empty() {
         return Ok(());
     }
-    if T::conv_fast(desc, input, kernel, out) {
+    if T::conv_fast(desc, &out_shape, input, kernel, out, scratch) {
         return Ok(());
     }
     let (bufs, gemm_scratch) = scratch.bufs::<T>();

@@ -536,3 +536,54 @@ fn empty_operands() {
     assert_eq!(&d.output_shape().unwrap()[..3], &[1, 2, 0]);
     conv(&d, &[1.0; 4], &[1.0; 2], &mut [], &mut s).unwrap();
 }
+
+#[test]
+fn direct_nchw_path_odd_widths_channels_groups() {
+    let mut rng = Rng(1234);
+    let mut scratch = ConvScratch::new();
+    let mut cases = 0;
+    for &wo in &[1usize, 7, 8, 9, 23, 47, 48, 49, 56, 100] {
+        for &(o, c, fg) in &[
+            (1usize, 1usize, 1usize),
+            (3, 2, 1),
+            (5, 3, 1),
+            (17, 4, 1),
+            (6, 4, 2),
+            (9, 3, 3),
+            (32, 5, 1),
+        ] {
+            let (k, sy, dil, pad, rev) = match cases % 4 {
+                0 => (3usize, 1usize, 1usize, (1i64, 1i64), false),
+                1 => (2, 2, 1, (0, 1), true),
+                2 => (3, 1, 2, (-1, 2), false),
+                _ => (1, 3, 1, (0, 0), false),
+            };
+            cases += 1;
+            let win = (k - 1) * dil + 1;
+            let w_in = (wo + win - 1) as i64 - pad.0 - pad.1;
+            if w_in < 1 {
+                continue;
+            }
+            // NCHW input, and NHWC input with an HWIO kernel: both end in NCHW output.
+            let mut mixed = ConvDims::nhwc(2);
+            mixed.output_feature = 1;
+            mixed.output_spatial = [2, 3, 4];
+            for dims in [ConvDims::nchw(), mixed] {
+                let (ins, ks) = if dims.input_feature == 1 {
+                    (vec![2, c * fg, 5, w_in as usize], vec![o * fg, c, k, k])
+                } else {
+                    (vec![2, 5, w_in as usize, c * fg], vec![k, k, c, o * fg])
+                };
+                let d = ConvDesc::new(&ins, &ks, dims)
+                    .with_groups(fg, 1)
+                    .with_strides(&[sy, 1])
+                    .with_rhs_dilation(&[dil, dil])
+                    .with_padding(&[(2, -1), pad])
+                    .with_window_reversal(&[rev, rev]);
+                assert!(direct_nchw::applies(&d));
+                assert_eq!(d.output_shape().unwrap()[3], wo);
+                check_f32(&d, &mut rng, &mut scratch);
+            }
+        }
+    }
+}
