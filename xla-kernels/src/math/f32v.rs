@@ -8,7 +8,7 @@
 
 use core::ops::{BitAnd, BitOr};
 
-use wide::{f32x16, f32x8, i32x16, i32x8};
+use wide::{f32x16, f32x8, f64x4, f64x8, i32x16, i32x8};
 
 use crate::simd::VFloat;
 
@@ -23,11 +23,39 @@ pub(crate) trait F32Lanes:
     /// `x` clamped to `[lo, hi]` with one max and one min instruction (NaN lanes: unspecified,
     /// callers select NaN results themselves).
     fn clamp_fast(x: Self, lo: f32, hi: f32) -> Self;
+    /// The f64 vector of half the lanes (for functions evaluated in f64).
+    type Half: VFloat<Elem = f64> + BitOr<Output = Self::Half>;
+    /// Lanes `0..LANES/2` and `LANES/2..` widened to f64 (exact).
+    fn to_halves(x: Self) -> (Self::Half, Self::Half);
+    /// The inverse of [`F32Lanes::to_halves`], each lane rounded once to f32.
+    fn from_halves(lo: Self::Half, hi: Self::Half) -> Self;
 }
 
 macro_rules! impl_f32_lanes {
-    ($v:ident, $i:ident, $from_int:ident) => {
+    ($v:ident, $i:ident, $from_int:ident, $half:ident) => {
         impl F32Lanes for $v {
+            type Half = $half;
+            #[inline(always)]
+            fn to_halves(x: Self) -> ($half, $half) {
+                let a = x.as_array();
+                let h = <$half as VFloat>::LANES;
+                (
+                    $half::new(core::array::from_fn(|i| a[i] as f64)),
+                    $half::new(core::array::from_fn(|i| a[h + i] as f64)),
+                )
+            }
+            #[inline(always)]
+            fn from_halves(lo: $half, hi: $half) -> Self {
+                let (l, h) = (lo.as_array(), hi.as_array());
+                let n = <$half as VFloat>::LANES;
+                $v::new(core::array::from_fn(|i| {
+                    if i < n {
+                        l[i] as f32
+                    } else {
+                        h[i - n] as f32
+                    }
+                }))
+            }
             #[inline(always)]
             fn pow2i(n: Self) -> Self {
                 let e = (n.round_int() + $i::splat(127)) << 23u32;
@@ -48,8 +76,8 @@ macro_rules! impl_f32_lanes {
     };
 }
 
-impl_f32_lanes!(f32x8, i32x8, from_i32x8);
-impl_f32_lanes!(f32x16, i32x16, from_i32x16);
+impl_f32_lanes!(f32x8, i32x8, from_i32x8, f64x4);
+impl_f32_lanes!(f32x16, i32x16, from_i32x16, f64x8);
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
 /// `ln 2` = `LN2_HI + LN2_LO`; `LN2_HI` has 9 significant bits, so `n * LN2_HI` is exact for
@@ -244,6 +272,96 @@ pub(crate) fn erf<V: F32Lanes>(x: V) -> V {
         sel(a.cmp_ge(V::splat(ERF_ONE)), V::splat(1.0), large),
     );
     sel(x.is_nan(), x, res | (x & V::splat(-0.0)))
+}
+
+/// `pi/2 = PIO2_HI + PIO2_LO` (to 2^-86): `PIO2_HI` has 33 significant bits, so `j * PIO2_HI`
+/// is exact for `|j| < 2^20`.
+const PIO2_HI: f64 = 1.570_796_326_734_125_6;
+const PIO2_LO: f64 = 6.077_100_506_506_192e-11;
+/// Up to this `|x|`, `|j| = |round(x 2/pi)| < 2^19` and the two-part reduction is exact
+/// enough; larger (and infinite) arguments go lane by lane through the scalar op.
+const TRIG_FAST_MAX: f32 = 524_288.0;
+/// `(sin(r) - r) / r^3` as a polynomial in `z = r^2`, `|r| <= 1.01 pi/4`, abs error 3e-14.
+const SIN_S: [f64; 5] = [
+    -0.166_666_666_666_635_97,
+    0.008_333_333_330_893_767,
+    -0.000_198_412_667_384_292_7,
+    2.755_593_744_034_176_7e-6,
+    -2.480_073_076_553_330_6e-8,
+];
+/// `(cos(r) - 1 + r^2/2) / r^4` as a polynomial in `z = r^2`, abs error 2.2e-15.
+const COS_C: [f64; 5] = [
+    0.041_666_666_666_664_47,
+    -0.001_388_888_888_714_472_2,
+    2.480_158_508_330_003e-5,
+    -2.755_633_144_337_754e-7,
+    2.069_709_234_271_669e-9,
+];
+
+/// Which trigonometric function [`trig`] computes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trig {
+    Sin,
+    Cos,
+    Tan,
+}
+
+/// f64 Horner (see [`poly`]).
+#[inline(always)]
+fn poly64<H: VFloat<Elem = f64>, const N: usize>(x: H, c: &[f64; N]) -> H {
+    let mut acc = H::splat(c[N - 1]);
+    for &k in c[..N - 1].iter().rev() {
+        acc = acc.mul_add(x, H::splat(k));
+    }
+    acc
+}
+
+/// sin / cos / tan of f64 lanes holding f32 values with `|x| <= TRIG_FAST_MAX`:
+/// `x = j pi/2 + r`, `|r| <= pi/4`, then the quadrant `j mod 4` picks `±sin r`, `±cos r`
+/// (or `tan r`, `-1/tan r`). Errors ~1e-13 relative: the f32 rounding dominates.
+#[inline(always)]
+fn trig_half<H: VFloat<Elem = f64> + BitOr<Output = H>>(x: H, f: Trig) -> H {
+    let j = (x * H::splat(std::f64::consts::FRAC_2_PI)).round_even();
+    let r = (-j).mul_add(H::splat(PIO2_HI), x);
+    let r = (-j).mul_add(H::splat(PIO2_LO), r);
+    let z = r * r;
+    let s = (r * z).mul_add(poly64(z, &SIN_S), r);
+    let c = (z * z).mul_add(poly64(z, &COS_C), z.mul_add(H::splat(-0.5), H::splat(1.0)));
+    // q = j mod 4 in {0, 1, 2, 3} (exact: j is an integer below 2^20).
+    let quarter = j * H::splat(0.25);
+    let q = (quarter - quarter.floor()) * H::splat(4.0);
+    let odd = q.cmp_eq(H::splat(1.0)) | q.cmp_eq(H::splat(3.0));
+    match f {
+        Trig::Sin => {
+            let v = H::select(odd, c, s);
+            H::select(q.cmp_ge(H::splat(2.0)), -v, v)
+        }
+        Trig::Cos => {
+            let v = H::select(odd, s, c);
+            H::select(q.cmp_eq(H::splat(1.0)) | q.cmp_eq(H::splat(2.0)), -v, v)
+        }
+        Trig::Tan => H::select(odd, -c / s, s / c),
+    }
+}
+
+/// sin, cos or tan of f32 lanes, evaluated in f64 and rounded once (so within 1 ulp of the
+/// scalar op, usually equal). Vectors with a lane beyond [`TRIG_FAST_MAX`] (or infinite) use
+/// the scalar op for every lane.
+#[inline(always)]
+pub(crate) fn trig<V: F32Lanes>(x: V, f: Trig, scalar: fn(f32) -> f32) -> V {
+    let big = x.abs().cmp_gt(V::splat(TRIG_FAST_MAX));
+    let mut flags = [false; 16];
+    big.mask_to_bools(&mut flags);
+    if flags.iter().any(|&b| b) {
+        return V::from_fn(|i| scalar(x.lane(i)));
+    }
+    let (lo, hi) = V::to_halves(x);
+    let res = V::from_halves(trig_half(lo, f), trig_half(hi, f));
+    // sin(±0) = tan(±0) = ±0: the reduction computes -0 - 0*pi/2 = +0.
+    match f {
+        Trig::Sin | Trig::Tan => sel(x.cmp_eq(V::splat(0.0)), x, res),
+        Trig::Cos => res,
+    }
 }
 
 /// `1 / sqrt x` in f32 (two roundings: within 1 ulp of the scalar op, which rounds once).

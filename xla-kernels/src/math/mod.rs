@@ -2,23 +2,28 @@
 //! the special-value behaviour of `xla_core::scalar::Scalar` (±0, ±inf, NaN, subnormals,
 //! overflow and underflow exactly as the scalar op).
 //!
-//! f32 `exp`, `expm1`, `log`, `log1p`, `logistic`, `tanh` and `erf` are our own vector
-//! polynomials ([`f32v`]); everything else (all f64 functions, and f32 `sin`, `cos`, `tan`,
-//! `cbrt`, `pow`, `atan2`) applies the scalar op lane by lane, so it is bit-identical to
-//! `Scalar` (correctness first; these are rare in models).
+//! f32 `exp`, `expm1`, `log`, `log1p`, `logistic`, `tanh`, `erf` are our own f32 vector
+//! polynomials ([`f32v`]); f32 `sin`, `cos`, `tan` widen to f64 lanes, reduce by pi/2 in two
+//! parts and evaluate f64 polynomials, rounding once (arguments beyond 2^19 or infinite go lane
+//! by lane); f32 `cbrt`, `pow`, `atan2` and every f64 function apply the scalar op lane by lane,
+//! so they are bit-identical to `Scalar` (correctness first; rare in models).
 //!
-//! Measured max error of the f32 polynomials against the scalar op (f64-evaluated, rounded
-//! once), over 4.6M inputs per function (every 1024th f32 bit pattern: all exponents, both
-//! signs, subnormals; a 1e-4 grid on [-20, 20]; specials), default target (SSE2, no FMA):
-//! `cargo test -p xla-kernels --release --lib math:: -- --nocapture`. Specials (±0, ±inf,
-//! NaN, overflow to inf, underflow to 0) match the scalar op exactly.
+//! Measured max error against the scalar op (f64-evaluated, rounded once) over 8.6M inputs per
+//! function (every 1024th f32 bit pattern: all exponents, both signs, subnormals; grids on
+//! [-20, 20] and [-4096, 4096]; the floats nearest k pi/2; specials), same with and without
+//! `-C target-cpu=native`: `cargo test -p xla-kernels --release --lib math:: -- --nocapture`.
+//! Specials (±0, ±inf, NaN, overflow to inf, underflow to 0) match the scalar op exactly.
 //!
-//! | function | max ulp | | function | max ulp |
-//! |----------|---------|-|----------|---------|
-//! | exp      | 1       | | logistic | 2       |
-//! | expm1    | 1       | | tanh     | 2       |
-//! | log      | 1       | | erf      | 2       |
-//! | log1p    | 1       | | rsqrt    | 1       |
+//! | function | max ulp | | function | max ulp | | function | max ulp |
+//! |----------|---------|-|----------|---------|-|----------|---------|
+//! | exp      | 1       | | logistic | 2       | | sin      | 0       |
+//! | expm1    | 1       | | tanh     | 2       | | cos      | 0       |
+//! | log      | 1       | | erf      | 2       | | tan      | 0       |
+//! | log1p    | 1       | | rsqrt    | 1       | |          |         |
+//!
+//! Throughput (f32x8, AVX2+FMA, one core, 64K elements in L2, measured ad hoc): exp 1150,
+//! log 970, logistic 930, expm1 860, log1p 770, tanh 670, erf 560, sin 490, cos 530, tan 500
+//! Melem/s; the lane-by-lane scalar ops do 70-200 (erf 1).
 
 pub(crate) mod f32v;
 
@@ -159,17 +164,17 @@ macro_rules! impl_f32 {
             fn erf(self) -> Self {
                 f32v::erf(self)
             }
-            #[inline]
+            #[inline(always)]
             fn sin(self) -> Self {
-                lanewise!($v, f32, sin, self)
+                f32v::trig(self, f32v::Trig::Sin, <f32 as Scalar>::sin)
             }
-            #[inline]
+            #[inline(always)]
             fn cos(self) -> Self {
-                lanewise!($v, f32, cos, self)
+                f32v::trig(self, f32v::Trig::Cos, <f32 as Scalar>::cos)
             }
-            #[inline]
+            #[inline(always)]
             fn tan(self) -> Self {
-                lanewise!($v, f32, tan, self)
+                f32v::trig(self, f32v::Trig::Tan, <f32 as Scalar>::tan)
             }
             #[inline]
             fn cbrt(self) -> Self {

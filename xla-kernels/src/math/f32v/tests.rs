@@ -58,7 +58,21 @@ fn inputs() -> Vec<f32> {
         9.0,
         -17.3,
         f32::EPSILON,
+        // Near multiples of pi/2 (the reduction's hard cases) and around the fast-path limit.
+        1.570_796_4,
+        -1.570_796_4,
+        3.141_592_7,
+        4.712_389,
+        6.283_185_5,
+        10_000.0,
+        TRIG_FAST_MAX,
+        -TRIG_FAST_MAX,
+        TRIG_FAST_MAX * 1.000_001,
+        1e10,
     ]);
+    // A dense grid on [-4096, 4096] and the f32 values nearest to k pi/2 for k < 2^14.
+    v.extend((0..2_000_000).map(|i| -4096.0 + i as f32 * 0.004_096));
+    v.extend((1..1u32 << 14).map(|k| (k as f64 * std::f64::consts::FRAC_PI_2) as f32));
     v
 }
 
@@ -101,6 +115,30 @@ fn check_all<V: F32Lanes>() {
     assert!(sweep::<V>("tanh", &xs, tanh, <f32 as Scalar>::tanh) <= 3);
     assert!(sweep::<V>("erf", &xs, erf, <f32 as Scalar>::erf) <= 3);
     assert!(sweep::<V>("rsqrt", &xs, rsqrt, <f32 as Scalar>::rsqrt) <= 1);
+    assert!(
+        sweep::<V>(
+            "sin",
+            &xs,
+            |x| trig(x, Trig::Sin, <f32 as Scalar>::sin),
+            <f32 as Scalar>::sin
+        ) <= 1
+    );
+    assert!(
+        sweep::<V>(
+            "cos",
+            &xs,
+            |x| trig(x, Trig::Cos, <f32 as Scalar>::cos),
+            <f32 as Scalar>::cos
+        ) <= 1
+    );
+    assert!(
+        sweep::<V>(
+            "tan",
+            &xs,
+            |x| trig(x, Trig::Tan, <f32 as Scalar>::tan),
+            <f32 as Scalar>::tan
+        ) <= 1
+    );
 }
 
 #[test]
@@ -111,6 +149,43 @@ fn f32x8_polynomials_within_budget() {
 #[test]
 fn f32x16_polynomials_within_budget() {
     check_all::<f32x16>();
+}
+
+#[test]
+fn signed_zeros_without_special_lanes() {
+    // A vector of only ±0 (a NaN or inf lane would send trig lane by lane).
+    let z = f32x8::from([-0.0, 0.0, -0.0, 0.0, -0.0, -0.0, 0.0, 0.0]);
+    let fs: [(fn(f32x8) -> f32x8, fn(f32) -> f32); 10] = [
+        (
+            |x| trig(x, Trig::Sin, <f32 as Scalar>::sin),
+            <f32 as Scalar>::sin,
+        ),
+        (
+            |x| trig(x, Trig::Cos, <f32 as Scalar>::cos),
+            <f32 as Scalar>::cos,
+        ),
+        (
+            |x| trig(x, Trig::Tan, <f32 as Scalar>::tan),
+            <f32 as Scalar>::tan,
+        ),
+        (exp, <f32 as Scalar>::exp),
+        (expm1, <f32 as Scalar>::expm1),
+        (log1p, <f32 as Scalar>::log1p),
+        (tanh, <f32 as Scalar>::tanh),
+        (erf, <f32 as Scalar>::erf),
+        (logistic, <f32 as Scalar>::logistic),
+        (log, <f32 as Scalar>::log),
+    ];
+    for (i, (vf, sf)) in fs.iter().enumerate() {
+        let got = vf(z);
+        for l in 0..8 {
+            assert_eq!(
+                got.lane(l).to_bits(),
+                sf(z.lane(l)).to_bits(),
+                "function #{i} lane {l}"
+            );
+        }
+    }
 }
 
 #[test]
