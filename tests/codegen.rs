@@ -188,6 +188,10 @@ xla! {
     pub fn mid_sum(x: f32[4, 37, 19]) -> f32[4, 19] {
         Reduce(x * x, 1.5, dimensions = [1], |a, b| a + b)
     }
+    /// Column mode on the rayon path, with task runs straddling output rows (70 per row).
+    pub fn big_mid_sum(x: f32[64, 300, 70]) -> f32[64, 70] {
+        Reduce(x, 0.0, dimensions = [1], |a, b| a + b)
+    }
     pub fn outer_min(x: f32[5, 6, 33]) -> f32[6] {
         Reduce(x, f32::INFINITY, dimensions = [0, 2], |a, b| Min(a, b))
     }
@@ -399,6 +403,8 @@ mod vs_evaluator {
         int_norm: 0.0;
         col_max: 1e-12;
         mid_sum: 1e-5;
+        // 300 terms in [-2, 2): rounding scales with sum |x_i| (~300), not with the result.
+        big_mid_sum: 1e-4;
         outer_min: 0.0;
         flat_norm: 1e-12;
     }
@@ -449,6 +455,14 @@ fn results_do_not_depend_on_the_thread_count() {
     let bits =
         |t: &Tensor<f32, D1<512>>| t.as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&one), bits(&two));
+    let x = Tensor::<f32, xla_aot::D3<64, 300, 70>>::from_vec(values(64 * 300 * 70, 4)).unwrap();
+    let one = pool(1).install(|| big_mid_sum(&x));
+    let two = pool(2).install(|| big_mid_sum(&x));
+    assert!(one
+        .as_slice()
+        .iter()
+        .zip(two.as_slice())
+        .all(|(a, b)| a.to_bits() == b.to_bits()));
 }
 
 #[test]

@@ -24,6 +24,10 @@ use super::plan::Plan;
 /// a reduction writes little and each task must amortise rayon's fork/join.
 const REDUCE_TASK_WORK: i64 = 1 << 18;
 
+/// Outputs per task of a column reduction at least: a run of this many f32 accumulators is
+/// 4 KiB of each operand row, streamed contiguously.
+const COLUMN_RUN: i64 = 1024;
+
 /// A reducer value while inlining: one scalar variable, or a tuple of values.
 #[derive(Clone)]
 enum Val {
@@ -585,10 +589,11 @@ struct ColumnReduce<'a> {
     red_n: i64,
 }
 
-/// Vector mode when the innermost operand dim is kept (column sums): each vector holds `LANES`
-/// neighbouring outputs, accumulated over every reduced element in row-major order (four
-/// vectors per pass to use whole cache lines), then combined with `init`; a scalar tail does
-/// the last outputs of each row the same way.
+/// Vector mode when the innermost operand dim is kept (column sums): the outputs themselves
+/// are the accumulators. Each task owns a run of outputs (cut only by sizes); for every reduced
+/// element, in row-major order, the run is combined with the matching run of operand elements
+/// (contiguous when the innermost dim is), so memory streams row after row; then `init` is
+/// folded into each output once. Every output sums in the same order as the scalar path.
 fn column_reduce(
     c: &ColumnReduce<'_>,
     slice: &dyn Fn(&Src) -> TokenStream,
@@ -612,91 +617,115 @@ fn column_reduce(
     let s_stmts = scalar_stmts(c.exprs, &[c.operand], &acc);
     let x = var(c.operand);
     let init = c.init;
-    let wrap = |body: TokenStream| -> TokenStream {
-        let mut b = body;
-        for &gi in c.red.iter().rev() {
-            let i = &c.vars[gi];
-            let e = lit_usize(c.space.ext[gi]);
-            b = quote!(for #i in 0..#e { #b });
+    // The innermost reduced group runs four elements at a time, combined pairwise
+    // (`(x0 + x1) + (x2 + x3)`) before meeting the accumulator: a fixed order, a quarter of
+    // the accumulator traffic.
+    let (last_red, outer_red) = c
+        .red
+        .split_last()
+        .map_or((None, &[][..]), |(l, o)| (Some(*l), o));
+    let ri = last_red.map_or(1, |g| c.space.ext[g]);
+    let ri_l = lit_usize(ri);
+    let iv = last_red.map_or(quote!(_unused), |g| c.vars[g].clone());
+    let quad: Vec<TokenStream> = (0..4usize)
+        .map(|q| {
+            let xq = format_ident!("x{}", q);
+            let ql = lit_usize(q);
+            quote!(let #xq = { let #iv = base + #ql; #v_stmts #x };)
+        })
+        .collect();
+    let quad_s: Vec<TokenStream> = (0..4usize)
+        .map(|q| {
+            let xq = format_ident!("x{}", q);
+            let ql = lit_usize(q);
+            quote!(let #xq = { let #iv = base + #ql; #s_stmts #x };)
+        })
+        .collect();
+    let mut body = quote! {
+        for ib in 0..#ri_l / 4 {
+            let base = ib * 4;
+            for jv in 0..len / #l {
+                let jj = jv * #l;
+                let j = j_start + jj;
+                #(#quad)*
+                let q = #vcomb(#vcomb(x0, x1), #vcomb(x2, x3));
+                #vf::store(#vcomb(#vf::load(&seg[jj..]), q), &mut seg[jj..]);
+            }
+            for jj in (len / #l) * #l..len {
+                let j = j_start + jj;
+                #(#quad_s)*
+                seg[jj] = #scomb(seg[jj], #scomb(#scomb(x0, x1), #scomb(x2, x3)));
+            }
         }
-        b
+        for #iv in (#ri_l / 4) * 4..#ri_l {
+            for jv in 0..len / #l {
+                let jj = jv * #l;
+                let j = j_start + jj;
+                #v_stmts
+                #vf::store(#vcomb(#vf::load(&seg[jj..]), #x), &mut seg[jj..]);
+            }
+            for jj in (len / #l) * #l..len {
+                let j = j_start + jj;
+                #s_stmts
+                seg[jj] = #scomb(seg[jj], #x);
+            }
+        }
     };
-    let accs: Vec<Ident> = (0..4usize).map(|u| format_ident!("v{}", u)).collect();
-    let four_body: Vec<TokenStream> = (0..4usize)
-        .map(|u| {
-            let a = &accs[u];
-            let du = lit_usize(u);
-            quote!({ let j = j0 + #du * #l; #v_stmts #a = #vcomb(#a, #x); })
-        })
-        .collect();
-    let four = wrap(quote!(#(#four_body)*));
-    let one = wrap(quote!({ #v_stmts v0 = #vcomb(v0, #x); }));
-    let tail = wrap(quote!({ #s_stmts s = #scomb(s, #x); }));
-    let stores: Vec<TokenStream> = (0..4usize)
-        .map(|u| {
-            let a = &accs[u];
-            let du = lit_usize(u);
-            quote!(#vf::store(#vcomb(#vf::splat(#init), #a), &mut orow[j0 + #du * #l..]);)
-        })
-        .collect();
-    // Outer kept groups from the output row number.
-    let outer: Vec<usize> = c.kept[..c.kept.len() - 1].to_vec();
-    let mut binds = TokenStream::new();
-    for (pos, &gi) in outer.iter().enumerate() {
-        let below: i64 = outer[pos + 1..].iter().map(|&x| c.space.ext[x]).product();
-        let (b, e) = (lit_usize(below), lit_usize(c.space.ext[gi]));
+    for &gi in outer_red.iter().rev() {
         let i = &c.vars[gi];
-        let value = if pos == 0 {
-            quote!(g / #b)
-        } else {
-            quote!(g / #b % #e)
-        };
-        binds.extend(quote!(let #i = #value;));
+        let e = lit_usize(c.space.ext[gi]);
+        body = quote!(for #i in 0..#e { #body });
     }
-    let used_outer = {
-        let mut u = false;
-        for co in super::codegen_loops::access_vectors(c.exprs, &[c.operand]) {
-            u |= outer.iter().any(|&gi| co[gi] != 0);
+    // Outer kept groups from the output row number `g`.
+    let outer: Vec<usize> = c.kept[..c.kept.len() - 1].to_vec();
+    let used_outer = super::codegen_loops::access_vectors(c.exprs, &[c.operand])
+        .iter()
+        .any(|co| outer.iter().any(|&gi| co[gi] != 0));
+    let mut binds = TokenStream::new();
+    if used_outer {
+        for (pos, &gi) in outer.iter().enumerate() {
+            let below: i64 = outer[pos + 1..].iter().map(|&x| c.space.ext[x]).product();
+            let (b, e) = (lit_usize(below), lit_usize(c.space.ext[gi]));
+            let i = &c.vars[gi];
+            let value = if pos == 0 {
+                quote!(g / #b)
+            } else {
+                quote!(g / #b % #e)
+            };
+            binds.extend(quote!(let #i = #value;));
         }
-        u
-    };
-    let first = if used_outer {
-        quote!(first)
-    } else {
-        quote!(_first)
-    };
+    }
     let kil = lit_usize(ki);
-    let body = quote! {
-        for jb in 0..#kil / (4 * #l) {
-            let j0 = jb * 4 * #l;
-            #(let mut #accs = #vf::splat(#id);)*
-            #four
-            #(#stores)*
-        }
-        for jv in (#kil / (4 * #l)) * 4..#kil / #l {
-            let j0 = jv * #l;
-            let mut v0 = #vf::splat(#id);
-            { let j = j0; #one }
-            #vf::store(#vcomb(#vf::splat(#init), v0), &mut orow[j0..]);
-        }
-        for j in (#kil / #l) * #l..#kil {
-            let mut s = #id;
-            #tail
-            orow[j] = #scomb(#init, s);
-        }
-    };
-    let row_loop = if used_outer {
-        quote!(for (r, orow) in blk.chunks_exact_mut(#kil).enumerate() { let g = first + r; #binds #body })
+    let g_bind = if used_outer {
+        quote!(let g = flat / #kil;)
     } else {
-        quote!(for orow in blk.chunks_exact_mut(#kil) { #body })
+        quote!()
     };
-    let rows_per = lit_usize((REDUCE_TASK_WORK / (ki * c.red_n).max(1)).max(1));
-    let chunk = lit_usize((REDUCE_TASK_WORK / (ki * c.red_n).max(1)).max(1) * ki);
+    // A run wide enough (4 KiB of f32) for the hardware prefetcher to stream each row.
+    let chunk = lit_usize(COLUMN_RUN.max(REDUCE_TASK_WORK / c.red_n.max(1)));
     let kern = format_ident!("kern");
     let elem = rust_type(c.t);
-    let disp = dispatch(w, &kern, &chunk, &rows_per, c.out_n * c.red_n);
+    let disp = dispatch(w, &kern, &chunk, &chunk, c.out_n * c.red_n);
     quote! {
-        let #kern = |#first: usize, blk: &mut [#elem]| { #row_loop };
+        let #kern = |first: usize, blk: &mut [#elem]| {
+            let mut pos = 0usize;
+            while pos < blk.len() {
+                let flat = first + pos;
+                #g_bind
+                let j_start = flat % #kil;
+                let len = (#kil - j_start).min(blk.len() - pos);
+                let seg = &mut blk[pos..pos + len];
+                #binds
+                for o in seg.iter_mut() {
+                    *o = #id;
+                }
+                #body
+                for o in seg.iter_mut() {
+                    *o = #scomb(#init, *o);
+                }
+                pos += len;
+            }
+        };
         #disp
     }
 }

@@ -289,7 +289,7 @@ fn column_reductions_vectorise_across_outputs() {
         .unwrap();
     let f = fn_def("col_sum", b.build(r).unwrap());
     let text = expand_text(&f);
-    assert!(text.contains("orow"), "column mode");
+    assert!(text.contains("j_start"), "column mode");
     assert!(
         text.contains("< F32V as VFloat > :: store"),
         "vector stores of 8/16 outputs"
