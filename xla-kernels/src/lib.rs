@@ -21,3 +21,4 @@ pub mod transpose;
 pub mod reduce;
 pub mod conv;
 pub mod sort;
+pub mod reduce_nd;

@@ -1,0 +1,296 @@
+use super::*;
+
+fn rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed | 1;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
+/// Values with occasional NaN, ±0, ±inf when `specials`.
+fn data(n: usize, seed: u64, specials: bool) -> Vec<f32> {
+    let mut r = rng(seed);
+    (0..n)
+        .map(|_| {
+            let k = r() % 64;
+            if specials && k == 0 {
+                [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY][(r() % 5) as usize]
+            } else {
+                ((r() % 2001) as f32 - 1000.0) / 64.0
+            }
+        })
+        .collect()
+}
+
+/// XLA max/min written out: NaN propagates, otherwise the larger (smaller), +0 > -0.
+fn max_ref(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a > b || (a == b && b.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+fn min_ref(a: f64, b: f64) -> f64 {
+    -max_ref(-a, -b)
+}
+
+/// For each output, the reduced elements (flat indices in row-major order): the definition.
+fn groups(dims: &[usize], reduce_dims: &[usize]) -> Vec<Vec<usize>> {
+    let n: usize = dims.iter().product();
+    let out_n: usize = (0..dims.len())
+        .filter(|d| !reduce_dims.contains(d))
+        .map(|d| dims[d])
+        .product();
+    let mut g = vec![vec![]; out_n];
+    for flat in 0..n {
+        let (mut rest, mut o) = (flat, 0);
+        let mut idx = vec![0; dims.len()];
+        for d in (0..dims.len()).rev() {
+            idx[d] = rest % dims[d];
+            rest /= dims[d];
+        }
+        for d in 0..dims.len() {
+            if !reduce_dims.contains(&d) {
+                o = o * dims[d] + idx[d];
+            }
+        }
+        g[o].push(flat);
+    }
+    g
+}
+
+fn check_fast(dims: &[usize], reduce_dims: &[usize], seed: u64) {
+    let n: usize = dims.iter().product();
+    let x = data(n, seed, true);
+    let g = groups(dims, reduce_dims);
+    for (op, init) in [
+        (ReduceOp::Sum, 0.5f32),
+        (ReduceOp::Max, f32::NEG_INFINITY),
+        (ReduceOp::Min, 3.0),
+    ] {
+        let mut out = vec![f32::NAN; g.len()];
+        reduce_fast(&x, dims, reduce_dims, op, init, &mut out).unwrap();
+        let mut out64 = vec![f64::NAN; g.len()];
+        let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        reduce_fast(&x64, dims, reduce_dims, op, init as f64, &mut out64).unwrap();
+        for (o, members) in g.iter().enumerate() {
+            let vals = members.iter().map(|&i| x[i] as f64);
+            let (want, tol) = match op {
+                ReduceOp::Sum => {
+                    let s = vals.clone().fold(init as f64, |a, b| a + b);
+                    let mag: f64 = vals.map(f64::abs).sum::<f64>() + init.abs() as f64;
+                    (s, mag * 1e-6)
+                }
+                ReduceOp::Max => (vals.fold(init as f64, max_ref), 0.0),
+                ReduceOp::Min => (vals.fold(init as f64, min_ref), 0.0),
+            };
+            for (got, name) in [(out[o] as f64, "f32"), (out64[o], "f64")] {
+                let ok = if want.is_nan() {
+                    got.is_nan()
+                } else if tol == 0.0 {
+                    got.to_bits() == want.to_bits() || (got == want && op == ReduceOp::Sum)
+                } else {
+                    (got - want).abs() <= tol || got == want
+                };
+                assert!(ok, "{name} {op:?} dims {dims:?} reduce {reduce_dims:?} out {o}: got {got} want {want}");
+            }
+        }
+    }
+}
+
+fn subsets(rank: usize) -> Vec<Vec<usize>> {
+    (0..1u32 << rank)
+        .map(|m| (0..rank).filter(|&d| m >> d & 1 == 1).collect())
+        .collect()
+}
+
+#[test]
+fn every_subset_of_dims_for_small_shapes() {
+    for dims in [
+        vec![],
+        vec![0],
+        vec![1],
+        vec![7],
+        vec![3, 5],
+        vec![1, 9],
+        vec![4, 0, 3],
+        vec![3, 4, 5],
+        vec![2, 1, 3, 5],
+        vec![3, 2, 4, 6],
+    ] {
+        for rd in subsets(dims.len()) {
+            check_fast(&dims, &rd, dims.len() as u64 * 31 + rd.len() as u64);
+        }
+    }
+}
+
+#[test]
+fn sizes_around_the_blocks() {
+    for cols in [8191usize, 8192, 8193, 3 * 8192 + 5] {
+        check_fast(&[3, cols], &[1], cols as u64);
+        check_fast(&[cols], &[0], cols as u64 + 1);
+    }
+    for cols in [1usize, 7, 1023, 1024, 1025, 2049] {
+        check_fast(&[37, cols], &[0], cols as u64);
+        check_fast(&[2, 9, cols], &[1], cols as u64);
+    }
+    // Not rows nor columns: transposed first.
+    check_fast(&[5, 6, 7, 8], &[0, 2], 1);
+    check_fast(&[5, 6, 7, 8], &[1, 3], 2);
+}
+
+#[test]
+fn bits_do_not_depend_on_the_thread_count() {
+    let pool = |t| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap()
+    };
+    let cases: Vec<(Vec<usize>, Vec<usize>)> = vec![
+        (vec![1 << 20], vec![0]),
+        (vec![3, 100_000], vec![1]),
+        (vec![300, 2500], vec![0]),
+        (vec![400, 3, 50], vec![1]),
+        (vec![20, 30, 60], vec![0, 2]),
+        (vec![512, 512], vec![0, 1]),
+    ];
+    for (dims, rd) in cases {
+        let x = data(dims.iter().product(), 5, false);
+        let out_n: usize = (0..dims.len())
+            .filter(|d| !rd.contains(d))
+            .map(|d| dims[d])
+            .product();
+        let run = |t: usize| {
+            pool(t).install(|| {
+                let mut o = vec![f32::NAN; out_n];
+                reduce_fast(&x, &dims, &rd, ReduceOp::Sum, 0.0, &mut o).unwrap();
+                o.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(run(1), run(2), "dims {dims:?} reduce {rd:?}");
+    }
+}
+
+#[test]
+fn generic_reduce_is_the_sequential_fold() {
+    let mut r = rng(3);
+    for (dims, rd) in [
+        (vec![4usize, 5, 6], vec![1usize]),
+        (vec![4, 5, 6], vec![0, 2]),
+        (vec![300, 200], vec![1]),
+        (vec![3, 0], vec![1]),
+        (vec![], vec![]),
+    ] {
+        let n: usize = dims.iter().product();
+        let xi: Vec<i32> = (0..n).map(|_| r() as i32).collect();
+        let xh: Vec<half::f16> = (0..n)
+            .map(|_| half::f16::from_f32((r() % 100) as f32 / 8.0))
+            .collect();
+        let g = groups(&dims, &rd);
+        let mut oi = vec![0i32; g.len()];
+        reduce(
+            &xi,
+            &dims,
+            &rd,
+            7,
+            |a, b| a.wrapping_mul(3).wrapping_add(b),
+            &mut oi,
+        )
+        .unwrap();
+        let mut oh = vec![half::f16::NAN; g.len()];
+        reduce(&xh, &dims, &rd, half::f16::ZERO, |a, b| a + b, &mut oh).unwrap();
+        for (o, m) in g.iter().enumerate() {
+            // A non-associative combiner: only the exact index order matches.
+            assert_eq!(
+                oi[o],
+                m.iter()
+                    .fold(7i32, |a, &i| a.wrapping_mul(3).wrapping_add(xi[i]))
+            );
+            assert_eq!(
+                oh[o].to_bits(),
+                m.iter().fold(half::f16::ZERO, |a, &i| a + xh[i]).to_bits()
+            );
+        }
+    }
+}
+
+#[test]
+fn variadic_argmax() {
+    let (rows, n) = (500usize, 300usize);
+    let x = data(rows * n, 9, true);
+    // XLA-style argmax: larger value wins, NaN wins, ties to the lower index.
+    let pick = |a: (f32, i32), b: (f32, i32)| {
+        let b_wins = if a.0.is_nan() {
+            false
+        } else if b.0.is_nan() {
+            true
+        } else {
+            b.0 > a.0 || (b.0 == a.0 && b.1 < a.1)
+        };
+        if b_wins {
+            b
+        } else {
+            a
+        }
+    };
+    let mut out = vec![(f32::NAN, -1); rows];
+    reduce_indexed(
+        &[rows, n],
+        &[1],
+        (f32::NEG_INFINITY, i32::MAX),
+        |i| (x[i], (i % n) as i32),
+        pick,
+        &mut out,
+    )
+    .unwrap();
+    for (r, &(v, i)) in out.iter().enumerate() {
+        let row = &x[r * n..][..n];
+        let want = row
+            .iter()
+            .enumerate()
+            .fold((f32::NEG_INFINITY, i32::MAX), |a, (j, &y)| {
+                pick(a, (y, j as i32))
+            });
+        assert_eq!((v.to_bits(), i), (want.0.to_bits(), want.1), "row {r}");
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let x = vec![1.0f32; 6];
+    let mut o = vec![0f32; 2];
+    for rd in [vec![2usize], vec![1, 1]] {
+        let e = reduce_fast(&x, &[2, 3], &rd, ReduceOp::Sum, 0.0, &mut o).unwrap_err();
+        assert!(
+            e.to_string().contains("must be distinct dims of [2, 3]"),
+            "{e}"
+        );
+    }
+    let e = reduce_fast(&x, &[2, 3], &[1], ReduceOp::Sum, 0.0, &mut o[..1]).unwrap_err();
+    assert_eq!(
+        e,
+        KernelError::BufferLength {
+            op: "reduce",
+            operand: "dst",
+            expected: 2,
+            actual: 1
+        }
+    );
+    let e = reduce(&x, &[2, 4], &[1], 0.0, |a, b| a + b, &mut o).unwrap_err();
+    assert_eq!(
+        e,
+        KernelError::BufferLength {
+            op: "reduce",
+            operand: "src",
+            expected: 8,
+            actual: 6
+        }
+    );
+    assert!(reduce_indexed(&[1; 9], &[], 0, |i| i, |a, b| a + b, &mut [0]).is_err());
+}
