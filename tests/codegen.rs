@@ -195,6 +195,12 @@ xla! {
     pub fn outer_min(x: f32[5, 6, 33]) -> f32[6] {
         Reduce(x, f32::INFINITY, dimensions = [0, 2], |a, b| Min(a, b))
     }
+    /// Empty arrays: nothing to loop over, reductions give their init.
+    pub fn empty_rows(x: f32[0, 3]) -> f32[3] { Reduce(x, 1.0, dimensions = [0], |a, b| a + b) }
+    pub fn empty_cols(x: f32[3, 0]) -> (f32[3], f32[3, 0]) {
+        Tuple(Reduce(x, 2.0, dimensions = [1], |a, b| Max(a, b)), Exp(x))
+    }
+    pub fn empty_dot(x: f32[2, 0], y: f32[0, 3]) -> f32[2, 3] { Dot(x, y) }
     /// Dot of an elementwise producer (materialised first) feeding a reduction.
     pub fn dot_chain(x: f32[3, 17], y: f32[17, 1]) -> f32[] {
         let h = Dot(Exp(x), y);
@@ -401,6 +407,9 @@ mod vs_evaluator {
         half_dot: 1e-2;
         dot_chain: 1e-5;
         int_norm: 0.0;
+        empty_rows: 0.0;
+        empty_cols: 0.0;
+        empty_dot: 0.0;
         col_max: 1e-12;
         mid_sum: 1e-5;
         // 300 terms in [-2, 2): rounding scales with sum |x_i| (~300), not with the result.

@@ -227,6 +227,10 @@ pub(crate) fn loop_kernel(
         exprs
     };
     let total: i64 = ext.iter().product();
+    if total == 0 {
+        // Nothing to compute (and no zero-length rows to cut).
+        return quote!(let _ = #w;);
+    }
     let row_major = out_c == row_major_strides(&ext);
     // Values stored in this kernel's own output slot are read in place, at the element being
     // written (see `plan::in_place`).

@@ -344,7 +344,12 @@ pub(crate) fn fn_items(
     let imports = module_imports();
     let sname = fresh("scratch", &taken);
     let doc_mod = format!("Companion items of the fn `{name}`: scratch buffers, the allocation-free `into`, the IR, StableHLO text and a literal entry point.");
-    let doc_into = format!("`{name}` writing its result into the caller's tensors; allocates nothing (every buffer is in `Scratch`).");
+    let doc_into = format!(
+        "`{name}` writing its result into the caller's tensors. Allocates nothing: every \
+         buffer is in `Scratch` (a fn with a Dot also grows GEMM's packing space on its first \
+         call). Loops above `PAR_MIN_ELEMENTS` run on rayon; results do not depend on the \
+         thread count."
+    );
 
     // run_literals: parameters from literals, tuple parameters by path.
     let n_params = fd.params.len();
