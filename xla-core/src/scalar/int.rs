@@ -8,43 +8,38 @@ use std::cmp::Ordering;
 use super::{direction_holds, Scalar, Value};
 use crate::ir::ComparisonDirection;
 
-/// XLA's integer power: repeated squaring with wrapping multiplication; a negative exponent
-/// gives 0 except for base 1 (1) and base -1 (1 or -1 by the exponent's parity).
+/// XLA's integer power (its elemental emitter, checked against XLA:CPU): the exponent is read as
+/// a signed integer of the same width; a negative one gives 1 for base 1, +-1 by parity for base
+/// -1 (all ones) and 0 otherwise; a non-negative one is applied by exactly six squaring steps
+/// with wrapping multiplication, so only its low six bits count (`3^200 = 3^8`).
 macro_rules! int_pow {
-    ($base:expr, $exp:expr, $t:ty, signed) => {{
+    ($base:expr, $exp:expr, $t:ty, $signed:ty) => {{
         let (base, exp): ($t, $t) = ($base, $exp);
-        if exp < 0 {
-            match base {
+        if (exp as $signed) < 0 {
+            match base as $signed {
                 1 => 1,
                 -1 => {
                     if exp & 1 == 0 {
                         1
                     } else {
-                        -1
+                        base
                     }
                 }
                 _ => 0,
             }
         } else {
-            int_pow!(@square base, exp, $t)
-        }
-    }};
-    ($base:expr, $exp:expr, $t:ty, unsigned) => {{
-        let (base, exp): ($t, $t) = ($base, $exp);
-        int_pow!(@square base, exp, $t)
-    }};
-    (@square $base:ident, $exp:ident, $t:ty) => {{
-        let mut acc: $t = 1;
-        let mut b = $base;
-        let mut e = $exp;
-        while e != 0 {
-            if e & 1 != 0 {
-                acc = acc.wrapping_mul(b);
+            let mut acc: $t = 1;
+            let mut b = base;
+            let mut e = exp;
+            for _ in 0..6 {
+                if e & 1 != 0 {
+                    acc = acc.wrapping_mul(b);
+                }
+                b = b.wrapping_mul(b);
+                e >>= 1;
             }
-            b = b.wrapping_mul(b);
-            e >>= 1;
+            acc
         }
-        acc
     }};
 }
 
@@ -284,7 +279,7 @@ macro_rules! signed_int {
             }
             #[inline]
             fn pow(self, rhs: Self) -> Self {
-                int_pow!(self, rhs, $t, signed)
+                int_pow!(self, rhs, $t, $t)
             }
             #[inline]
             fn shr_arithmetic(self, rhs: Self) -> Self {
@@ -331,7 +326,7 @@ macro_rules! unsigned_int {
             }
             #[inline]
             fn pow(self, rhs: Self) -> Self {
-                int_pow!(self, rhs, $t, unsigned)
+                int_pow!(self, rhs, $t, $s)
             }
             #[inline]
             fn shr_arithmetic(self, rhs: Self) -> Self {

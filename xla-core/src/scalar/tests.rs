@@ -98,6 +98,16 @@ fn integer_pow() {
     assert_eq!(<i32 as Scalar>::pow(2, 32), 0);
     assert_eq!(<u8 as Scalar>::pow(3, 5), 243);
     assert_eq!(<u8 as Scalar>::pow(3, 6), (729u32 % 256) as u8);
+    // Only six squaring steps (low six exponent bits), and the exponent read as signed even
+    // for unsigned types; each value below was printed by XLA:CPU.
+    assert_eq!(<i32 as Scalar>::pow(3, 200), 6561);
+    assert_eq!(<i32 as Scalar>::pow(-2, 65), -2);
+    assert_eq!(<i32 as Scalar>::pow(-1, 67), -1);
+    assert_eq!(<u8 as Scalar>::pow(255, 255), 255);
+    assert_eq!(<u8 as Scalar>::pow(255, 254), 1);
+    assert_eq!(<u8 as Scalar>::pow(1, 200), 1);
+    assert_eq!(<u8 as Scalar>::pow(3, 200), 0);
+    assert_eq!(<u8 as Scalar>::pow(2, 7), 128);
 }
 
 #[test]
