@@ -42,4 +42,75 @@ fn main() {
             bytes / t / 1e9
         );
     }
+    let gbs = |t: f64, bytes: f64| bytes / t / 1e9;
+    if "reduce".contains(&filter) {
+        use xla_kernels::reduce_nd::{reduce_fast, ReduceOp};
+        let mut out = vec![0f32; n];
+        let bytes = (n * n * 4) as f64;
+        for (name, rd) in [("row sum", 1usize), ("column sum", 0)] {
+            let t = median_secs(
+                || reduce_fast(&src, &[n, n], &[rd], ReduceOp::Sum, 0.0, &mut out).unwrap(),
+                9,
+            );
+            println!(
+                "{name} f32[{n},{n}]  {:8.3} ms  {:6.1} GB/s (read)",
+                t * 1e3,
+                gbs(t, bytes)
+            );
+        }
+        for (name, f) in [
+            (
+                "their reduce_rows",
+                xla_kernels::reduce::sum_rows_f32 as fn(&[f32], usize, usize, &mut [f32]) -> _,
+            ),
+            ("their reduce_cols", xla_kernels::reduce::sum_cols_f32),
+        ] {
+            let t = median_secs(|| f(&src, n, n, &mut out).unwrap(), 9);
+            println!(
+                "{name} f32[{n},{n}]  {:8.3} ms  {:6.1} GB/s (read)",
+                t * 1e3,
+                gbs(t, bytes)
+            );
+        }
+        let mut one = [0f32];
+        let t = median_secs(
+            || reduce_fast(&src, &[n, n], &[0, 1], ReduceOp::Sum, 0.0, &mut one).unwrap(),
+            9,
+        );
+        println!(
+            "full sum f32[{n},{n}]  {:8.3} ms  {:6.1} GB/s (read)",
+            t * 1e3,
+            gbs(t, bytes)
+        );
+    }
+    if "sort".contains(&filter) {
+        use xla_kernels::sort::{sort, Order};
+        let m = 1 << 20;
+        let mut s = 0x9e3779b97f4a7c15u64;
+        let data: Vec<f32> = (0..m)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s % 2_000_003) as f32 * 1e-3 - 1000.0
+            })
+            .collect();
+        let mut work = data.clone();
+        let t = median_secs(
+            || {
+                work.copy_from_slice(&data);
+                sort(&mut work, &[m], 0, Order::Ascending).unwrap()
+            },
+            9,
+        );
+        println!("sort f32[{m}]          {:8.3} ms", t * 1e3);
+        let t = median_secs(
+            || {
+                work.copy_from_slice(&data);
+                sort(&mut work, &[1024, 1024], 1, Order::Ascending).unwrap()
+            },
+            9,
+        );
+        println!("sort rows f32[1024,1024] {:8.3} ms", t * 1e3);
+    }
 }
