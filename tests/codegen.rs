@@ -201,6 +201,20 @@ xla! {
         Tuple(Reduce(x, 2.0, dimensions = [1], |a, b| Max(a, b)), Exp(x))
     }
     pub fn empty_dot(x: f32[2, 0], y: f32[0, 3]) -> f32[2, 3] { Dot(x, y) }
+    /// Kernel roots written to outputs with a layout (through a copy), a value returned twice.
+    pub fn dot_col_major(x: f32[3, 5], y: f32[5, 4]) -> (f32[3, 4]{0, 1}, f32[3]{0}, f32[3, 4], f32[3, 4]) {
+        let d = Dot(x, y);
+        Tuple(d, Reduce(d, 0.0, dimensions = [1], |a, b| a + b), d, d)
+    }
+    /// Reshape and transpose of a column-major parameter.
+    pub fn reshape_col_major(x: f32[4, 6]{0, 1}) -> (f32[6, 4], f32[2, 12]) {
+        Tuple(Transpose(x, permutation = [1, 0]), Reshape(x, new_sizes = [2, 12]) + 1.0)
+    }
+    /// A tuple parameter's leaf returned as is, and a nested tuple result.
+    pub fn tuple_leaf_out(t: (f32[3], (s32[2], pred[2]))) -> ((s32[2], f32[3]), pred[2]) {
+        let inner = GetTupleElement(t, index = 1);
+        Tuple(Tuple(GetTupleElement(inner, index = 0), GetTupleElement(t, index = 0)), !GetTupleElement(inner, index = 1))
+    }
     /// Dot of an elementwise producer (materialised first) feeding a reduction.
     pub fn dot_chain(x: f32[3, 17], y: f32[17, 1]) -> f32[] {
         let h = Dot(Exp(x), y);
@@ -407,6 +421,9 @@ mod vs_evaluator {
         half_dot: 1e-2;
         dot_chain: 1e-5;
         int_norm: 0.0;
+        dot_col_major: 1e-5;
+        reshape_col_major: 0.0;
+        tuple_leaf_out: 0.0;
         empty_rows: 0.0;
         empty_cols: 0.0;
         empty_dot: 0.0;

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use super::codegen_expr::{reachable, scalar_stmts, var, vector_stmts, vectorisable, Access};
 use super::codegen_rt::{lanes_of, lit_usize, rust_type, vector_type, vfloat_of};
 use super::fuse::{Expr, ExprId, Fused, Kernel, Src};
-use super::graph::{layout_strides, row_major_strides};
+use super::graph::{row_major_strides, storage_strides};
 use super::plan::{Plan, Storage};
 
 /// Groups of consecutive original dims that iterate as one: extent-1 dims are dropped and a dim
@@ -208,7 +208,7 @@ pub(crate) fn loop_kernel(
 ) -> TokenStream {
     let v = k.outputs[0];
     let shape = f.graph.shape(v);
-    let out_coef = layout_strides(shape);
+    let out_coef = storage_strides(&f.graph, v);
     let mut coefs = access_vectors(&k.exprs, &[root]);
     coefs.push(out_coef.clone());
     let class = vec![0u8; shape.rank()];

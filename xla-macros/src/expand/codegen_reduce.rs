@@ -211,9 +211,12 @@ fn recognise(c: &Computation) -> Option<BinaryOp> {
     let params: Vec<usize> = root
         .operands
         .iter()
-        .filter_map(|&id| match c.instr(id).op {
-            Op::Parameter { index, .. } => Some(index),
-            _ => None,
+        .filter_map(|&id| {
+            if let Op::Parameter { index, .. } = c.instr(id).op {
+                Some(index)
+            } else {
+                None
+            }
         })
         .collect();
     let both = params.len() == 2 && params.contains(&0) && params.contains(&1);
@@ -538,8 +541,8 @@ fn combiners(
 ) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
     let s = scalar_of(t);
     let f32_ty = t == ElementType::F32;
-    match bop {
-        BinaryOp::Max => (
+    if bop == BinaryOp::Max {
+        (
             if f32_ty {
                 quote!(f32::NEG_INFINITY)
             } else {
@@ -548,8 +551,9 @@ fn combiners(
             quote!(#vf::max_xla),
             quote!(#vf::reduce_max_xla),
             quote!(#s::max),
-        ),
-        BinaryOp::Min => (
+        )
+    } else if bop == BinaryOp::Min {
+        (
             if f32_ty {
                 quote!(f32::INFINITY)
             } else {
@@ -558,9 +562,11 @@ fn combiners(
             quote!(#vf::min_xla),
             quote!(#vf::reduce_min_xla),
             quote!(#s::min),
-        ),
-        _ => (
-            // -0 is the exact identity of IEEE addition (x + -0 == x for every x).
+        )
+    } else {
+        // Add ([`recognise`] admits nothing else). -0 is the exact identity of IEEE addition
+        // (x + -0 == x for every x).
+        (
             if f32_ty {
                 f32_tokens(-0.0)
             } else {
@@ -569,7 +575,7 @@ fn combiners(
             quote!(::core::ops::Add::add),
             quote!(#vf::reduce_add),
             quote!(#s::add),
-        ),
+        )
     }
 }
 

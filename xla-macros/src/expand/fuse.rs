@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use xla_core::{ArrayShape, ElementType, Literal, Shape};
 
-use super::graph::{layout_strides, row_major_strides, Graph, Kind, Tree, Value};
+use super::graph::{layout_strides, row_major_strides, storage_strides, Graph, Kind, Tree, Value};
 
 /// Affine map from a kernel's iteration index to a node's index: one row per node dim, one
 /// coefficient per iteration dim.
@@ -115,7 +115,7 @@ impl Fused {
 
 fn src_strides(g: &Graph, src: &Src) -> Vec<i64> {
     match src {
-        Src::Buf(v) => layout_strides(g.shape(*v)),
+        Src::Buf(v) => storage_strides(g, *v),
         Src::Const(n) => row_major_strides(&g.nodes[*n].shapes[0].dims),
         // Parameter leaves keep their node's shape, layout included.
         Src::Param { index, path } => g
@@ -407,13 +407,17 @@ fn fold_candidate(g: &Graph, kernels: &[Kernel], r: usize) -> Option<(usize, Val
         if su.dims != *op_dims || su.layout.is_some() {
             continue;
         }
-        let mut reads_u = k.exprs.iter().filter_map(|e| match e {
-            Expr::Leaf {
+        let mut reads_u = k.exprs.iter().filter_map(|e| {
+            if let Expr::Leaf {
                 src: Src::Buf(v),
                 coef,
                 ..
-            } if *v == u => Some(coef),
-            _ => None,
+            } = e
+            {
+                (*v == u).then_some(coef)
+            } else {
+                None
+            }
         });
         let first = reads_u.next();
         if first.is_none() || first != Some(&rm) || !reads_u.all(|c| *c == rm) {
@@ -585,11 +589,8 @@ impl ExprBuilder<'_> {
                     args.push(self.expr(input, m, false)?);
                     tys.push(g.shape(input).ty);
                 }
-                let identity_op = match node.kind {
-                    Kind::Copy => true,
-                    Kind::Convert | Kind::Bitcast => tys[0] == ty,
-                    _ => false,
-                };
+                let identity_op = matches!(node.kind, Kind::Copy)
+                    || (matches!(node.kind, Kind::Convert | Kind::Bitcast) && tys[0] == ty);
                 if identity_op {
                     return Some(args[0]);
                 }
@@ -651,13 +652,16 @@ impl ExprBuilder<'_> {
                 let src = if self.mat.contains(&input) {
                     Some(Src::Buf(input))
                 } else {
-                    match &g.nodes[input.node].kind {
-                        Kind::Param { index, path } => Some(Src::Param {
+                    let kind = &g.nodes[input.node].kind;
+                    if let Kind::Param { index, path } = kind {
+                        Some(Src::Param {
                             index: *index,
                             path: path.clone(),
-                        }),
-                        Kind::Constant(_) if !in_dims.is_empty() => Some(Src::Const(input.node)),
-                        _ => None,
+                        })
+                    } else if matches!(kind, Kind::Constant(_)) && !in_dims.is_empty() {
+                        Some(Src::Const(input.node))
+                    } else {
+                        None
                     }
                 };
                 if let Some(src) = src {

@@ -545,3 +545,15 @@ pub(crate) fn layout_strides(a: &ArrayShape) -> Vec<i64> {
 pub(crate) fn is_vector_float(t: ElementType) -> bool {
     matches!(t, ElementType::F32 | ElementType::F64)
 }
+
+/// Element strides of a materialised value's storage: its layout for outputs, row-major for
+/// scratch. A parameter materialised into scratch (a view its own layout cannot express) is a
+/// row-major copy, whatever the parameter's layout.
+pub(crate) fn storage_strides(g: &Graph, v: Value) -> Vec<i64> {
+    let shape = g.shape(v);
+    if matches!(g.nodes[v.node].kind, Kind::Param { .. }) {
+        row_major_strides(&shape.dims)
+    } else {
+        layout_strides(shape)
+    }
+}

@@ -289,9 +289,8 @@ pub(crate) fn fn_items(
     let statics: Vec<TokenStream> = used_consts
         .iter()
         .map(|&n| {
-            let lit = match &fused.graph.nodes[n].kind {
-                super::graph::Kind::Constant(l) => l,
-                _ => return Err("internal: constant source of a non-constant".to_string()),
+            let super::graph::Kind::Constant(lit) = &fused.graph.nodes[n].kind else {
+                return Err("internal: constant source of a non-constant".to_string());
             };
             let shape = &fused.graph.nodes[n].shapes[0];
             let count = usize::try_from(shape.element_count()).unwrap_or(0);
