@@ -183,3 +183,14 @@ fn generated_unary_ops_match_xla() {
     v.extend(size_cases());
     check_all("generated unary ops", v);
 }
+
+/// The bounds come from the one table in tests/oracle_eval.rs: it must be found and read (an
+/// empty parse would silently make every transcendental case exact, and fail for that reason).
+#[test]
+fn the_shared_ulp_table_is_read() {
+    use xla_aot::core::ElementType::{F32, S32};
+    assert!(matches!(eval_bound("exp", F32), common::Tol::Ulp(n) if n > 0));
+    assert_eq!(eval_bound("add", F32), common::Tol::Exact);
+    assert_eq!(eval_bound("exp", S32), common::Tol::Exact);
+    assert!(matches!(gen_bound("logistic", F32), common::Tol::Ulp(n) if n >= 2));
+}
