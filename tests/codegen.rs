@@ -215,6 +215,40 @@ xla! {
         let inner = GetTupleElement(t, index = 1);
         Tuple(Tuple(GetTupleElement(inner, index = 0), GetTupleElement(t, index = 0)), !GetTupleElement(inner, index = 1))
     }
+    pub fn bcast_degenerate(x: f32[1, 3]) -> f32[4, 3] {
+        BroadcastInDim(x, out_dim_size = [4, 3], broadcast_dimensions = [0, 1]) * 2.0
+    }
+    pub fn reduce_reshape(x: f32[4, 33]) -> f32[4, 33] {
+        let s = Reshape(Reduce(x, 0.0, dimensions = [1], |a, b| a + b), new_sizes = [4, 1]);
+        x - BroadcastInDim(s, out_dim_size = [4, 33], broadcast_dimensions = [0, 1])
+    }
+    pub fn scalar_bcast(x: f32[], y: f32[5]) -> f32[5] { Add(x, y) }
+    pub fn transposed_reduce(x: f32[6, 5]) -> f32[5, 6] {
+        let m = Reduce(x, 0.0, dimensions = [1], |a, b| a + b);
+        Transpose(Sub(x, m, broadcast_dimensions = [0]), permutation = [1, 0])
+    }
+    pub fn select_pred(p: pred[4, 33], x: f32[4, 33], y: f32[4, 33]) -> f32[4, 33] { Select(p, x, y) }
+    pub fn total_order(x: f32[33], y: f32[33]) -> pred[33] {
+        Compare(x, y, direction = LT, comparison_type = TOTALORDER)
+    }
+    pub fn many_ints(a: s8[17], b: s16[17], c: u16[17], d: u32[17], e: u64[17]) -> (s8[17], s16[17], u16[17], u32[17], u64[17]) {
+        Tuple(a * a - a, Clz(b), PopulationCount(c), d >> 3, e * e + 7)
+    }
+    pub fn c128_ops(x: c128[7], y: c128[7]) -> c128[7] { x / y + x }
+    pub fn iota_vec(x: f32[4, 33]) -> f32[4, 33] { Iota(f32[4, 33], iota_dimension = 1) * x }
+    pub fn reduce_precision(x: f32[33]) -> f32[33] { ReducePrecision(x, exponent_bits = 5, mantissa_bits = 10) }
+    pub fn convert_chain(x: f32[33]) -> f32[33] {
+        ConvertElementType(ConvertElementType(x, new_element_type = f16), new_element_type = f32) * 2.0
+    }
+    pub fn add_fn(a: f32[], b: f32[]) -> f32[] { a + b }
+    pub fn reduce_with_fn(x: f32[4, 33]) -> f32[4] { Reduce(x, 0.0, dimensions = [1], add_fn) }
+    pub fn vector_binaries(x: f32[33], y: f32[33]) -> f32[33] {
+        Rem(x, y) + Pow(Abs(x), y) + Atan2(x, y)
+    }
+    /// An expensive op on a small operand, broadcast to a large output: stored once.
+    pub fn bcast_exp(v: f32[1000], x: f32[300, 1000]) -> f32[300, 1000] {
+        Mul(x, Exp(v), broadcast_dimensions = [1])
+    }
     /// Dot of an elementwise producer (materialised first) feeding a reduction.
     pub fn dot_chain(x: f32[3, 17], y: f32[17, 1]) -> f32[] {
         let h = Dot(Exp(x), y);
@@ -421,6 +455,20 @@ mod vs_evaluator {
         half_dot: 1e-2;
         dot_chain: 1e-5;
         int_norm: 0.0;
+        bcast_degenerate: 0.0;
+        reduce_reshape: 1e-5;
+        scalar_bcast: 0.0;
+        transposed_reduce: 1e-5;
+        select_pred: 0.0;
+        total_order: 0.0;
+        many_ints: 0.0;
+        c128_ops: 1e-14;
+        iota_vec: 0.0;
+        reduce_precision: 0.0;
+        convert_chain: 0.0;
+        reduce_with_fn: 1e-5;
+        vector_binaries: 1e-5;
+        bcast_exp: 1e-5;
         dot_col_major: 1e-5;
         reshape_col_major: 0.0;
         tuple_leaf_out: 0.0;
