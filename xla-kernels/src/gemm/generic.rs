@@ -1,14 +1,13 @@
-//! The plain GEMM loop for the element types without a SIMD kernel: f16/bf16 (products summed
-//! in f32, rounded once), complex, integers (wrapping, as XLA), pred (or of ands).
+//! The plain GEMM loop for the element types without a SIMD kernel: complex, integers
+//! (wrapping, as XLA), pred (or of ands).
 
-use half::{bf16, f16};
 use num_complex::Complex;
 
 use super::{offset, GemmDesc};
 
 /// How one element type multiplies and sums in a dot product.
 pub(crate) trait DotElem: Copy {
-    /// Accumulator (f32 for f16/bf16, the type itself otherwise).
+    /// Accumulator (the type itself for every current impl).
     type Acc: Copy;
     /// The empty sum.
     fn zero() -> Self::Acc;
@@ -57,24 +56,6 @@ impl DotElem for bool {
         c | x
     }
 }
-
-macro_rules! half_dot {
-    ($($t:ty),*) => {$(
-        impl DotElem for $t {
-            type Acc = f32;
-            #[inline(always)]
-            fn zero() -> f32 { 0.0 }
-            #[inline(always)]
-            fn mul_acc(acc: f32, a: $t, b: $t) -> f32 { acc + a.to_f32() * b.to_f32() }
-            #[inline(always)]
-            fn finish(acc: f32) -> $t { <$t>::from_f32(acc) }
-            #[inline(always)]
-            fn add(c: $t, x: $t) -> $t { <$t>::from_f32(c.to_f32() + x.to_f32()) }
-        }
-    )*};
-}
-
-half_dot!(f16, bf16);
 
 macro_rules! complex_dot {
     ($($t:ty),*) => {$(

@@ -463,44 +463,65 @@ fn integer_bool_complex_and_half_types() {
         Complex::new(0.0, 0.0),
         |x, y| x + y,
     );
-    // f16: products summed in f32, rounded once at the end.
-    for &(m, n, k) in &[(3usize, 4usize, 300usize), (1, 1, 5)] {
+    // f16 / bf16: the f32 kernel on widened operands, rounded once: within half an ulp (plus
+    // the f32 summation error) of the exact sum, so at most 1 ulp of the narrow type away.
+    for &(m, n, k, acc) in &[
+        (3usize, 4usize, 300usize, false),
+        (1, 1, 5, true),
+        (9, 40, 33, true),
+        (2, 3, 0, false),
+    ] {
+        let d = GemmDesc {
+            accumulate: acc,
+            ..GemmDesc::row_major(1, m, n, k)
+        };
         let a: Vec<f16> = (0..m * k)
             .map(|i| f16::from_f32((i % 13) as f32 * 0.37 - 2.0))
             .collect();
         let b: Vec<f16> = (0..k * n)
             .map(|i| f16::from_f32((i % 7) as f32 * 0.11 + 0.5))
             .collect();
-        let mut c = vec![f16::NAN; m * n];
-        gemm(
-            &GemmDesc::row_major(1, m, n, k),
-            &a,
-            &b,
-            &mut c,
-            &mut GemmScratch::new(),
-        )
-        .unwrap();
-        let mut cb = vec![bf16::NAN; m * n];
+        let c0: Vec<f16> = (0..m * n).map(|i| f16::from_f32(i as f32 * 0.25)).collect();
+        let mut c = c0.clone();
+        gemm(&d, &a, &b, &mut c, &mut GemmScratch::new()).unwrap();
         let ab: Vec<bf16> = a.iter().map(|x| bf16::from_f32(x.to_f32())).collect();
         let bb: Vec<bf16> = b.iter().map(|x| bf16::from_f32(x.to_f32())).collect();
-        gemm(
-            &GemmDesc::row_major(1, m, n, k),
-            &ab,
-            &bb,
-            &mut cb,
-            &mut GemmScratch::new(),
-        )
-        .unwrap();
+        let cb0: Vec<bf16> = c0.iter().map(|x| bf16::from_f32(x.to_f32())).collect();
+        let mut cb = cb0.clone();
+        gemm(&d, &ab, &bb, &mut cb, &mut GemmScratch::new()).unwrap();
         for i in 0..m {
             for j in 0..n {
-                let s: f32 = (0..k).fold(0.0, |s, p| {
-                    s + a[i * k + p].to_f32() * b[p * n + j].to_f32()
+                let o = i * n + j;
+                let exact = (0..k).fold(0.0f64, |s, p| {
+                    s + a[i * k + p].to_f64() * b[p * n + j].to_f64()
                 });
-                assert_eq!(c[i * n + j], f16::from_f32(s));
-                let sb: f32 = (0..k).fold(0.0, |s, p| {
-                    s + ab[i * k + p].to_f32() * bb[p * n + j].to_f32()
+                let r = f16::from_f64(exact);
+                let want = if acc {
+                    f16::from_f32(c0[o].to_f32() + r.to_f32())
+                } else {
+                    r
+                };
+                assert!(
+                    (c[o].to_bits() as i32 - want.to_bits() as i32).abs() <= 1,
+                    "f16 {m}x{n}x{k} [{o}]: {} vs {}",
+                    c[o],
+                    want
+                );
+                let exact_b = (0..k).fold(0.0f64, |s, p| {
+                    s + ab[i * k + p].to_f64() * bb[p * n + j].to_f64()
                 });
-                assert_eq!(cb[i * n + j], bf16::from_f32(sb));
+                let rb = bf16::from_f64(exact_b);
+                let want_b = if acc {
+                    bf16::from_f32(cb0[o].to_f32() + rb.to_f32())
+                } else {
+                    rb
+                };
+                assert!(
+                    (cb[o].to_bits() as i32 - want_b.to_bits() as i32).abs() <= 1,
+                    "bf16 {m}x{n}x{k} [{o}]: {} vs {}",
+                    cb[o],
+                    want_b
+                );
             }
         }
     }
