@@ -248,3 +248,55 @@ fn the_three_entry_points_agree() {
     let wrong = Literal::from_vec(&[3], vec![1.0f32, 2.0, 3.0]).unwrap_or_else(|e| panic!("{e}"));
     assert!(add_rows::run_literals(&[wrong.clone(), wrong]).is_err());
 }
+
+/// `into` writes every output element (outputs filled with NaN first) and a reused `Scratch`
+/// carries nothing from one call to the next: the second call of a shared scratch gives the
+/// bits of a fresh `run_literals`.
+#[test]
+fn into_writes_every_element_and_scratch_is_reusable() {
+    type X = Tensor<f32, D2<8, 784>>;
+    type W = Tensor<f32, D2<784, 128>>;
+    type B = Tensor<f32, D1<128>>;
+    let lit = |l: &Literal| X::from_literal(l).unwrap_or_else(|e| panic!("{e}"));
+    let x1 = lit(&int_valued(F32, &[8, 784], 1, 2.0));
+    let x2 = lit(&int_valued(F32, &[8, 784], 2, 2.0));
+    let w =
+        W::from_literal(&int_valued(F32, &[784, 128], 3, 2.0)).unwrap_or_else(|e| panic!("{e}"));
+    let b = B::from_literal(&int_valued(F32, &[128], 4, 2.0)).unwrap_or_else(|e| panic!("{e}"));
+    let mut scratch = dense_relu_8::Scratch::new();
+    let mut out = Tensor::<f32, D2<8, 128>>::from_vec(vec![f32::NAN; 8 * 128])
+        .unwrap_or_else(|e| panic!("{e}"));
+    dense_relu_8::into(&x1, &w, &b, &mut out, &mut scratch);
+    let want1 = dense_relu_8::run_literals(&[x1.to_literal(), w.to_literal(), b.to_literal()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        out.to_literal(),
+        want1,
+        "dense_relu_8 into vs run_literals (first call)"
+    );
+    out = Tensor::from_vec(vec![f32::NAN; 8 * 128]).unwrap_or_else(|e| panic!("{e}"));
+    dense_relu_8::into(&x2, &w, &b, &mut out, &mut scratch);
+    let want2 = dense_relu_8::run_literals(&[x2.to_literal(), w.to_literal(), b.to_literal()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        out.to_literal(),
+        want2,
+        "dense_relu_8 into with a reused scratch"
+    );
+    assert_ne!(want1, want2, "the two inputs must give different results");
+
+    let s1 = Tensor::<f32, D2<32, 1000>>::from_literal(&random_literal(
+        &xla_aot::core::ArrayShape::new(F32, &[32, 1000]),
+        5,
+        Dist::Any,
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut scratch = row_softmax::Scratch::new();
+    let mut out = Tensor::<f32, D2<32, 1000>>::from_vec(vec![f32::NAN; 32_000])
+        .unwrap_or_else(|e| panic!("{e}"));
+    for _ in 0..2 {
+        row_softmax::into(&s1, &mut out, &mut scratch);
+        let want = row_softmax::run_literals(&[s1.to_literal()]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.to_literal(), want, "row_softmax into vs run_literals");
+    }
+}
