@@ -215,6 +215,13 @@ xla! {
         let inner = GetTupleElement(t, index = 1);
         Tuple(Tuple(GetTupleElement(inner, index = 0), GetTupleElement(t, index = 0)), !GetTupleElement(inner, index = 1))
     }
+    /// Above the threshold: the sum pass stores exp(x - m) on rayon, the division runs in place.
+    pub fn big_softmax(x: f32[256, 1024]) -> f32[256, 1024] {
+        let m = Reduce(x, f32::NEG_INFINITY, dimensions = [1], |a, b| Max(a, b));
+        let e = Exp(Sub(x, m, broadcast_dimensions = [0]));
+        let s = Reduce(e, 0.0, dimensions = [1], |a, b| a + b);
+        Div(e, s, broadcast_dimensions = [0])
+    }
     pub fn bcast_degenerate(x: f32[1, 3]) -> f32[4, 3] {
         BroadcastInDim(x, out_dim_size = [4, 3], broadcast_dimensions = [0, 1]) * 2.0
     }
@@ -455,6 +462,7 @@ mod vs_evaluator {
         half_dot: 1e-2;
         dot_chain: 1e-5;
         int_norm: 0.0;
+        big_softmax: 1e-5;
         bcast_degenerate: 0.0;
         reduce_reshape: 1e-5;
         scalar_bcast: 0.0;
@@ -529,6 +537,14 @@ fn results_do_not_depend_on_the_thread_count() {
     let bits =
         |t: &Tensor<f32, D1<512>>| t.as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&one), bits(&two));
+    let x = Tensor::<f32, D2<256, 1024>>::from_vec(values(256 * 1024, 5)).unwrap();
+    let one = pool(1).install(|| big_softmax(&x));
+    let two = pool(2).install(|| big_softmax(&x));
+    assert!(one
+        .as_slice()
+        .iter()
+        .zip(two.as_slice())
+        .all(|(a, b)| a.to_bits() == b.to_bits()));
     let x = Tensor::<f32, xla_aot::D3<64, 300, 70>>::from_vec(values(64 * 300 * 70, 4)).unwrap();
     let one = pool(1).install(|| big_mid_sum(&x));
     let two = pool(2).install(|| big_mid_sum(&x));
