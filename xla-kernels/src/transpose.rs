@@ -6,7 +6,7 @@
 //! extent-1 dims, merges dims that stay adjacent), then picks a path:
 //! - the innermost source stride is 1: plain row copies (`copy_from_slice`);
 //! - another dim has a smaller source stride: cache-blocked tiles of that dim x the innermost
-//!   output dim ([`TILE`] x [`TILE`]), so each tile's reads and writes stay in L1; 4-byte
+//!   output dim ([`TILE_I`] x [`TILE_J`]), so each tile's reads and writes stay in L1; 4-byte
 //!   elements with a unit-stride tile dim use `wide` 8x8 register transposes;
 //! - otherwise a strided gather per output row.
 //!
@@ -22,10 +22,14 @@ use wide::f32x8;
 use crate::error::{element_count, KernelError};
 use crate::tensor::MAX_RANK;
 
-/// Side of the square cache tile (elements): a 64x64 tile of f32 is 16 KiB read plus 16 KiB
-/// written, inside L1/L2 and few enough pages for the TLB. Measured on f32[4096,4096] against
-/// 8..256 x 8..256 tiles (64x64 and 256x64 were best, ~2x faster than 16x16 or 32x32).
-pub const TILE: usize = 64;
+/// Tile extent along the source-contiguous dim (destination rows): 256 f32 = 1 KiB of every
+/// source row read front to back. With [`TILE_J`]: a 64 KiB tile read and written once, in L2,
+/// and few enough pages for the TLB. Measured on f32[4096,4096] against 8..256 x 8..256 tiles:
+/// 256x64 and 64x64 were best, 2-3x faster than 16x16 or 32x32 (power-of-two strides alias).
+pub const TILE_I: usize = 256;
+
+/// Tile extent along the innermost destination dim (source rows).
+pub const TILE_J: usize = 64;
 
 /// Below this many elements a copy runs on the caller's thread: waking a rayon worker costs a
 /// few microseconds, about the time to copy 64K elements from L2.
@@ -279,7 +283,9 @@ fn gather<T: Copy + Send + Sync + 'static>(
         plan.run(src, dst, 0);
         return;
     }
-    let rows_per_task = (PAR_TASK_ELEMENTS / row_len).max(1).next_multiple_of(TILE);
+    let rows_per_task = (PAR_TASK_ELEMENTS / row_len)
+        .max(1)
+        .next_multiple_of(TILE_I);
     dst.par_chunks_mut(rows_per_task * row_len)
         .enumerate()
         .for_each(|(t, chunk)| plan.run(src, chunk, t * rows_per_task));
@@ -312,15 +318,15 @@ impl Plan<'_> {
         let mut g = g0;
         while g < g0 + n_rows {
             let i = g % eq;
-            let h = TILE.min(eq - i).min(g0 + n_rows - g);
+            let h = TILE_I.min(eq - i).min(g0 + n_rows - g);
             let prefix = Odometer::at(g / eq, &e[..q], &s[..q], &s[..q]);
             let sp = self.base + prefix.off_a + i as isize * sq;
             let mut mid = Odometer::new();
             for m in 0..mid_count {
                 let so = sp + mid.off_a;
                 let d0 = (g - g0) * row_len + m * el;
-                for j0 in (0..el).step_by(TILE) {
-                    let w = TILE.min(el - j0);
+                for j0 in (0..el).step_by(TILE_J) {
+                    let w = TILE_J.min(el - j0);
                     let (so, d0) = (so + j0 as isize * sl, d0 + j0);
                     match (f32_view, sq) {
                         (Some(src32), 1) => {
@@ -398,13 +404,17 @@ fn tile_f32(
     // lines) while the 8 destination rows of each block fill up over successive groups;
     // measured ~2x faster than the other order on 4096x4096 (power-of-two strides alias).
     for j8 in (0..w8).step_by(8) {
+        // The 8 source rows of this column strip, each cut to the tile's h8 elements once, so
+        // the inner loop's loads need no further bounds checks.
+        let rows: [&[f32]; 8] = std::array::from_fn(|jj| {
+            let o = (so + (j8 + jj) as isize * sl) as usize;
+            &src[o..o + h8]
+        });
         for i8 in (0..h8).step_by(8) {
-            // Rows of the block: source row jj holds elements ii = i8..i8+8 contiguously.
-            let rows: [f32x8; 8] = std::array::from_fn(|jj| {
-                let o = (so + (j8 + jj) as isize * sl) as usize + i8;
-                f32x8::new(src[o..o + 8].try_into().expect("8 elements"))
+            let v: [f32x8; 8] = std::array::from_fn(|jj| {
+                f32x8::new(rows[jj][i8..i8 + 8].try_into().expect("8 elements"))
             });
-            let cols = f32x8::transpose(rows);
+            let cols = f32x8::transpose(v);
             for (ii, v) in cols.iter().enumerate() {
                 let o = d0 + (i8 + ii) * ds + j8;
                 dst[o..o + 8].copy_from_slice(v.as_array());
