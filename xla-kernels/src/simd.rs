@@ -5,6 +5,11 @@
 //! AVX-512, `f32x8` / `f64x4` otherwise); `wide` falls back to narrower instructions when a
 //! feature is missing, so code is correct on any x86-64 and fast with `-C target-cpu=native`.
 //!
+//! Call the trait's methods fully qualified (`VFloat::exp(x)`, `<F32V as VFloat>::floor(x)`):
+//! `wide` has inherent methods of the same names (`exp`, `tanh`, `floor`, `round`,
+//! `reduce_add`, `select`, ...) which method-call syntax would pick first, with other
+//! semantics (lower precision, unspecified summation order, lost signs of zero).
+//!
 //! Exactness: arithmetic, `sqrt`, rounding, `abs`, `sign`, comparisons, `max_xla`/`min_xla` and
 //! `rem` are bit-identical to the scalar ops. Transcendental functions come from
 //! [`crate::math`]; its module docs list their measured error in ulp.

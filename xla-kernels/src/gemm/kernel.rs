@@ -89,18 +89,36 @@ pub(crate) fn gemm_float<V: VFloat>(
     if d.n == 1 && small::row_times_matrix::<V>(&d.transposed(), b, a, &out) {
         return;
     }
+    if sc[2] != 1 && sc[1] == 1 {
+        // Column-major C: compute C^T = B^T A^T instead, whose rows are contiguous (vector
+        // stores); every element sums the same products in the same order.
+        return packed::<V>(&d.transposed(), b, a, &out, bufs);
+    }
+    packed::<V>(d, a, b, &out, bufs)
+}
+
+/// The packed loop nest over the batch (items in parallel when each is small).
+fn packed<V: VFloat>(
+    d: &GemmDesc,
+    a: &[V::Elem],
+    b: &[V::Elem],
+    out: &OutPtr<'_, V::Elem>,
+    bufs: &mut Buffers<V::Elem>,
+) where
+    V::Elem: FloatElem,
+{
     let per_item = GemmDesc { batch: 1, ..*d }.flops();
     if d.batch > 1 && per_item < PAR_MIN_FLOPS && d.flops() >= PAR_MIN_FLOPS {
         // Many small products: one task per batch item, each with its own buffers.
         (0..d.batch)
             .into_par_iter()
             .for_each_init(Buffers::default, |bufs, bi| {
-                packed_item::<V>(d, bi, a, b, &out, bufs, false);
+                packed_item::<V>(d, bi, a, b, out, bufs, false);
             });
     } else {
         let parallel = per_item >= PAR_MIN_FLOPS;
         for bi in 0..d.batch {
-            packed_item::<V>(d, bi, a, b, &out, bufs, parallel);
+            packed_item::<V>(d, bi, a, b, out, bufs, parallel);
         }
     }
 }
