@@ -264,15 +264,15 @@ fn columns<T: FastFloat>(src: &[T], r: usize, k2: usize, op: ReduceOp, init: T, 
         // folds the rows in ascending order (the same bits as one row at a time).
         for rows in slab.chunks(COL_ROWS * k2) {
             let m = rows.len() / k2;
-            for v in 0..nf {
+            for (v, acc_v) in acc.iter_mut().enumerate().take(nf) {
                 let o = j0 + v * l;
-                let mut a = acc[v];
+                let mut a = *acc_v;
                 for q in 0..m {
                     a = apply(op, a, T::V::load(&rows[q * k2 + o..]));
                 }
-                acc[v] = a;
+                *acc_v = a;
             }
-            if w % l != 0 {
+            if nf * l < w {
                 let o = j0 + nf * l;
                 let mut a = acc[nf];
                 for q in 0..m {

@@ -135,7 +135,7 @@ pub fn radix_sort<K: RadixKey>(keys: &mut [K], vals: &mut [u32], tk: &mut [K], t
     // `in_scratch`: the current data is in (tk, tv) rather than (keys, vals).
     let mut in_scratch = false;
     for (b, h) in hist.iter_mut().enumerate().take(K::BYTES) {
-        if h.iter().any(|&c| c == n) {
+        if h.contains(&n) {
             continue;
         }
         let mut sum = 0;

@@ -216,7 +216,8 @@ fn naive_strided(
 fn copy_strided_matches_the_definition() {
     let src: Vec<i32> = (0..1000).collect();
     // (src offset, src strides, dims, dst len, dst offset, dst strides)
-    let cases: Vec<(usize, Vec<isize>, Vec<usize>, usize, usize, Vec<isize>)> = vec![
+    type Case = (usize, Vec<isize>, Vec<usize>, usize, usize, Vec<isize>);
+    let cases: Vec<Case> = vec![
         (0, vec![10, 1], vec![5, 10], 50, 0, vec![10, 1]),
         (0, vec![1, 10], vec![10, 5], 50, 0, vec![5, 1]),
         (999, vec![-1, -100], vec![7, 9], 70, 3, vec![9, 1]),
