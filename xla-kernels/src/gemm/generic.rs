@@ -3,7 +3,10 @@
 
 use num_complex::Complex;
 
-use super::{offset, GemmDesc};
+use rayon::prelude::*;
+
+use super::kernel::{strides, PAR_MIN_FLOPS};
+use super::{offset, GemmDesc, OutPtr};
 
 /// How one element type multiplies and sums in a dot product.
 pub(crate) trait DotElem: Copy {
@@ -75,22 +78,47 @@ macro_rules! complex_dot {
 
 complex_dot!(f32, f64);
 
-/// `c_ij (+)= sum_p a_ip b_pj`, `p` ascending, for validated strides.
-pub(crate) fn gemm_generic<T: DotElem>(d: &GemmDesc, a: &[T], b: &[T], c: &mut [T]) {
-    let sa = [d.a_batch_stride, d.a_row_stride, d.a_col_stride];
-    let sb = [d.b_batch_stride, d.b_row_stride, d.b_col_stride];
-    let sc = [d.c_batch_stride, d.c_row_stride, d.c_col_stride];
-    for bi in 0..d.batch {
-        for i in 0..d.m {
-            for j in 0..d.n {
-                let mut acc = T::zero();
-                for p in 0..d.k {
-                    acc = T::mul_acc(acc, a[offset(bi, i, p, sa)], b[offset(bi, p, j, sb)]);
-                }
-                let o = offset(bi, i, j, sc);
-                let v = T::finish(acc);
-                c[o] = if d.accumulate { T::add(c[o], v) } else { v };
+/// `c_ij (+)= sum_p a_ip b_pj`, `p` ascending, for validated strides. Rows of C are computed
+/// axpy-style (`acc[j] += a_ip * B[p, j]`, B read along its rows), in parallel over rows above
+/// [`PAR_MIN_FLOPS`]; each element's order is the same either way.
+pub(crate) fn gemm_generic<T: DotElem + Send + Sync>(d: &GemmDesc, a: &[T], b: &[T], c: &mut [T])
+where
+    T::Acc: Send,
+{
+    let (sa, sb, sc) = strides(d);
+    let out = OutPtr::new(c);
+    let row = |acc: &mut Vec<T::Acc>, t: usize| {
+        let (bi, i) = (t / d.m, t % d.m);
+        acc.clear();
+        acc.resize(d.n, T::zero());
+        for p in 0..d.k {
+            let aip = a[offset(bi, i, p, sa)];
+            for (j, x) in acc.iter_mut().enumerate() {
+                *x = T::mul_acc(*x, aip, b[offset(bi, p, j, sb)]);
             }
         }
+        for (j, &x) in acc.iter().enumerate() {
+            let o = offset(bi, i, j, sc);
+            let v = T::finish(x);
+            // SAFETY: row (bi, i) of C belongs to this task only (C's strides validated
+            // injective).
+            unsafe {
+                out.set(
+                    o,
+                    if d.accumulate {
+                        T::add(out.get(o), v)
+                    } else {
+                        v
+                    },
+                )
+            };
+        }
+    };
+    let rows = d.batch * d.m;
+    if d.flops() >= PAR_MIN_FLOPS && rows > 1 {
+        (0..rows).into_par_iter().for_each_init(Vec::new, row);
+    } else {
+        let mut acc = Vec::new();
+        (0..rows).for_each(|t| row(&mut acc, t));
     }
 }

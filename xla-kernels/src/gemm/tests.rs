@@ -130,6 +130,26 @@ fn check_case(
     let b32d: Vec<f64> = b32.iter().map(|&x| x as f64).collect();
     let c0_32: Vec<f64> = c0.iter().map(|&x| x as f32 as f64).collect();
     let (want32, _) = naive(&d, &a32d, &b32d, &c0_32);
+    // Integers through the generic path: small values, so the f64 naive sum is exact.
+    let to_int = |v: &[f64]| -> Vec<i64> {
+        v.iter()
+            .map(|&x| {
+                if x.is_nan() {
+                    -7
+                } else {
+                    (x * 100.0).round() as i64
+                }
+            })
+            .collect()
+    };
+    let (ai, bi, ci0) = (to_int(&a), to_int(&b), to_int(&c0));
+    let mut ci = ci0.clone();
+    gemm(&d, &ai, &bi, &mut ci, &mut s).unwrap();
+    let f = |v: &[i64]| -> Vec<f64> { v.iter().map(|&x| x as f64).collect() };
+    let (want_i, _) = naive(&d, &f(&ai), &f(&bi), &f(&ci0));
+    for o in 0..clen {
+        assert_eq!(ci[o] as f64, want_i[o], "{ctx}: i64 c[{o}]");
+    }
     for o in 0..clen {
         if want[o].is_nan() {
             // Padding (never written): must still be NaN.
@@ -410,6 +430,8 @@ fn check_generic<T: GemmElem + PartialEq + std::fmt::Debug>(
         (2, 7, 1, 9, true),
         (1, 1, 6, 0, false),
         (3, 5, 5, 17, false),
+        // Above the parallel threshold.
+        (2, 70, 90, 200, true),
     ] {
         let d = GemmDesc {
             accumulate: acc,
