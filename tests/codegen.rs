@@ -567,3 +567,26 @@ fn run_literals_rejects_bad_arguments() {
         "shape"
     );
 }
+
+mod scalar_broadcasts {
+    //! A rank-0 value broadcast to rank >= 2 (an empty index map over a rank-2 loop).
+
+    use xla_aot::{xla, Tensor, D0, D2};
+
+    xla! {
+        fn bcast(x: f32[]) -> f32[2, 33] { Broadcast(x, broadcast_sizes = [2, 33]) }
+        fn add_scalar(x: f32[], y: f32[2, 3]) -> f32[2, 3] { Add(x, y) }
+        fn select_scalar(p: pred[], x: f32[2, 3], y: f32[2, 3]) -> f32[2, 3] { Select(p, x, y) }
+    }
+
+    #[test]
+    fn scalar_operands_broadcast_to_rank_two() {
+        let x = Tensor::<f32, D0>::scalar(2.5);
+        assert!(bcast(&x).as_slice().iter().all(|&v| v == 2.5));
+        let y = Tensor::<f32, D2<2, 3>>::from_vec(vec![1., 2., 3., 4., 5., 6.]).unwrap();
+        let z = add_scalar(&x, &y);
+        assert_eq!(z.as_slice(), &[3.5, 4.5, 5.5, 6.5, 7.5, 8.5]);
+        assert_eq!(select_scalar(&Tensor::scalar(false), &y, &z).as_slice(), z.as_slice());
+        assert_eq!(select_scalar(&Tensor::scalar(true), &y, &z).as_slice(), y.as_slice());
+    }
+}

@@ -524,7 +524,7 @@ impl ExprBuilder<'_> {
     /// Storage strides of a materialised value or a parameter/constant leaf.
     fn leaf(&mut self, src: Src, ty: ElementType, m: &Map) -> ExprId {
         let strides = src_strides(self.g, &src);
-        let cols = m.first().map_or(0, Vec::len);
+        let cols = self.extents.len();
         let mut coef = vec![0i64; cols];
         for (row, s) in m.iter().zip(&strides) {
             for (c, r) in coef.iter_mut().zip(row) {
@@ -550,7 +550,7 @@ impl ExprBuilder<'_> {
         let node = &g.nodes[v.node];
         let shape = g.shape(v);
         let ty = shape.ty;
-        let cols = m.first().map_or(0, Vec::len);
+        let cols = self.extents.len();
         if !root && self.mat.contains(&v) && self.inline != Some(v) {
             return Some(self.leaf(Src::Buf(v), ty, m));
         }

@@ -295,3 +295,20 @@ fn column_reductions_vectorise_across_outputs() {
         "vector stores of 8/16 outputs"
     );
 }
+
+/// A rank-0 value broadcast to rank >= 2 (a scalar parameter, a scalar `Select` pred): the
+/// broadcast's index map has no rows, which once made the expansion panic.
+#[test]
+fn scalar_broadcast_to_rank_two_expands() {
+    let mut b = Builder::new("bcast_scalar");
+    let x = b.parameter(0, Shape::scalar(F32), "x").unwrap();
+    let r = b.broadcast(x, &[2, 33]).unwrap();
+    expand_text(&fn_def("bcast_scalar", b.build(r).unwrap()));
+
+    let mut b = Builder::new("select_scalar");
+    let p = b.parameter(0, Shape::scalar(ElementType::Pred), "p").unwrap();
+    let x = b.parameter(1, Shape::array(F32, &[2, 3]), "x").unwrap();
+    let y = b.parameter(2, Shape::array(F32, &[2, 3]), "y").unwrap();
+    let r = b.select(p, x, y).unwrap();
+    expand_text(&fn_def("select_scalar", b.build(r).unwrap()));
+}
