@@ -107,6 +107,14 @@ fn main() {
         let t = median_secs(
             || {
                 work.copy_from_slice(&data);
+                work.sort_unstable_by(|a, b| a.total_cmp(b))
+            },
+            9,
+        );
+        println!("std sort_unstable_by(total_cmp) f32[{m}] {:8.3} ms", t * 1e3);
+        let t = median_secs(
+            || {
+                work.copy_from_slice(&data);
                 sort(&mut work, &[1024, 1024], 1, Order::Ascending).unwrap()
             },
             9,

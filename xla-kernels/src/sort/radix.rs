@@ -126,42 +126,29 @@ impl SortKey for bool {
 pub fn radix_sort<K: RadixKey>(keys: &mut [K], vals: &mut [u32], tk: &mut [K], tv: &mut [u32]) {
     let n = keys.len();
     let with_vals = !vals.is_empty();
-    let mut hist = [[0usize; 256]; 8];
+    let mut hist = [[0u32; 256]; 8];
     for &k in keys.iter() {
-        for (b, h) in hist.iter_mut().enumerate().take(K::BYTES) {
+        for (b, h) in hist[..K::BYTES].iter_mut().enumerate() {
             h[k.byte(b)] += 1;
         }
     }
     // `in_scratch`: the current data is in (tk, tv) rather than (keys, vals).
     let mut in_scratch = false;
-    for (b, h) in hist.iter_mut().enumerate().take(K::BYTES) {
-        if h.contains(&n) {
+    for (b, h) in hist[..K::BYTES].iter_mut().enumerate() {
+        if h.contains(&(n as u32)) {
             continue;
         }
+        let mut offs = [0usize; 256];
         let mut sum = 0;
-        for c in h.iter_mut() {
-            let x = *c;
-            *c = sum;
-            sum += x;
+        for (o, &c) in offs.iter_mut().zip(h.iter()) {
+            *o = sum;
+            sum += c as usize;
         }
-        let (sk, sv, dk, dv) = if in_scratch {
-            (&*tk, &*tv, &mut *keys, &mut *vals)
-        } else {
-            (&*keys, &*vals, &mut *tk, &mut *tv)
-        };
-        if with_vals {
-            for (&k, &v) in sk.iter().zip(sv.iter()) {
-                let slot = &mut h[k.byte(b)];
-                dk[*slot] = k;
-                dv[*slot] = v;
-                *slot += 1;
-            }
-        } else {
-            for &k in sk.iter() {
-                let slot = &mut h[k.byte(b)];
-                dk[*slot] = k;
-                *slot += 1;
-            }
+        match (in_scratch, with_vals) {
+            (false, false) => scatter(keys, tk, &mut offs, b),
+            (true, false) => scatter(tk, keys, &mut offs, b),
+            (false, true) => scatter_pairs(keys, vals, tk, tv, &mut offs, b),
+            (true, true) => scatter_pairs(tk, tv, keys, vals, &mut offs, b),
         }
         in_scratch = !in_scratch;
     }
@@ -170,5 +157,33 @@ pub fn radix_sort<K: RadixKey>(keys: &mut [K], vals: &mut [u32], tk: &mut [K], t
         if with_vals {
             vals.copy_from_slice(tv);
         }
+    }
+}
+
+/// One counting-sort pass on byte `b`: `offs` holds each bucket's next free slot.
+#[inline(never)]
+fn scatter<K: RadixKey>(src: &[K], dst: &mut [K], offs: &mut [usize; 256], b: usize) {
+    for &k in src {
+        let slot = &mut offs[k.byte(b)];
+        dst[*slot] = k;
+        *slot += 1;
+    }
+}
+
+/// [`scatter`] moving a `u32` payload alongside each key.
+#[inline(never)]
+fn scatter_pairs<K: RadixKey>(
+    sk: &[K],
+    sv: &[u32],
+    dk: &mut [K],
+    dv: &mut [u32],
+    offs: &mut [usize; 256],
+    b: usize,
+) {
+    for (&k, &v) in sk.iter().zip(sv) {
+        let slot = &mut offs[k.byte(b)];
+        dk[*slot] = k;
+        dv[*slot] = v;
+        *slot += 1;
     }
 }
