@@ -5,7 +5,7 @@
 //!
 //! Integers, pred, bit ops, data movement and + - * / (floats included, f16/bf16 too) must be
 //! bit-exact (NaN matches any NaN); transcendental functions and float reductions must be within
-//! the ulp bounds of [`ULP_BOUNDS`]. If XLA cannot be started every test FAILS, saying why.
+//! the ulp bounds of `xla_oracle::bounds::ULP_BOUNDS`. If XLA cannot be started every test FAILS, saying why.
 //!
 //! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test oracle_eval`
 //! (`bash oracle/setup.sh` creates the venv). With `XLA_ORACLE_MEASURE=1` each case prints the
@@ -22,51 +22,6 @@ use xla_aot::core::{
 use xla_oracle::{check_close, max_ulps, random_literal, Dist, Oracle, Tolerance};
 
 use ElementType::*;
-
-/// Ulp bounds between our evaluator and XLA:CPU, per op and element type. Measured with
-/// `XLA_ORACLE_MEASURE=1 XLA_ORACLE_SALT=0..7 ... -- --nocapture` (eight samples of 1024
-/// elements per case, in the op's typical range and with special values) and rounded up to a
-/// power of two, then checked on eight more samples (`XLA_ORACLE_SALT=8..15`; exp f64 needed 2).
-/// Cases not listed are bit-exact. Complex distances are normwise: in ulps of the larger
-/// component (see `xla_oracle::Tolerance::Ulp`).
-#[rustfmt::skip]
-const ULP_BOUNDS: &[(&str, ElementType, u64)] = &[
-    // Complex arithmetic: XLA's formulas for * and / (and |z|, z/|z|) round differently.
-    ("mul", C64, 1), ("mul", C128, 1), ("div", C64, 4), ("div", C128, 4),
-    ("abs", C64, 2), ("abs", C128, 2), ("sign", C64, 4), ("sign", C128, 4),
-    // Real transcendental functions (f16/bf16 are computed in f32 and rounded: exact unless
-    // listed).
-    ("atan2", F32, 1),
-    ("cbrt", F32, 1), ("cbrt", F64, 4),
-    ("cos", F32, 1), ("sin", F32, 1), ("tan", F32, 1),
-    ("cosh", F32, 16), ("cosh", F64, 2),
-    ("erf", F16, 1), ("erf", F32, 8), ("erf", F64, 16),
-    ("exp", F32, 1), ("exp", F64, 2),
-    ("expm1", F16, 2), ("expm1", F32, 4), ("expm1", F64, 4),
-    ("log", F32, 1),
-    // XLA's f64 log1p is up to 127 ulp off near x = -0.414 (checked against numpy's log1p).
-    ("log1p", F32, 2), ("log1p", F64, 128),
-    ("logistic", F16, 2), ("logistic", F32, 2), ("logistic", F64, 2),
-    ("pow", F32, 1),
-    ("rsqrt", F32, 1),
-    ("tanh", F32, 8), ("tanh", F64, 8),
-    // Complex transcendental functions, on inputs in the typical range only.
-    ("cos", C64, 32), ("cos", C128, 32), ("sin", C64, 16), ("sin", C128, 16),
-    ("cosh", C64, 16), ("cosh", C128, 16),
-    ("tan", C64, 4), ("tan", C128, 128), ("tanh", C64, 8), ("tanh", C128, 64),
-    ("exp", C64, 2), ("exp", C128, 2), ("expm1", C64, 4), ("expm1", C128, 4),
-    ("log", C64, 1), ("log", C128, 1), ("log1p", C64, 1), ("log1p", C128, 128),
-    ("logistic", C64, 64), ("logistic", C128, 16),
-    ("sqrt", C64, 2), ("sqrt", C128, 4), ("rsqrt", C64, 4), ("rsqrt", C128, 4),
-    ("pow", C64, 16), ("pow", C128, 16),
-    // Float sums of 5..600 positive terms and dots of 100 positive terms: the reduction order is
-    // unspecified and XLA's (vectorised, tree-like) differs from the evaluator's sequential one.
-    ("sum", F32, 8), ("sum", F64, 8),
-    ("dot", F32, 1), ("dot", F64, 2),
-    // The programs on real-valued data: dense_relu's dot of 784 terms; row_softmax's
-    // row sums of 1000 terms in another order shift whole rows (exp itself is within 1 ulp).
-    ("dense_relu", F32, 8), ("softmax", F32, 32),
-];
 
 /// The one oracle process of this test binary, started on first use.
 fn oracle() -> MutexGuard<'static, Result<Oracle, String>> {
@@ -266,12 +221,9 @@ fn rand(ty: ElementType, dims: &[i64], seed: u64, dist: Dist) -> Literal {
     )
 }
 
-/// The bound of `ULP_BOUNDS` for (`op`, `ty`), or exact.
+/// The bound for (`op`, `ty`) in the one table (`xla_oracle::bounds::ULP_BOUNDS`), or exact.
 fn bound(op: &str, ty: ElementType) -> Tolerance {
-    ULP_BOUNDS
-        .iter()
-        .find(|(o, t, _)| *o == op && *t == ty)
-        .map_or(Tolerance::Exact, |&(_, _, n)| Tolerance::Ulp(n))
+    xla_oracle::bounds::eval_bound(op, ty)
 }
 
 const INTS: [ElementType; 8] = [S8, S16, S32, S64, U8, U16, U32, U64];
@@ -284,7 +236,7 @@ fn cat(parts: &[&[ElementType]]) -> Vec<ElementType> {
 }
 
 /// The element types XLA allows each unary op on, the input ranges to try, and the op's name in
-/// `ULP_BOUNDS`.
+/// `xla_oracle::bounds::ULP_BOUNDS`.
 fn unary_spec(u: UnaryOp) -> (&'static str, Vec<ElementType>, Vec<Dist>) {
     let fc = cat(&[&FLOATS, &COMPLEX]);
     let any = || vec![Dist::Any, Dist::Special];
@@ -401,7 +353,7 @@ fn unary_ops_match_xla() {
     check_all("unary", cases);
 }
 
-/// Element types per binary op, the rhs distribution, and the name in `ULP_BOUNDS`.
+/// Element types per binary op, the rhs distribution, and the name in `xla_oracle::bounds::ULP_BOUNDS`.
 fn binary_spec(op: BinaryOp) -> (&'static str, Vec<ElementType>) {
     let num = cat(&[&INTS, &FLOATS, &COMPLEX]);
     match op {

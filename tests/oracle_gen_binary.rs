@@ -4,7 +4,7 @@
 //! on either side).
 //!
 //! Each is run through the generated code, the evaluator and XLA:CPU on deterministic inputs
-//! with special values (see `common`): exact, or within the op's bound in `ULP_BOUNDS`.
+//! with special values (see `common`): exact, or within the op's bound in `xla_oracle::bounds`.
 //!
 //! Run: `cargo test -p xla-aot --test oracle_gen_binary`.
 

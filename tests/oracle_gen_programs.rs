@@ -202,7 +202,7 @@ fn generated_programs_match_xla() {
         gen!("fused_chain", fused_chain),
         &[Dist::Special, Dist::Range(-20.0, 20.0), Dist::Any],
         9,
-        // Exp in f32 is within 1 ulp (`ULP_BOUNDS`), i.e. a relative 2^-23, which the exact
+        // Exp in f32 is within 1 ulp (`xla_oracle::bounds::ULP_BOUNDS`), i.e. a relative 2^-23, which the exact
         // conversion to f64 and the halving keep (in f64 ulps it would be 2^29 of them).
         Tol::Rel(f64::from(f32::EPSILON)),
     ));

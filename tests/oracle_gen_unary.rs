@@ -2,7 +2,7 @@
 //! allows it on: one `xla!` fn per (op, type) on `T[3, 33]` (99 elements: vector body plus a
 //! scalar tail), run through the generated code, the evaluator and XLA:CPU on deterministic
 //! inputs (typical range and special values) and compared (see `common`). Exact unless the op
-//! has an ulp bound in `ULP_BOUNDS` (tests/oracle_eval.rs) or in `common::GEN_ULP_BOUNDS`.
+//! has an ulp bound in `xla_oracle::bounds` (`ULP_BOUNDS`, `GEN_ULP_BOUNDS`).
 //!
 //! Run: `cargo test -p xla-aot --test oracle_gen_unary` (the oracle venv: `bash oracle/setup.sh`).
 

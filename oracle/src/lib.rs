@@ -6,6 +6,7 @@
 //! in that file. [`compare`] checks literals bit-exactly or within ulps, [`random`] draws
 //! deterministic inputs.
 
+pub mod bounds;
 pub mod compare;
 pub mod random;
 mod wire;

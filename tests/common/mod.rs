@@ -126,82 +126,21 @@ pub fn random_arg(shape: &Shape, seed: u64, d: Dist) -> Literal {
     }
 }
 
-/// The ulp bound of the evaluator against XLA for `op` on `ty`, from the one table of bounds,
-/// `ULP_BOUNDS` in `tests/oracle_eval.rs` (read from its source, so there is a single table);
-/// exact when the op is not listed.
+/// The evaluator's ulp bound against XLA for `op` on `ty` (`xla_oracle::bounds`, the one table).
 pub fn eval_bound(op: &str, ty: ElementType) -> Tol {
-    ulp_table()
-        .iter()
-        .find(|(o, t, _)| o == op && *t == ty)
-        .map_or(Tol::Exact, |&(_, _, n)| Tol::Ulp(n))
+    tol_of(xla_oracle::bounds::eval_bound(op, ty))
 }
 
-/// Where the generated code needs a looser ulp bound than the evaluator against XLA (its f32
-/// vector polynomials are not the evaluator's scalar functions): (op, type, ulps), measured with
-/// `XLA_ORACLE_MEASURE=1` on the inputs of the oracle_gen tests.
-pub const GEN_ULP_BOUNDS: &[(&str, ElementType, u64)] = &[
-    // The f32 vector logistic (on the vector exp): measured 2 ulp on the special-value inputs
-    // of oracle_gen_unary where the evaluator is within 1 (`XLA_ORACLE_MEASURE=1`).
-    ("logistic", ElementType::F32, 2),
-];
-
-/// The generated code's bound: the larger of the evaluator's and [`GEN_ULP_BOUNDS`].
+/// The generated code's bound (`xla_oracle::bounds::gen_bound`).
 pub fn gen_bound(op: &str, ty: ElementType) -> Tol {
-    let extra = GEN_ULP_BOUNDS
-        .iter()
-        .find(|(o, t, _)| *o == op && *t == ty)
-        .map(|&(_, _, n)| n);
-    match (eval_bound(op, ty), extra) {
-        (Tol::Ulp(a), Some(b)) => Tol::Ulp(a.max(b)),
-        (_, Some(b)) => Tol::Ulp(b),
-        (t, None) => t,
-    }
+    tol_of(xla_oracle::bounds::gen_bound(op, ty))
 }
 
-/// `ULP_BOUNDS` of `tests/oracle_eval.rs` as `(op, type, ulps)`. Panics (failing the test, with
-/// the reason) if the table cannot be found or parsed: the bounds must not silently vanish.
-fn ulp_table() -> &'static [(String, ElementType, u64)] {
-    static TABLE: std::sync::OnceLock<Vec<(String, ElementType, u64)>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let src = include_str!("../oracle_eval.rs");
-        parse_ulp_table(src)
-            .unwrap_or_else(|e| panic!("cannot read ULP_BOUNDS from tests/oracle_eval.rs: {e}"))
-    })
-}
-
-/// Parses `const ULP_BOUNDS: &[(&str, ElementType, u64)] = &[("exp", F32, 2), ...];`.
-fn parse_ulp_table(src: &str) -> Result<Vec<(String, ElementType, u64)>, String> {
-    let start = src
-        .find("const ULP_BOUNDS")
-        .ok_or("no `const ULP_BOUNDS`")?;
-    let rest = &src[start..];
-    let body_start = rest.find("= &[").ok_or("no `= &[` after ULP_BOUNDS")? + 4;
-    let body_end = rest.find("];").ok_or("no `];` closing ULP_BOUNDS")?;
-    let body = rest
-        .get(body_start..body_end)
-        .ok_or("malformed ULP_BOUNDS")?;
-    // Drop line comments, then read `(name, Type, n)` triples.
-    let body: String = body
-        .lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut out = Vec::new();
-    for piece in body.split('(').skip(1) {
-        let inner = piece.split(')').next().unwrap_or("");
-        let f: Vec<&str> = inner.split(',').map(str::trim).collect();
-        let [name, ty, n] = f.as_slice() else {
-            return Err(format!("entry `({inner})` is not (op, type, ulps)"));
-        };
-        let ty = ty.rsplit("::").next().unwrap_or(ty).to_lowercase();
-        let ty = ElementType::from_name(&ty).ok_or(format!("unknown type in `({inner})`"))?;
-        let n: u64 = n
-            .replace('_', "")
-            .parse()
-            .map_err(|e| format!("bad ulps in `({inner})`: {e}"))?;
-        out.push((name.trim_matches('"').to_string(), ty, n));
+fn tol_of(t: Tolerance) -> Tol {
+    match t {
+        Tolerance::Exact => Tol::Exact,
+        Tolerance::Ulp(n) => Tol::Ulp(n),
     }
-    Ok(out)
 }
 
 /// The one oracle process of this test binary.
