@@ -294,3 +294,69 @@ fn bad_arguments_are_errors() {
     );
     assert!(reduce_indexed(&[1; 9], &[], 0, |i| i, |a, b| a + b, &mut [0]).is_err());
 }
+
+/// The reference evaluator of xla-core (Reduce with add / max / min) agrees: exactly for max
+/// and min, within rounding for sums (the association order differs).
+#[test]
+fn matches_the_xla_core_evaluator() {
+    use std::sync::Arc;
+    use xla_core::builder::Builder;
+    use xla_core::{BinaryOp, ElementType, Literal, Shape};
+    let reducer = |op: BinaryOp| {
+        let mut b = Builder::new("r");
+        let s = Shape::scalar(ElementType::F32);
+        let x = b.parameter(0, s.clone(), "a").unwrap();
+        let y = b.parameter(1, s, "b").unwrap();
+        let r = b.binary(op, x, y, None).unwrap();
+        Arc::new(b.build(r).unwrap())
+    };
+    for (dims, rd) in [
+        (vec![6usize, 50], vec![1usize]),
+        (vec![60, 5], vec![0]),
+        (vec![3, 4, 5, 6], vec![0, 2]),
+        (vec![3, 4, 5], vec![0, 1, 2]),
+        (vec![7, 9], vec![]),
+    ] {
+        let n: usize = dims.iter().product();
+        let x = data(n, n as u64, true);
+        let d64: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let r64: Vec<i64> = rd.iter().map(|&d| d as i64).collect();
+        let out_n: usize = (0..dims.len())
+            .filter(|d| !rd.contains(d))
+            .map(|d| dims[d])
+            .product();
+        for (op, bop, init) in [
+            (ReduceOp::Sum, BinaryOp::Add, 0.0f32),
+            (ReduceOp::Max, BinaryOp::Max, f32::NEG_INFINITY),
+            (ReduceOp::Min, BinaryOp::Min, f32::INFINITY),
+        ] {
+            let mut b = Builder::new("t");
+            let p = b
+                .parameter(0, Shape::array(ElementType::F32, &d64), "x")
+                .unwrap();
+            let i = b
+                .parameter(1, Shape::scalar(ElementType::F32), "init")
+                .unwrap();
+            let r = b.reduce(&[p], &[i], &reducer(bop), &r64).unwrap();
+            let c = b.build(r).unwrap();
+            let args = [
+                Literal::from_vec(&d64, x.clone()).unwrap(),
+                Literal::scalar(init),
+            ];
+            let want = xla_core::eval::evaluate(&c, &args).unwrap();
+            let want = want.as_slice::<f32>().unwrap();
+            let mut got = vec![f32::NAN; out_n];
+            reduce_fast(&x, &dims, &rd, op, init, &mut got).unwrap();
+            for (g, w) in got.iter().zip(want) {
+                let ok = if w.is_nan() {
+                    g.is_nan()
+                } else if op == ReduceOp::Sum {
+                    (g - w).abs() <= 1e-4 * w.abs().max(1.0) || g == w
+                } else {
+                    g.to_bits() == w.to_bits()
+                };
+                assert!(ok, "{op:?} dims {dims:?} reduce {rd:?}: got {g} want {w}");
+            }
+        }
+    }
+}

@@ -272,3 +272,36 @@ fn four_byte_fast_path_keeps_every_bit() {
         assert_eq!(dsti, naive(&srci, &[m, n], &[1, 0], 0));
     }
 }
+
+/// The reference evaluator of xla-core (Transpose) agrees, for several ranks and perms.
+#[test]
+fn matches_the_xla_core_evaluator() {
+    use xla_core::builder::Builder;
+    use xla_core::{ElementType, Literal, Shape};
+    for (dims, perm) in [
+        (vec![37usize, 70], vec![1usize, 0]),
+        (vec![3, 5, 7], vec![2, 0, 1]),
+        (vec![2, 3, 4, 5], vec![3, 1, 0, 2]),
+        (vec![1, 9, 1, 65], vec![3, 2, 1, 0]),
+    ] {
+        let n: usize = dims.iter().product();
+        let src: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
+        let d64: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let p64: Vec<i64> = perm.iter().map(|&d| d as i64).collect();
+        let mut b = Builder::new("t");
+        let x = b
+            .parameter(0, Shape::array(ElementType::F32, &d64), "x")
+            .unwrap();
+        let t = b.transpose(x, &p64).unwrap();
+        let c = b.build(t).unwrap();
+        let want =
+            xla_core::eval::evaluate(&c, &[Literal::from_vec(&d64, src.clone()).unwrap()]).unwrap();
+        let mut dst = vec![f32::NAN; n];
+        transpose(&src, &dims, &perm, &mut dst).unwrap();
+        assert_eq!(
+            dst.as_slice(),
+            want.as_slice::<f32>().unwrap(),
+            "dims {dims:?} perm {perm:?}"
+        );
+    }
+}
