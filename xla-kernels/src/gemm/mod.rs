@@ -337,15 +337,14 @@ fn validate(d: &GemmDesc, a_len: usize, b_len: usize, c_len: usize) -> Result<()
     if c_ext.contains(&0) {
         return Ok(());
     }
-    let mut dims: Vec<(u128, u128)> = c_ext
-        .iter()
-        .zip(&c_str)
-        .filter(|(&e, _)| e > 1)
-        .map(|(&e, &s)| (s.unsigned_abs() as u128, e as u128))
-        .collect();
+    // A fixed array, sorted in place: validation runs on every call and must not allocate.
+    let mut dims = [(0u128, 0u128); 3];
+    for (slot, (&e, &s)) in dims.iter_mut().zip(c_ext.iter().zip(&c_str)) {
+        *slot = (s.unsigned_abs() as u128, e as u128);
+    }
     dims.sort_unstable();
     let mut reach = 0u128;
-    for (s, e) in dims {
+    for (s, e) in dims.into_iter().filter(|&(_, e)| e > 1) {
         if s <= reach {
             return Err(GemmError::OverlappingOutput {
                 extents: c_ext,
