@@ -548,3 +548,28 @@ fn integer_bool_complex_and_half_types() {
         }
     }
 }
+
+#[test]
+fn out_ptr_accesses_are_bounds_checked() {
+    let mut c = [1.0f32; 4];
+    let out = OutPtr::new(&mut c);
+    // SAFETY: single-threaded; offsets in bounds.
+    unsafe {
+        out.set(3, 5.0);
+        assert_eq!(out.get(3), 5.0);
+        out.slice(1, 3)[0] = 2.0;
+    }
+    assert_eq!(c, [1.0, 2.0, 1.0, 5.0]);
+    for bad in [4usize, usize::MAX] {
+        let mut c = [0.0f32; 4];
+        let out = OutPtr::new(&mut c);
+        // SAFETY: single-threaded; the call must panic before touching memory.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { out.get(bad) }));
+        assert!(r.is_err(), "get({bad}) must panic");
+        // SAFETY: as above.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            unsafe { out.slice(2, bad.min(3)) }.len()
+        }));
+        assert!(r.is_err(), "slice(2, {bad}) must panic");
+    }
+}
