@@ -7,7 +7,7 @@ use std::time::Instant;
 use xla_kernels::conv::{conv, ConvDesc, ConvDims, ConvScratch};
 
 /// Best-of-5 median-free timing: (seconds per call, GFLOP/s).
-fn measure(d: &ConvDesc) -> (f64, f64) {
+fn measure(d: &ConvDesc, im2col_only: bool) -> (f64, f64) {
     let n = d.rank();
     let input: Vec<f32> = (0..d.input_shape[..n].iter().product::<usize>())
         .map(|i| (i % 17) as f32 * 0.01)
@@ -18,6 +18,7 @@ fn measure(d: &ConvDesc) -> (f64, f64) {
     let out_len: usize = d.output_shape().expect("valid")[..n].iter().product();
     let mut out = vec![0f32; out_len];
     let mut s = ConvScratch::new();
+    s.set_im2col_only(im2col_only);
     let flops = d.flops() as f64;
     conv(d, &input, &kernel, &mut out, &mut s).expect("valid conv");
     let reps = ((3e8 / flops) as usize).clamp(1, 10_000);
@@ -33,8 +34,36 @@ fn measure(d: &ConvDesc) -> (f64, f64) {
     (best, flops / best / 1e9)
 }
 
+/// GFLOP/s of independent `F32V` FMAs on every rayon thread (the machine's f32 FMA peak as
+/// this process sees it now: the denominator for "fraction of peak").
+fn fma_peak() -> f64 {
+    use xla_kernels::simd::{VFloat, F32V};
+    const ITERS: usize = 20_000_000;
+    let threads = rayon::current_num_threads();
+    let run = || {
+        let t = Instant::now();
+        rayon::broadcast(|ctx| {
+            let mut acc = [F32V::splat(ctx.index() as f32); 12];
+            let (a, b) = (F32V::splat(0.999_9), F32V::splat(1e-7));
+            for _ in 0..ITERS {
+                for x in acc.iter_mut() {
+                    *x = x.mul_add(a, b);
+                }
+            }
+            std::hint::black_box(acc);
+        });
+        t.elapsed().as_secs_f64()
+    };
+    let best = (0..3).map(|_| run()).fold(f64::INFINITY, f64::min);
+    (ITERS * 12 * F32V::LANES * 2 * threads) as f64 / best / 1e9
+}
+
 fn main() {
-    println!("threads: {}", rayon::current_num_threads());
+    let peak = fma_peak();
+    println!(
+        "threads: {}, f32 FMA peak measured now: {peak:.1} GFLOP/s",
+        rayon::current_num_threads()
+    );
     let same = [(1i64, 1i64), (1, 1)];
     let rows = [
         (
@@ -53,7 +82,13 @@ fn main() {
         ),
     ];
     for (name, d) in rows {
-        let (t, g) = measure(&d);
-        println!("{name}: {:.3} ms, {g:.1} GFLOP/s", t * 1e3);
+        for (how, im2col_only) in [("auto", false), ("im2col", true)] {
+            let (t, g) = measure(&d, im2col_only);
+            println!(
+                "{name} [{how}]: {:.3} ms, {g:.1} GFLOP/s ({:.0}% of peak)",
+                t * 1e3,
+                100.0 * g / peak
+            );
+        }
     }
 }

@@ -12,6 +12,8 @@
 //! are the outer loop so the input rows of one output row (`Ci * kh` padded rows) stay in L1
 //! while every channel pair of the block uses them.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use super::im2col::Geom;
@@ -23,6 +25,9 @@ const MAX_NV: usize = 6;
 /// Most output channels per task: their weights (`OCB * Ci * taps` f32) stay in L2 and the
 /// input rows of one output row are reused `OCB / 2` times from L1.
 const OCB: usize = 16;
+/// Input features per block: a block's input rows for one segment (`CB * kh * (MAX_NV * L +
+/// window reach)` f32, about 10 KiB for 3x3) plus the task's weights for it stay in L1.
+const CB: usize = 16;
 /// Below this many multiply-adds everything runs on the caller's thread.
 const PAR_MIN_MACS: usize = 1 << 20;
 
@@ -43,6 +48,7 @@ pub(crate) fn applies(d: &ConvDesc) -> bool {
 pub(crate) struct Buffers {
     pad: Vec<f32>,
     w: Vec<f32>,
+    offs: Vec<usize>,
 }
 
 /// Runs the convolution (the caller checked [`applies`] and validated `d`; `out` non-empty).
@@ -66,7 +72,9 @@ pub(crate) fn conv_nchw_f32(
     };
     // Row pitch: whole vectors of output plus the window's reach, all readable.
     let wpp = wo.next_multiple_of(l) + if kw == 0 { 0 } else { (kw - 1) * dx };
-    let chan = hp * wpp;
+    // Channel pitch: the plane plus one vector of slack, read (as zeros) by the last
+    // flattened segment.
+    let chan = hp * wpp + l;
     let (nimg, cin) = (g.in_batch, d.input_shape[d.dims.input_feature]);
     let taps = kh * kw;
     let plane = ho * wo;
@@ -102,21 +110,26 @@ pub(crate) fn conv_nchw_f32(
     // Output channel blocks (never straddling a group) and their weights by channel pair.
     let ocb = (1..=OCB.min(g.og))
         .rev()
-        .find(|c| g.og % c == 0)
+        .find(|&c| g.og.is_multiple_of(c))
         .unwrap_or(1);
     let pairs = ocb.div_ceil(2);
     let wpair = g.ci * taps * 2;
     pack_pairs(d, &g, kernel, ocb, &mut bufs.w);
     let blocks_per_group = g.og / ocb;
+    // Offset of every tap (c, ky, kx), in weight order, from a segment's base.
+    bufs.offs.clear();
+    for c in 0..g.ci {
+        for ky in 0..kh {
+            for kx in 0..kw {
+                bufs.offs.push(c * chan + ky * dy * wpp + kx * dx);
+            }
+        }
+    }
     let geo = Tile {
-        ci: g.ci,
-        chan,
+        offs: &bufs.offs,
+        taps,
         wpp,
-        kh,
-        kw,
         sy,
-        dy,
-        dx,
         wo,
     };
     let (pad, w) = (&bufs.pad[..], &bufs.w[..]);
@@ -126,23 +139,32 @@ pub(crate) fn conv_nchw_f32(
         let b = t / (g.groups * blocks_per_group);
         let grp = o0 / g.og;
         let pad_img = &pad[(b * cin + grp * g.ci) * chan..];
-        for y in 0..ho {
-            for j in (0..ocb).step_by(2) {
-                let pair = (o0 / ocb) * pairs + j / 2;
-                let wk = &w[pair * wpair..(pair + 1) * wpair];
-                let two = j + 1 < ocb;
-                let (r0, r1) = if two {
-                    let (a, b2) = dst[j * plane..(j + 2) * plane].split_at_mut(plane);
-                    (
-                        &mut a[y * wo..(y + 1) * wo],
-                        Some(&mut b2[y * wo..(y + 1) * wo]),
-                    )
-                } else {
-                    (&mut dst[j * plane + y * wo..j * plane + (y + 1) * wo], None)
-                };
-                geo.row(pad_img, wk, y, r0, r1);
+        geo.for_each_segment(ho, |base, q0, nv| {
+            // Channel blocks outermost: the block's input rows (CB * kh rows of the segment)
+            // stay in L1 while every pair of the task uses them; partial sums wait in `accs`
+            // and the FMA chain of each output continues in the same order (bits unchanged).
+            let mut accs = [[[F32V::splat(0.0); MAX_NV]; 2]; OCB / 2];
+            for c0 in (0..g.ci).step_by(CB) {
+                let c1 = (c0 + CB).min(g.ci);
+                for (jp, acc) in accs.iter_mut().enumerate().take(pairs) {
+                    let pair = (o0 / ocb) * pairs + jp;
+                    let wk = &w[pair * wpair..(pair + 1) * wpair];
+                    *acc = geo.seg_dispatch(nv, pad_img, wk, base, c0..c1, acc);
+                }
             }
-        }
+            for (jp, acc) in accs.iter().enumerate().take(pairs) {
+                let j = 2 * jp;
+                geo.store(&acc[0][..nv], q0, ho, &mut dst[j * plane..(j + 1) * plane]);
+                if j + 1 < ocb {
+                    geo.store(
+                        &acc[1][..nv],
+                        q0,
+                        ho,
+                        &mut dst[(j + 1) * plane..(j + 2) * plane],
+                    );
+                }
+            }
+        });
     };
     let tasks = out.len() / (ocb * plane);
     let macs = out.len() * g.ci * taps;
@@ -200,78 +222,113 @@ fn pack_pairs(d: &ConvDesc, g: &Geom, kernel: &[f32], ocb: usize, w: &mut Vec<f3
 }
 
 /// Geometry shared by every tile of one convolution.
-struct Tile {
-    ci: usize,
-    chan: usize,
+struct Tile<'a> {
+    /// Input offset of each tap `(c, ky, kx)` (row-major) from a segment's base.
+    offs: &'a [usize],
+    /// Taps per input feature (`kh * kw`).
+    taps: usize,
     wpp: usize,
-    kh: usize,
-    kw: usize,
     sy: usize,
-    dy: usize,
-    dx: usize,
     wo: usize,
 }
 
-impl Tile {
-    /// Output row `y` of one channel pair (`r1` absent for a lone last channel), in segments
-    /// of at most [`MAX_NV`] vectors split evenly.
-    fn row(&self, pad: &[f32], wk: &[f32], y: usize, r0: &mut [f32], mut r1: Option<&mut [f32]>) {
+impl Tile<'_> {
+    /// Calls `f(input_base, q0, nv)` for every output segment of `nv <= MAX_NV` vectors, in
+    /// order: `q0` is the segment's first output position as `y * wpp + x`, `input_base` the
+    /// offset (within a channel) of the padded input its first tap reads. With unit row
+    /// stride the rows are flattened at pitch `wpp` (a window shifted by `wpp` is the window of
+    /// the next row), so segments run across rows and only the `wpp - wo` columns past each
+    /// row are wasted; otherwise each row is split on its own.
+    fn for_each_segment(&self, ho: usize, mut f: impl FnMut(usize, usize, usize)) {
         let l = F32V::LANES;
-        let nvec = self.wo.div_ceil(l);
-        let nseg = nvec.div_ceil(MAX_NV);
-        let mut v0 = 0;
-        for s in 0..nseg {
-            let nv = (nvec - v0) / (nseg - s) + usize::from((nvec - v0) % (nseg - s) != 0);
-            let acc = match nv {
-                6 => self.seg::<6>(pad, wk, y, v0 * l),
-                5 => self.seg::<5>(pad, wk, y, v0 * l),
-                4 => self.seg::<4>(pad, wk, y, v0 * l),
-                3 => self.seg::<3>(pad, wk, y, v0 * l),
-                2 => self.seg::<2>(pad, wk, y, v0 * l),
-                _ => self.seg::<1>(pad, wk, y, v0 * l),
-            };
-            for v in 0..nv {
-                let x = (v0 + v) * l;
-                let m = l.min(self.wo - x);
-                acc[0][v].store_partial(&mut r0[x..x + m]);
-                if let Some(r1) = r1.as_deref_mut() {
-                    acc[1][v].store_partial(&mut r1[x..x + m]);
-                }
+        let mut split = |nvec: usize, mut q0: usize, mut base: usize| {
+            let nseg = nvec.div_ceil(MAX_NV);
+            let mut left = nvec;
+            for s in 0..nseg {
+                let nv = left.div_ceil(nseg - s);
+                f(base, q0, nv);
+                (q0, base, left) = (q0 + nv * l, base + nv * l, left - nv);
             }
-            v0 += nv;
+        };
+        if self.sy == 1 {
+            split(((ho - 1) * self.wpp + self.wo).div_ceil(l), 0, 0);
+        } else {
+            for y in 0..ho {
+                split(self.wo.div_ceil(l), y * self.wpp, y * self.sy * self.wpp);
+            }
         }
     }
 
-    /// Accumulators of `NV` vectors from column `x0` of output row `y` for both channels.
+    /// Writes the lanes of `acc` (output positions `q0 ..` at pitch `wpp`) that fall inside
+    /// the `ho x wo` plane `dst`.
+    #[inline(always)]
+    fn store(&self, acc: &[F32V], q0: usize, ho: usize, dst: &mut [f32]) {
+        let l = F32V::LANES;
+        for (v, a) in acc.iter().enumerate() {
+            let q = q0 + v * l;
+            let (y, x) = (q / self.wpp, q % self.wpp);
+            if y < ho && x + l <= self.wo {
+                a.store(&mut dst[y * self.wo + x..]);
+            } else {
+                for i in 0..l {
+                    let (yy, xx) = ((q + i) / self.wpp, (q + i) % self.wpp);
+                    if yy < ho && xx < self.wo {
+                        dst[yy * self.wo + xx] = a.lane(i);
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Tile::seg`] for `nv` (1..=MAX_NV) vectors.
+    #[inline(always)]
+    fn seg_dispatch(
+        &self,
+        nv: usize,
+        pad: &[f32],
+        wk: &[f32],
+        base: usize,
+        chans: Range<usize>,
+        init: &[[F32V; MAX_NV]; 2],
+    ) -> [[F32V; MAX_NV]; 2] {
+        macro_rules! pick {
+            ($($n:literal),*) => {
+                match nv {
+                    $( $n => self.seg::<$n>(pad, wk, base, chans, init), )*
+                    _ => self.seg::<1>(pad, wk, base, chans, init),
+                }
+            };
+        }
+        pick!(6, 5, 4, 3, 2)
+    }
+
+    /// `init` plus the taps of input features `chans`: accumulators of `NV` vectors of both
+    /// channels for the segment whose first tap reads `base`. One loop over the flattened
+    /// taps `(c, ky, kx)` with precomputed offsets: no per-row loop overhead (measured ~20%
+    /// faster than nested loops, whose 3-iteration inner loop dominated).
     #[inline(always)]
     fn seg<const NV: usize>(
         &self,
         pad: &[f32],
         wk: &[f32],
-        y: usize,
-        x0: usize,
+        base: usize,
+        chans: Range<usize>,
+        init: &[[F32V; MAX_NV]; 2],
     ) -> [[F32V; MAX_NV]; 2] {
         let l = F32V::LANES;
         let zero = F32V::splat(0.0);
-        let mut a0 = [zero; NV];
-        let mut a1 = [zero; NV];
-        let span = (self.kw.max(1) - 1) * self.dx + NV * l;
-        let mut wi = 0;
-        for c in 0..self.ci {
-            for ky in 0..self.kh {
-                let start = c * self.chan + (y * self.sy + ky * self.dy) * self.wpp + x0;
-                let row = &pad[start..start + span];
-                for kx in 0..self.kw {
-                    let w0 = F32V::splat(wk[wi]);
-                    let w1 = F32V::splat(wk[wi + 1]);
-                    wi += 2;
-                    let src = &row[kx * self.dx..kx * self.dx + NV * l];
-                    for v in 0..NV {
-                        let x = F32V::load(&src[v * l..]);
-                        a0[v] = w0.mul_add(x, a0[v]);
-                        a1[v] = w1.mul_add(x, a1[v]);
-                    }
-                }
+        let mut a0: [F32V; NV] = std::array::from_fn(|v| init[0][v]);
+        let mut a1: [F32V; NV] = std::array::from_fn(|v| init[1][v]);
+        let (t0, t1) = (chans.start * self.taps, chans.end * self.taps);
+        let wt = &wk[2 * t0..2 * t1];
+        for (w, &off) in wt.chunks_exact(2).zip(&self.offs[t0..t1]) {
+            let w0 = F32V::splat(w[0]);
+            let w1 = F32V::splat(w[1]);
+            let src = &pad[base + off..base + off + NV * l];
+            for v in 0..NV {
+                let x = F32V::load(&src[v * l..]);
+                a0[v] = w0.mul_add(x, a0[v]);
+                a1[v] = w1.mul_add(x, a1[v]);
             }
         }
         let mut acc = [[zero; MAX_NV]; 2];

@@ -262,12 +262,12 @@ impl ConvDesc {
         let feat = ins[dm.input_feature];
         let kin = ks[dm.kernel_input_feature];
         let kout = ks[dm.kernel_output_feature];
-        if batch % bg != 0 {
+        if !batch.is_multiple_of(bg) {
             return Err(bad(format!(
                 "input batch size {batch} is not a multiple of batch_group_count {bg} (input {ins:?})"
             )));
         }
-        if feat % fg != 0 {
+        if !feat.is_multiple_of(fg) {
             return Err(bad(format!(
                 "input feature size {feat} is not a multiple of feature_group_count {fg} (input {ins:?})"
             )));
@@ -277,7 +277,7 @@ impl ConvDesc {
                 "kernel input features {kin} times feature_group_count {fg} must equal input features {feat} (input {ins:?} vs kernel {ks:?})"
             )));
         }
-        if kout % bg != 0 || kout % fg != 0 {
+        if !kout.is_multiple_of(bg) || !kout.is_multiple_of(fg) {
             return Err(bad(format!(
                 "kernel output features {kout} must be a multiple of feature_group_count {fg} and batch_group_count {bg} (kernel {ks:?})"
             )));
@@ -379,6 +379,8 @@ pub(crate) fn strides_of(shape: &[usize]) -> [usize; MAX_RANK] {
 /// buffers of the last element type used. [`ConvScratch::new`] allocates nothing.
 #[derive(Default)]
 pub struct ConvScratch {
+    /// Skip the specialised kernels (for measuring them against im2col).
+    im2col_only: bool,
     gemm: GemmScratch,
     nchw: direct_nchw::Buffers,
     bufs: Option<Box<dyn Any + Send>>,
@@ -388,6 +390,13 @@ impl ConvScratch {
     /// Empty scratch (no allocation).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// With `true`, every convolution takes the im2col + GEMM path (benchmarks compare the
+    /// strategies with it; results agree up to summation order).
+    #[doc(hidden)]
+    pub fn set_im2col_only(&mut self, on: bool) {
+        self.im2col_only = on;
     }
 
     /// The typed buffers (created, or replaced if they held another element type).
@@ -497,7 +506,7 @@ pub fn conv<T: ConvElem>(
     if out.is_empty() {
         return Ok(());
     }
-    if T::conv_fast(desc, &out_shape, input, kernel, out, scratch) {
+    if !scratch.im2col_only && T::conv_fast(desc, &out_shape, input, kernel, out, scratch) {
         return Ok(());
     }
     let (bufs, gemm_scratch) = scratch.bufs::<T>();

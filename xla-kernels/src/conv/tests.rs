@@ -183,11 +183,9 @@ fn random_desc(rng: &mut Rng) -> ConvDesc {
     dims.kernel_input_feature = pk[1];
     dims.output_batch = po[0];
     dims.output_feature = po[1];
-    for i in 0..r {
-        dims.input_spatial[i] = pi[2 + i];
-        dims.kernel_spatial[i] = pk[2 + i];
-        dims.output_spatial[i] = po[2 + i];
-    }
+    dims.input_spatial[..r].copy_from_slice(&pi[2..]);
+    dims.kernel_spatial[..r].copy_from_slice(&pk[2..]);
+    dims.output_spatial[..r].copy_from_slice(&po[2..]);
     let groups = rng.range(1, 3) as usize;
     let batch_groups = rng.range(0, 2) == 0 && groups > 1;
     let (fg, bg) = if batch_groups {
