@@ -35,6 +35,14 @@ pub const RADIX_MIN: usize = 256;
 /// Below this many elements in total, sorting runs on the caller's thread.
 pub const PAR_MIN_ELEMENTS: usize = 1 << 14;
 
+/// A single row at least this long is split into pieces sorted on several threads and merged
+/// ([`sort_one_long_row`]); shorter ones are one radix sort.
+pub const PAR_SPLIT_MIN: usize = 1 << 17;
+
+/// Halvings of a long row: 4 pieces, enough to keep 2-4 threads busy; each extra level costs
+/// one more merge pass over the row.
+const SPLIT_LEVELS: u32 = 2;
+
 /// Elements per parallel task (whole slabs of `n * inner` elements, at least one).
 pub const PAR_TASK_ELEMENTS: usize = 1 << 14;
 
@@ -108,6 +116,10 @@ pub fn sort<T: SortKey>(
     if n <= 1 {
         return Ok(());
     }
+    if total == n && n >= PAR_SPLIT_MIN {
+        sort_one_long_row(data, order);
+        return Ok(());
+    }
     slabs(data, n * inner, |_, chunk| {
         let mut keys: Vec<T::Key> = Vec::with_capacity(n);
         let mut tk = vec![T::Key::default(); if n >= RADIX_MIN { n } else { 0 }];
@@ -129,6 +141,61 @@ pub fn sort<T: SortKey>(
         }
     });
     Ok(())
+}
+
+/// One row of at least [`PAR_SPLIT_MIN`] elements: keys computed in parallel, cut into
+/// `2^SPLIT_LEVELS` pieces radix-sorted in parallel, merged pairwise (in parallel at the lower
+/// levels). The pieces depend only on `n`, and a sort of keys is exact anyway, so the result is
+/// the same for any thread count.
+fn sort_one_long_row<T: SortKey>(data: &mut [T], order: Order) {
+    let mut keys: Vec<T::Key> = data.par_iter().map(|x| x.to_key()).collect();
+    let mut tmp = vec![T::Key::default(); keys.len()];
+    split_sort(&mut keys, &mut tmp, SPLIT_LEVELS);
+    match order {
+        Order::Ascending => data
+            .par_iter_mut()
+            .zip(keys.par_iter())
+            .for_each(|(x, &k)| *x = T::from_key(k)),
+        Order::Descending => data
+            .par_iter_mut()
+            .zip(keys.par_iter().rev())
+            .for_each(|(x, &k)| *x = T::from_key(k)),
+    }
+}
+
+/// Sorts `keys` (with `tmp` as scratch of the same length) by `levels` of halving, radix at
+/// the leaves, merging back up.
+fn split_sort<K: RadixKey>(keys: &mut [K], tmp: &mut [K], levels: u32) {
+    if levels == 0 {
+        radix::radix_sort(keys, &mut [], tmp, &mut []);
+        return;
+    }
+    let mid = keys.len() / 2;
+    {
+        let (kl, kr) = keys.split_at_mut(mid);
+        let (tl, tr) = tmp.split_at_mut(mid);
+        rayon::join(
+            || split_sort(kl, tl, levels - 1),
+            || split_sort(kr, tr, levels - 1),
+        );
+    }
+    let (l, r) = keys.split_at(mid);
+    merge(l, r, tmp);
+    keys.par_chunks_mut(PAR_TASK_ELEMENTS)
+        .zip(tmp.par_chunks(PAR_TASK_ELEMENTS))
+        .for_each(|(k, t)| k.copy_from_slice(t));
+}
+
+/// Merges the sorted `a` and `b` into `out` (`a` first on ties).
+fn merge<K: Ord + Copy>(a: &[K], b: &[K], out: &mut [K]) {
+    let (mut i, mut j) = (0, 0);
+    for slot in out.iter_mut() {
+        // Branch-light: the comparison picks the source, bounds are checked once per element.
+        let take_b = i >= a.len() || (j < b.len() && b[j] < a[i]);
+        *slot = if take_b { b[j] } else { a[i] };
+        j += take_b as usize;
+        i += !take_b as usize;
+    }
 }
 
 /// Fills `perm` (shape `dims`) with the stable sorting permutation of `keys` along

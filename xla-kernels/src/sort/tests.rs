@@ -369,3 +369,37 @@ fn bad_arguments_are_errors() {
     assert!(top_k(&v, &[], 0, true, &mut tv, &mut ti).is_err());
     assert!(top_k(&v, &[2, 3], 2, true, &mut tv[..3], &mut ti[..4]).is_err());
 }
+
+/// Rows long enough to be split, sorted on several threads and merged (odd lengths make the
+/// halves uneven).
+#[test]
+fn long_single_rows_split_and_merge() {
+    let pool = |t| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap()
+    };
+    for n in [PAR_SPLIT_MIN, PAR_SPLIT_MIN + 3, 300_001] {
+        let v = nasty_f32(n, n as u64);
+        for order in [Order::Ascending, Order::Descending] {
+            let want = match order {
+                Order::Ascending => naive_sort(&v, &[n], 0, |a, b| a.total_cmp(b)),
+                Order::Descending => naive_sort(&v, &[n], 0, |a, b| b.total_cmp(a)),
+            };
+            for t in [1, 2] {
+                let mut got = v.clone();
+                pool(t)
+                    .install(|| sort(&mut got, &[1, n], 1, order))
+                    .unwrap();
+                assert!(bits32(&got) == bits32(&want), "n={n} {order:?} threads {t}");
+            }
+        }
+        let w: Vec<i64> = v.iter().map(|x| x.to_bits() as i32 as i64 * 3).collect();
+        let mut got = w.clone();
+        sort(&mut got, &[n], 0, Order::Ascending).unwrap();
+        let mut want = w;
+        want.sort();
+        assert!(got == want, "i64 n={n}");
+    }
+}
