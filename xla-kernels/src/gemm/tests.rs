@@ -28,6 +28,7 @@ fn layout(l: Layout, batch: usize, rows: usize, cols: usize) -> ([isize; 3], usi
     (s, len)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn desc(
     batch: usize,
     m: usize,
@@ -93,6 +94,7 @@ fn naive(d: &GemmDesc, a: &[f64], b: &[f64], c0: &[f64]) -> (Vec<f64>, Vec<f64>)
 }
 
 /// Runs f32 and f64 GEMM for one case and checks every element of C (padding included).
+#[allow(clippy::too_many_arguments)]
 fn check_case(
     batch: usize,
     m: usize,

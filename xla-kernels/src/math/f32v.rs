@@ -1,10 +1,14 @@
-//! f32 vector polynomials for the hot transcendental functions (generic over `f32x8` and
-//! `f32x16` through [`F32Lanes`]).
+//! f32 vector polynomials for the hot transcendental functions and sin/cos/tan (generic over
+//! `f32x8` and `f32x16` through [`F32Lanes`]).
 //!
 //! Coefficients are our own Chebyshev fits (mpmath `chebyfit`, 40 digits) of the smooth
 //! remainders named at each constant; the fit error is below 1/4 ulp of the result, so the
 //! error is dominated by the final few roundings. Range reduction is Cody-Waite with a 9-bit
 //! `ln 2` head, so `n * LN2_HI` is exact with or without FMA.
+
+// Coefficients are written as fitted (more digits than f32 holds); the compiler rounds each
+// to the nearest f32, which is what the error measurements used.
+#![allow(clippy::excessive_precision)]
 
 use core::ops::{BitAnd, BitOr};
 

@@ -50,8 +50,8 @@ fn f64_specials() -> Vec<f64> {
 
 fn same<T: Scalar>(a: T, b: T) -> bool {
     // NaN payloads may differ between instructions; everything else bit for bit.
-    a.to_bits() == b.to_bits()
-        || (!Scalar::is_finite(a) && !Scalar::is_finite(b) && a != a && b != b)
+    let nan = |x: T| !Scalar::compare(x, x, xla_core::ComparisonDirection::Eq);
+    a.to_bits() == b.to_bits() || (nan(a) && nan(b))
 }
 
 /// Checks one unary op of `V` against `sf` on all lanes, bit for bit.

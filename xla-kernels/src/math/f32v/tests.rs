@@ -61,7 +61,7 @@ fn inputs() -> Vec<f32> {
         // Near multiples of pi/2 (the reduction's hard cases) and around the fast-path limit.
         1.570_796_4,
         -1.570_796_4,
-        3.141_592_7,
+        std::f32::consts::PI,
         4.712_389,
         6.283_185_5,
         10_000.0,
@@ -155,7 +155,8 @@ fn f32x16_polynomials_within_budget() {
 fn signed_zeros_without_special_lanes() {
     // A vector of only ±0 (a NaN or inf lane would send trig lane by lane).
     let z = f32x8::from([-0.0, 0.0, -0.0, 0.0, -0.0, -0.0, 0.0, 0.0]);
-    let fs: [(fn(f32x8) -> f32x8, fn(f32) -> f32); 10] = [
+    type Pair = (fn(f32x8) -> f32x8, fn(f32) -> f32);
+    let fs: [Pair; 10] = [
         (
             |x| trig(x, Trig::Sin, <f32 as Scalar>::sin),
             <f32 as Scalar>::sin,
