@@ -280,6 +280,26 @@ pub fn gemm<T: GemmElem>(
     Ok(())
 }
 
+thread_local! {
+    /// Packing buffers reused by [`gemm_auto`] on this thread.
+    static THREAD_SCRATCH: std::cell::RefCell<GemmScratch> = std::cell::RefCell::new(GemmScratch::new());
+}
+
+/// [`gemm`] with this thread's cached [`GemmScratch`] (no allocation once warm); if that
+/// scratch is already in use (a GEMM started from inside another one's rayon task on the same
+/// thread), a fresh one.
+pub fn gemm_auto<T: GemmElem>(
+    desc: &GemmDesc,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+) -> Result<(), GemmError> {
+    THREAD_SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => gemm(desc, a, b, c, &mut s),
+        Err(_) => gemm(desc, a, b, c, &mut GemmScratch::new()),
+    })
+}
+
 /// Offsets `min..=max` addressed by extents/strides, or `None` if an extent is 0.
 fn span(extents: [usize; 3], strides: [isize; 3]) -> Option<(i128, i128)> {
     if extents.contains(&0) {

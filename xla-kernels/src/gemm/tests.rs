@@ -575,3 +575,24 @@ fn out_ptr_accesses_are_bounds_checked() {
         assert!(r.is_err(), "slice(2, {bad}) must panic");
     }
 }
+
+#[test]
+fn gemm_auto_matches_gemm_and_nests() {
+    let (m, n, k) = (33, 21, 70);
+    let a: Vec<f32> = fill(m * k, 11).iter().map(|&x| x as f32).collect();
+    let b: Vec<f32> = fill(k * n, 12).iter().map(|&x| x as f32).collect();
+    let d = GemmDesc::row_major(1, m, n, k);
+    let mut want = vec![f32::NAN; m * n];
+    gemm(&d, &a, &b, &mut want, &mut GemmScratch::new()).unwrap();
+    let mut got = vec![f32::NAN; m * n];
+    gemm_auto(&d, &a, &b, &mut got).unwrap();
+    assert_eq!(got, want);
+    // Nested use on one thread (the cached scratch is busy): still correct.
+    THREAD_SCRATCH.with(|cell| {
+        let _busy = cell.borrow_mut();
+        let mut inner = vec![f32::NAN; m * n];
+        gemm_auto(&d, &a, &b, &mut inner).unwrap();
+        assert_eq!(inner, want);
+    });
+    assert!(gemm_auto(&d, &a[..10], &b, &mut got).is_err());
+}
