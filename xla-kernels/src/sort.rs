@@ -35,13 +35,9 @@ pub const RADIX_MIN: usize = 256;
 /// Below this many elements in total, sorting runs on the caller's thread.
 pub const PAR_MIN_ELEMENTS: usize = 1 << 14;
 
-/// A single row at least this long is split into pieces sorted on several threads and merged
-/// ([`sort_one_long_row`]); shorter ones are one radix sort.
+/// A single row at least this long is split by its most significant key byte into buckets
+/// sorted on several threads ([`sort_one_long_row`]); shorter ones are one radix sort.
 pub const PAR_SPLIT_MIN: usize = 1 << 17;
-
-/// Halvings of a long row: 4 pieces, enough to keep 2-4 threads busy; each extra level costs
-/// one more merge pass over the row.
-const SPLIT_LEVELS: u32 = 2;
 
 /// Elements per parallel task (whole slabs of `n * inner` elements, at least one).
 pub const PAR_TASK_ELEMENTS: usize = 1 << 14;
@@ -143,58 +139,53 @@ pub fn sort<T: SortKey>(
     Ok(())
 }
 
-/// One row of at least [`PAR_SPLIT_MIN`] elements: keys computed in parallel, cut into
-/// `2^SPLIT_LEVELS` pieces radix-sorted in parallel, merged pairwise (in parallel at the lower
-/// levels). The pieces depend only on `n`, and a sort of keys is exact anyway, so the result is
-/// the same for any thread count.
+/// One row of at least [`PAR_SPLIT_MIN`] elements: one most-significant-byte counting pass
+/// scatters the keys into 256 buckets, then the buckets (a few KiB each on spread data, in
+/// cache) are radix-sorted on the remaining bytes in parallel. A sort of keys is exact, so the
+/// result is the same for any thread count.
 fn sort_one_long_row<T: SortKey>(data: &mut [T], order: Order) {
-    let mut keys: Vec<T::Key> = data.par_iter().map(|x| x.to_key()).collect();
-    let mut tmp = vec![T::Key::default(); keys.len()];
-    split_sort(&mut keys, &mut tmp, SPLIT_LEVELS);
+    let keys: Vec<T::Key> = data.par_iter().map(|x| x.to_key()).collect();
+    let top = T::Key::BYTES - 1;
+    let mut counts = [0usize; 256];
+    keys.iter().for_each(|k| counts[k.byte(top)] += 1);
+    let mut starts = [0usize; 256];
+    let mut sum = 0;
+    for (s, &c) in starts.iter_mut().zip(&counts) {
+        *s = sum;
+        sum += c;
+    }
+    let mut sorted = vec![T::Key::default(); keys.len()];
+    let mut next = starts;
+    for &k in &keys {
+        let slot = &mut next[k.byte(top)];
+        sorted[*slot] = k;
+        *slot += 1;
+    }
+    // Disjoint (bucket, scratch) slice pairs; `keys` is free to serve as the scratch.
+    let mut scratch = keys;
+    let mut pieces = Vec::with_capacity(256);
+    let (mut rest_s, mut rest_t) = (&mut sorted[..], &mut scratch[..]);
+    for &c in &counts {
+        let (b, rs) = rest_s.split_at_mut(c);
+        let (t, rt) = rest_t.split_at_mut(c);
+        (rest_s, rest_t) = (rs, rt);
+        if c > 1 {
+            pieces.push((b, t));
+        }
+    }
+    // The top byte is constant in a bucket, so radix_sort skips its pass.
+    pieces
+        .into_par_iter()
+        .for_each(|(b, t)| radix::radix_sort(b, &mut [], t, &mut []));
     match order {
         Order::Ascending => data
             .par_iter_mut()
-            .zip(keys.par_iter())
+            .zip(sorted.par_iter())
             .for_each(|(x, &k)| *x = T::from_key(k)),
         Order::Descending => data
             .par_iter_mut()
-            .zip(keys.par_iter().rev())
+            .zip(sorted.par_iter().rev())
             .for_each(|(x, &k)| *x = T::from_key(k)),
-    }
-}
-
-/// Sorts `keys` (with `tmp` as scratch of the same length) by `levels` of halving, radix at
-/// the leaves, merging back up.
-fn split_sort<K: RadixKey>(keys: &mut [K], tmp: &mut [K], levels: u32) {
-    if levels == 0 {
-        radix::radix_sort(keys, &mut [], tmp, &mut []);
-        return;
-    }
-    let mid = keys.len() / 2;
-    {
-        let (kl, kr) = keys.split_at_mut(mid);
-        let (tl, tr) = tmp.split_at_mut(mid);
-        rayon::join(
-            || split_sort(kl, tl, levels - 1),
-            || split_sort(kr, tr, levels - 1),
-        );
-    }
-    let (l, r) = keys.split_at(mid);
-    merge(l, r, tmp);
-    keys.par_chunks_mut(PAR_TASK_ELEMENTS)
-        .zip(tmp.par_chunks(PAR_TASK_ELEMENTS))
-        .for_each(|(k, t)| k.copy_from_slice(t));
-}
-
-/// Merges the sorted `a` and `b` into `out` (`a` first on ties).
-fn merge<K: Ord + Copy>(a: &[K], b: &[K], out: &mut [K]) {
-    let (mut i, mut j) = (0, 0);
-    for slot in out.iter_mut() {
-        // Branch-light: the comparison picks the source, bounds are checked once per element.
-        let take_b = i >= a.len() || (j < b.len() && b[j] < a[i]);
-        *slot = if take_b { b[j] } else { a[i] };
-        j += take_b as usize;
-        i += !take_b as usize;
     }
 }
 

@@ -370,8 +370,8 @@ fn bad_arguments_are_errors() {
     assert!(top_k(&v, &[2, 3], 2, true, &mut tv[..3], &mut ti[..4]).is_err());
 }
 
-/// Rows long enough to be split, sorted on several threads and merged (odd lengths make the
-/// halves uneven).
+/// Rows long enough to take the bucketed parallel path (odd lengths, all 256 top-byte buckets
+/// in use with the random bit patterns, and skewed buckets from the repeated specials).
 #[test]
 fn long_single_rows_split_and_merge() {
     let pool = |t| {
