@@ -7,6 +7,12 @@
 //!   vector transcendental functions);
 //! - [`gemm`]: strided batched matrix multiplication for every XLA element type;
 //! - [`reduce`]: row / column reductions (sum, max, min) of row-major matrices.
+//! - [`reduce_nd`]: reductions over any set of dims of any rank (fast f32/f64 sum/max/min,
+//!   generic combiners, variadic);
+//! - [`transpose`]: any permutation, cache-blocked, and strided copies;
+//! - [`sort`]: sort along any dimension (radix on total-order keys, comparator sorts,
+//!   permutations for multi-operand sorts) and TopK;
+//! - [`error`]: [`KernelError`], returned by the shape-checked kernels.
 
 pub mod aligned;
 pub mod display;
