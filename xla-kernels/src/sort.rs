@@ -36,7 +36,7 @@ pub const RADIX_MIN: usize = 256;
 pub const PAR_MIN_ELEMENTS: usize = 1 << 14;
 
 /// A single row at least this long is split by its most significant key byte into buckets
-/// sorted on several threads ([`sort_one_long_row`]); shorter ones are one radix sort.
+/// sorted on several threads; shorter ones are one radix sort.
 pub const PAR_SPLIT_MIN: usize = 1 << 17;
 
 /// Elements per parallel task (whole slabs of `n * inner` elements, at least one).

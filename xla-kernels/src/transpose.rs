@@ -1,7 +1,7 @@
 //! Transpose and strided copies: `out[i_0, ..., i_{r-1}] = in[j]` with `j[perm[d]] = i[d]`
 //! (XLA's `Transpose`: output dim `d` is input dim `perm[d]`), row-major on both sides.
 //!
-//! Every copy goes through one engine, [`gather`]: a contiguous row-major destination filled
+//! Every copy goes through one engine, `gather`: a contiguous row-major destination filled
 //! from a source addressed by arbitrary element strides. It first simplifies the shape (drops
 //! extent-1 dims, merges dims that stay adjacent), then picks a path:
 //! - the innermost source stride is 1: plain row copies (`copy_from_slice`);
@@ -24,7 +24,7 @@ use crate::tensor::MAX_RANK;
 
 /// Tile extent along the source-contiguous dim (destination rows): 256 f32 = 1 KiB of every
 /// source row read front to back. With [`TILE_J`]: a 64 KiB tile read and written once, in L2,
-/// and few enough pages for the TLB. Measured on f32[4096,4096] against 8..256 x 8..256 tiles:
+/// and few enough pages for the TLB. Measured on `f32[4096,4096]` against 8..256 x 8..256 tiles:
 /// 256x64 and 64x64 were best, 2-3x faster than 16x16 or 32x32 (power-of-two strides alias).
 pub const TILE_I: usize = 256;
 
