@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use xla_kernels::gemm::{gemm, GemmDesc, GemmScratch};
 
-/// Best-of-5 GFLOP/s of an `m x k` by `k x n` f32 (or f64) row-major GEMM.
+/// Best-of-15 GFLOP/s (the best sample is the least disturbed by other processes) of an `m x k` by `k x n` f32 (or f64) row-major GEMM.
 fn measure<T: xla_kernels::gemm::GemmElem + From<f32>>(m: usize, n: usize, k: usize) -> f64 {
     let a: Vec<T> = (0..m * k).map(|i| T::from((i % 17) as f32 * 0.01)).collect();
     let b: Vec<T> = (0..k * n).map(|i| T::from((i % 13) as f32 * 0.02)).collect();
@@ -14,11 +14,11 @@ fn measure<T: xla_kernels::gemm::GemmElem + From<f32>>(m: usize, n: usize, k: us
     let d = GemmDesc::row_major(1, m, n, k);
     let mut s = GemmScratch::new();
     let flops = 2.0 * (m * n * k) as f64;
-    // Enough repetitions for ~50 ms per sample.
-    let reps = ((5e7 / flops) as usize).clamp(1, 1_000_000);
+    // Enough repetitions for ~30 ms per sample.
+    let reps = ((3e7 / flops) as usize).clamp(1, 1_000_000);
     gemm(&d, &a, &b, &mut c, &mut s).expect("valid gemm");
     let mut best = f64::INFINITY;
-    for _ in 0..5 {
+    for _ in 0..15 {
         let t = Instant::now();
         for _ in 0..reps {
             gemm(&d, &a, &b, &mut c, &mut s).expect("valid gemm");

@@ -1,18 +1,25 @@
 //! Batched matrix multiplication: `C[b] = A[b] * B[b]` (`+ C[b]` when accumulating), every
 //! operand addressed by element strides, for every element type XLA's `dot` accepts.
 //!
-//! - f32 / f64: packed panels and a `wide` register-tile micro-kernel ([`kernel`]), threads over
-//!   row blocks; `m == 1` / `n == 1` take a no-packing matrix-vector path ([`small`]).
-//! - f16 / bf16 (accumulated in f32, rounded once), complex, integers (wrapping), pred
-//!   (or of ands): a plain loop in the element's own semantics ([`generic`]).
+//! - f32 / f64: packed panels and a `wide` register-tile micro-kernel (`kernel`), threads over
+//!   row blocks; B read in place for small `m`; `m == 1` / `n == 1` take a no-packing
+//!   matrix-vector path (`small`); a column-major C is computed as `C^T = B^T A^T`.
+//! - f16 / bf16: widened to f32, the f32 kernel, each result rounded once.
+//! - complex, integers (wrapping), pred (or of ands): a plain row loop in the element's own
+//!   semantics (`generic`), threads over rows.
+//!
+//! Speed (`RUSTFLAGS="-C target-cpu=native" cargo run --release --example gemm_speed -p
+//! xla-kernels`, AVX2+FMA EPYC, 2 cores shared with other builds, best of 15): f32 1024^3
+//! 66-120 GFLOP/s, 256^3 72-103, 64^3 54, 1x784x128 19, 8x784x128 54-58; f64 1024^3 30-33.
+//! One thread: f32 1024^3 65-76, 256^3 68-79.
 //!
 //! Determinism: each output element is computed by one thread, summing over `k` in an order
-//! fixed by the sizes alone (k-blocks of [`kernel::KC`] in order, ascending within a block),
-//! so the bits do not depend on the number of threads.
+//! fixed by the sizes and strides alone (packed path: k-blocks of `KC` = 256 in order,
+//! ascending within a block), so the bits do not depend on the number of threads.
 //!
 //! Safety: strides and extents are checked once up front ([`GemmError`]); an output whose
 //! strides would make two elements share a location is rejected, which is what lets threads
-//! write disjoint parts of `c` through [`OutPtr`].
+//! write disjoint parts of `c` through `OutPtr`.
 
 mod generic;
 mod kernel;

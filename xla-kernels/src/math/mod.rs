@@ -3,7 +3,7 @@
 //! overflow and underflow exactly as the scalar op).
 //!
 //! f32 `exp`, `expm1`, `log`, `log1p`, `logistic`, `tanh`, `erf` are our own f32 vector
-//! polynomials ([`f32v`]); f32 `sin`, `cos`, `tan` widen to f64 lanes, reduce by pi/2 in two
+//! polynomials (`f32v`); f32 `sin`, `cos`, `tan` widen to f64 lanes, reduce by pi/2 in two
 //! parts and evaluate f64 polynomials, rounding once (arguments beyond 2^19 or infinite go lane
 //! by lane); f32 `cbrt`, `pow`, `atan2` and every f64 function apply the scalar op lane by lane,
 //! so they are bit-identical to `Scalar` (correctness first; rare in models).
