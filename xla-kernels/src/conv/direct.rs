@@ -5,17 +5,19 @@
 //! Each output plane `(b, o)` reads one input plane, copied first into a zero-padded buffer
 //! holding exactly the rows and columns its windows touch, so the tap loop has no bounds
 //! checks: `out[y][x..x+L] = sum_{ky,kx} w[ky][kx] * P[y*sy + ky*dy][x + kx*dx ..]`, taps in
-//! row-major order, `L` = [`F32V`] lanes, [`ROW_VECTORS`] vectors per step.
+//! row-major order, `L` = [`F32V`] lanes, up to [`DW_NV`] vectors per segment (rows flattened
+//! when the row stride is 1, as in [`super::direct_nchw`]).
 
 use rayon::prelude::*;
 
+use super::direct_nchw::Rows;
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc};
 use crate::simd::{VFloat, F32V};
 
-/// Output vectors accumulated together along a row: 4 accumulators plus the loads fit the
-/// 16 AVX2 registers, and 4 independent FMA chains hide the FMA latency.
-const ROW_VECTORS: usize = 4;
+/// Most output vectors per segment: 8 independent FMA chains hide the FMA latency and, with
+/// the weight and one input vector, fit AVX2's 16 registers.
+const DW_NV: usize = 8;
 /// Below this many multiply-adds the planes run on the caller's thread.
 const PAR_MIN_MACS: usize = 1 << 18;
 
@@ -48,11 +50,19 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
     } else {
         (ho - 1) * sy + (kh - 1) * dy + 1
     };
-    let wp = if kw == 0 {
-        0
-    } else {
-        (wo - 1) + (kw - 1) * dx + 1
+    // Row pitch: whole vectors of output plus the window's reach (all readable), and one
+    // vector of slack after the plane for the last flattened segment.
+    let l = F32V::LANES;
+    let wp = wo.next_multiple_of(l) + if kw == 0 { 0 } else { (kw - 1) * dx };
+    let rows = Rows {
+        wpp: wp,
+        sy,
+        wo,
+        ho,
     };
+    let offs: Vec<usize> = (0..kh * kw)
+        .map(|t| (t / kw) * dy * wp + (t % kw) * dx)
+        .collect();
     let plane = ho * wo;
     let n = d.rank();
     let ks = strides_of(&d.kernel_shape[..n]);
@@ -82,7 +92,7 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
             }
         }
         pad.clear();
-        pad.resize(hp * wp, 0.0);
+        pad.resize(hp * wp + l, 0.0);
         fill_padded(
             &g,
             input,
@@ -91,7 +101,19 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
             wp,
             pad,
         );
-        plane_taps(dst, pad, wp, ho, wo, sy, dy, dx, kh, kw, taps);
+        rows.for_each_segment(DW_NV, |base, q0, nv| {
+            let acc = match nv {
+                8 => seg::<8>(pad, taps, &offs, base),
+                7 => seg::<7>(pad, taps, &offs, base),
+                6 => seg::<6>(pad, taps, &offs, base),
+                5 => seg::<5>(pad, taps, &offs, base),
+                4 => seg::<4>(pad, taps, &offs, base),
+                3 => seg::<3>(pad, taps, &offs, base),
+                2 => seg::<2>(pad, taps, &offs, base),
+                _ => seg::<1>(pad, taps, &offs, base),
+            };
+            rows.store(&acc[..nv], q0, dst);
+        });
     };
     if n_out * plane * kh * kw >= PAR_MIN_MACS && n_out > 1 {
         out.par_chunks_mut(plane.max(1))
@@ -139,56 +161,20 @@ pub(super) fn fill_padded(
     }
 }
 
-/// One output plane from its padded input plane and its taps.
-#[allow(clippy::too_many_arguments)]
-fn plane_taps(
-    dst: &mut [f32],
-    pad: &[f32],
-    wp: usize,
-    ho: usize,
-    wo: usize,
-    sy: usize,
-    dy: usize,
-    dx: usize,
-    kh: usize,
-    kw: usize,
-    taps: &[f32],
-) {
+/// `NV` output vectors from the segment whose first tap reads `pad[base]`: taps in order,
+/// one independent FMA chain per vector.
+#[inline(always)]
+fn seg<const NV: usize>(pad: &[f32], taps: &[f32], offs: &[usize], base: usize) -> [F32V; DW_NV] {
     let l = F32V::LANES;
-    let step = l * ROW_VECTORS;
-    for y in 0..ho {
-        let out_row = &mut dst[y * wo..(y + 1) * wo];
-        let mut x = 0;
-        while x + step <= wo {
-            let mut acc = [F32V::splat(0.0); ROW_VECTORS];
-            for ky in 0..kh {
-                let prow = &pad[(y * sy + ky * dy) * wp..][..wp];
-                for kx in 0..kw {
-                    let wv = F32V::splat(taps[ky * kw + kx]);
-                    let src = &prow[x + kx * dx..x + kx * dx + step];
-                    for (v, a) in acc.iter_mut().enumerate() {
-                        *a = wv.mul_add(F32V::load(&src[v * l..]), *a);
-                    }
-                }
-            }
-            for (v, a) in acc.iter().enumerate() {
-                a.store(&mut out_row[x + v * l..]);
-            }
-            x += step;
-        }
-        // Tail: one vector at a time, the last one partial.
-        while x < wo {
-            let m = l.min(wo - x);
-            let mut acc = F32V::splat(0.0);
-            for ky in 0..kh {
-                let prow = &pad[(y * sy + ky * dy) * wp..][..wp];
-                for kx in 0..kw {
-                    let wv = F32V::splat(taps[ky * kw + kx]);
-                    acc = wv.mul_add(F32V::load_partial(&prow[x + kx * dx..], 0.0), acc);
-                }
-            }
-            acc.store_partial(&mut out_row[x..x + m]);
-            x += m;
+    let mut a = [F32V::splat(0.0); NV];
+    for (&w, &off) in taps.iter().zip(offs) {
+        let wv = F32V::splat(w);
+        let src = &pad[base + off..base + off + NV * l];
+        for (v, acc) in a.iter_mut().enumerate() {
+            *acc = wv.mul_add(F32V::load(&src[v * l..]), *acc);
         }
     }
+    let mut out = [F32V::splat(0.0); DW_NV];
+    out[..NV].copy_from_slice(&a);
+    out
 }

@@ -128,9 +128,7 @@ pub(crate) fn conv_nchw_f32(
     let geo = Tile {
         offs: &bufs.offs,
         taps,
-        wpp,
-        sy,
-        wo,
+        rows: Rows { wpp, sy, wo, ho },
     };
     let (pad, w) = (&bufs.pad[..], &bufs.w[..]);
     let run = |t: usize, dst: &mut [f32]| {
@@ -139,7 +137,7 @@ pub(crate) fn conv_nchw_f32(
         let b = t / (g.groups * blocks_per_group);
         let grp = o0 / g.og;
         let pad_img = &pad[(b * cin + grp * g.ci) * chan..];
-        geo.for_each_segment(ho, |base, q0, nv| {
+        geo.rows.for_each_segment(MAX_NV, |base, q0, nv| {
             // Channel blocks outermost: the block's input rows (CB * kh rows of the segment)
             // stay in L1 while every pair of the task uses them; partial sums wait in `accs`
             // and the FMA chain of each output continues in the same order (bits unchanged).
@@ -154,14 +152,11 @@ pub(crate) fn conv_nchw_f32(
             }
             for (jp, acc) in accs.iter().enumerate().take(pairs) {
                 let j = 2 * jp;
-                geo.store(&acc[0][..nv], q0, ho, &mut dst[j * plane..(j + 1) * plane]);
+                geo.rows
+                    .store(&acc[0][..nv], q0, &mut dst[j * plane..(j + 1) * plane]);
                 if j + 1 < ocb {
-                    geo.store(
-                        &acc[1][..nv],
-                        q0,
-                        ho,
-                        &mut dst[(j + 1) * plane..(j + 2) * plane],
-                    );
+                    let d1 = &mut dst[(j + 1) * plane..(j + 2) * plane];
+                    geo.rows.store(&acc[1][..nv], q0, d1);
                 }
             }
         });
@@ -221,28 +216,26 @@ fn pack_pairs(d: &ConvDesc, g: &Geom, kernel: &[f32], ocb: usize, w: &mut Vec<f3
     }
 }
 
-/// Geometry shared by every tile of one convolution.
-struct Tile<'a> {
-    /// Input offset of each tap `(c, ky, kx)` (row-major) from a segment's base.
-    offs: &'a [usize],
-    /// Taps per input feature (`kh * kw`).
-    taps: usize,
-    wpp: usize,
-    sy: usize,
-    wo: usize,
+/// The output rows of one plane, `ho x wo`, as computed: positions `q = y * wpp + x` on a
+/// grid of pitch `wpp` over padded input rows `sy` apart.
+pub(super) struct Rows {
+    pub wpp: usize,
+    pub sy: usize,
+    pub wo: usize,
+    pub ho: usize,
 }
 
-impl Tile<'_> {
-    /// Calls `f(input_base, q0, nv)` for every output segment of `nv <= MAX_NV` vectors, in
+impl Rows {
+    /// Calls `f(input_base, q0, nv)` for every output segment of `nv <= max_nv` vectors, in
     /// order: `q0` is the segment's first output position as `y * wpp + x`, `input_base` the
     /// offset (within a channel) of the padded input its first tap reads. With unit row
     /// stride the rows are flattened at pitch `wpp` (a window shifted by `wpp` is the window of
     /// the next row), so segments run across rows and only the `wpp - wo` columns past each
     /// row are wasted; otherwise each row is split on its own.
-    fn for_each_segment(&self, ho: usize, mut f: impl FnMut(usize, usize, usize)) {
+    pub(super) fn for_each_segment(&self, max_nv: usize, mut f: impl FnMut(usize, usize, usize)) {
         let l = F32V::LANES;
         let mut split = |nvec: usize, mut q0: usize, mut base: usize| {
-            let nseg = nvec.div_ceil(MAX_NV);
+            let nseg = nvec.div_ceil(max_nv);
             let mut left = nvec;
             for s in 0..nseg {
                 let nv = left.div_ceil(nseg - s);
@@ -251,9 +244,9 @@ impl Tile<'_> {
             }
         };
         if self.sy == 1 {
-            split(((ho - 1) * self.wpp + self.wo).div_ceil(l), 0, 0);
+            split(((self.ho - 1) * self.wpp + self.wo).div_ceil(l), 0, 0);
         } else {
-            for y in 0..ho {
+            for y in 0..self.ho {
                 split(self.wo.div_ceil(l), y * self.wpp, y * self.sy * self.wpp);
             }
         }
@@ -262,24 +255,49 @@ impl Tile<'_> {
     /// Writes the lanes of `acc` (output positions `q0 ..` at pitch `wpp`) that fall inside
     /// the `ho x wo` plane `dst`.
     #[inline(always)]
-    fn store(&self, acc: &[F32V], q0: usize, ho: usize, dst: &mut [f32]) {
+    pub(super) fn store(&self, acc: &[F32V], q0: usize, dst: &mut [f32]) {
         let l = F32V::LANES;
-        for (v, a) in acc.iter().enumerate() {
-            let q = q0 + v * l;
-            let (y, x) = (q / self.wpp, q % self.wpp);
-            if y < ho && x + l <= self.wo {
+        let (mut y, mut x) = (q0 / self.wpp, q0 % self.wpp);
+        for a in acc {
+            if y >= self.ho {
+                return;
+            }
+            if x + l <= self.wo {
                 a.store(&mut dst[y * self.wo + x..]);
             } else {
-                for i in 0..l {
-                    let (yy, xx) = ((q + i) / self.wpp, (q + i) % self.wpp);
-                    if yy < ho && xx < self.wo {
-                        dst[yy * self.wo + xx] = a.lane(i);
-                    }
+                // A vector spans at most two rows (wpp >= L): the end of row y, then the start
+                // of row y + 1 after the wpp - wo columns that are not outputs.
+                let mut lanes = [0f32; 16];
+                a.store(&mut lanes[..l]);
+                if x < self.wo {
+                    let n = self.wo - x;
+                    dst[y * self.wo + x..(y + 1) * self.wo].copy_from_slice(&lanes[..n]);
                 }
+                if x + l > self.wpp && y + 1 < self.ho {
+                    let skip = self.wpp - x;
+                    let n = (l - skip).min(self.wo);
+                    dst[(y + 1) * self.wo..(y + 1) * self.wo + n]
+                        .copy_from_slice(&lanes[skip..skip + n]);
+                }
+            }
+            x += l;
+            if x >= self.wpp {
+                (y, x) = (y + 1, x - self.wpp);
             }
         }
     }
+}
 
+/// Geometry shared by every tile of one convolution.
+struct Tile<'a> {
+    /// Input offset of each tap `(c, ky, kx)` (row-major) from a segment's base.
+    offs: &'a [usize],
+    /// Taps per input feature (`kh * kw`).
+    taps: usize,
+    rows: Rows,
+}
+
+impl Tile<'_> {
     /// [`Tile::seg`] for `nv` (1..=MAX_NV) vectors.
     #[inline(always)]
     fn seg_dispatch(
