@@ -111,7 +111,10 @@ fn main() {
             },
             9,
         );
-        println!("std sort_unstable_by(total_cmp) f32[{m}] {:8.3} ms", t * 1e3);
+        println!(
+            "std sort_unstable_by(total_cmp) f32[{m}] {:8.3} ms",
+            t * 1e3
+        );
         let t = median_secs(
             || {
                 work.copy_from_slice(&data);
@@ -120,5 +123,11 @@ fn main() {
             9,
         );
         println!("sort rows f32[1024,1024] {:8.3} ms", t * 1e3);
+        let (mut tv, mut ti) = (vec![0f32; 1024 * 5], vec![0i32; 1024 * 5]);
+        let t = median_secs(
+            || xla_kernels::sort::top_k(&data, &[1024, 1024], 5, true, &mut tv, &mut ti).unwrap(),
+            9,
+        );
+        println!("top_k k=5 f32[1024,1024] {:8.3} ms", t * 1e3);
     }
 }

@@ -42,6 +42,10 @@ pub const PAR_SPLIT_MIN: usize = 1 << 17;
 /// Elements per parallel task (whole slabs of `n * inner` elements, at least one).
 pub const PAR_TASK_ELEMENTS: usize = 1 << 14;
 
+/// TopK with `k` up to this keeps a sorted list of the best `k` in one pass over each row (an
+/// insertion costs O(k)); larger `k` selects with `select_nth_unstable` then sorts `k`.
+pub const TOPK_INSERT_MAX: usize = 32;
+
 /// Sort direction in the element type's [`SortKey`] order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
@@ -408,14 +412,32 @@ pub fn top_k<T: SortKey>(
             let row = &operand[(first + r) * n..][..n];
             pairs.clear();
             // Largest first = ascending in the reversed key; the index breaks ties lower first.
-            pairs.extend(row.iter().enumerate().map(|(j, x)| {
+            let ranked = |j: usize, x: &T| {
                 let key = x.to_key();
                 (if largest { key.not() } else { key }, j as u32)
-            }));
-            if k < n {
-                pairs.select_nth_unstable(k - 1);
+            };
+            if k <= TOPK_INSERT_MAX && k < n {
+                // One pass keeping the k best sorted: most elements fail the one comparison
+                // with the current k-th best. A later equal element never displaces an earlier
+                // one (its index is larger), so ties keep the lower index.
+                for (j, x) in row.iter().enumerate() {
+                    let c = ranked(j, x);
+                    if pairs.len() == k {
+                        if c >= pairs[k - 1] {
+                            continue;
+                        }
+                        pairs.pop();
+                    }
+                    let at = pairs.partition_point(|p| *p < c);
+                    pairs.insert(at, c);
+                }
+            } else {
+                pairs.extend(row.iter().enumerate().map(|(j, x)| ranked(j, x)));
+                if k < n {
+                    pairs.select_nth_unstable(k - 1);
+                }
+                pairs[..k].sort_unstable();
             }
-            pairs[..k].sort_unstable();
             for ((v, i), &(key, j)) in vrow.iter_mut().zip(irow.iter_mut()).zip(&pairs[..k]) {
                 *v = T::from_key(if largest { key.not() } else { key });
                 *i = j as i32;

@@ -281,7 +281,10 @@ fn top_k_matches_a_stable_sort() {
             .iter()
             .map(|x| if r() % 3 < 1 { 1.5 } else { *x })
             .collect();
-        for k in [0, 1, n / 2, n].into_iter().filter(|&k| k <= n) {
+        for k in [0, 1, 7, TOPK_INSERT_MAX, TOPK_INSERT_MAX + 1, n / 2, n]
+            .into_iter()
+            .filter(|&k| k <= n)
+        {
             for largest in [true, false] {
                 let (mut vals, mut idx) = (vec![f32::NAN; rows * k], vec![-1i32; rows * k]);
                 top_k(&v, &[rows, n], k, largest, &mut vals, &mut idx).unwrap();
