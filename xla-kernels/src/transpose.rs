@@ -6,8 +6,9 @@
 //! extent-1 dims, merges dims that stay adjacent), then picks a path:
 //! - the innermost source stride is 1: plain row copies (`copy_from_slice`);
 //! - another dim has a smaller source stride: cache-blocked tiles of that dim x the innermost
-//!   output dim ([`TILE_I`] x [`TILE_J`]), so each tile's reads and writes stay in L1; 4-byte
-//!   elements with a unit-stride tile dim use `wide` 8x8 register transposes;
+//!   output dim ([`TILE_I`] x [`TILE_J`]), so each tile's reads and writes stay in cache;
+//!   4-byte (8-byte) elements with a unit-stride tile dim use `wide` 8x8 (4x4) register
+//!   transposes;
 //! - otherwise a strided gather per output row.
 //!
 //! Threads: destination rows are split into fixed blocks of [`PAR_TASK_ELEMENTS`] (a copy is
@@ -17,7 +18,7 @@
 use std::any::TypeId;
 
 use rayon::prelude::*;
-use wide::f32x8;
+use wide::{f32x8, f64x4};
 
 use crate::error::{element_count, KernelError};
 use crate::tensor::MAX_RANK;
@@ -314,7 +315,7 @@ impl Plan<'_> {
         let (mid_e, mid_s) = (&e[q + 1..last], &s[q + 1..last]);
         let mid_count: usize = mid_e.iter().product();
         let (eq, el, sq, sl) = (e[q], e[last], s[q], s[last]);
-        let f32_view = as_f32(src);
+        let (v32, v64) = (view::<T, f32>(src), view::<T, f64>(src));
         let mut g = g0;
         while g < g0 + n_rows {
             let i = g % eq;
@@ -328,10 +329,14 @@ impl Plan<'_> {
                 for j0 in (0..el).step_by(TILE_J) {
                     let w = TILE_J.min(el - j0);
                     let (so, d0) = (so + j0 as isize * sl, d0 + j0);
-                    match (f32_view, sq) {
-                        (Some(src32), 1) => {
-                            let dst32 = as_f32_mut(chunk).expect("same element type as src");
-                            tile_f32(src32, so, sl, dst32, d0, row_len, h, w)
+                    match (v32, v64, sq) {
+                        (Some(s32), _, 1) => {
+                            let d32 = view_mut(chunk).expect("dst has src's element type");
+                            tile_f32(s32, so, sl, d32, d0, row_len, h, w)
+                        }
+                        (_, Some(s64), 1) => {
+                            let d64 = view_mut(chunk).expect("dst has src's element type");
+                            tile_f64(s64, so, sl, d64, d0, row_len, h, w)
                         }
                         _ => tile(src, so, sq, sl, chunk, d0, row_len, h, w),
                     }
@@ -385,96 +390,109 @@ fn tile<T: Copy>(
     }
 }
 
-/// [`tile`] for 4-byte elements with a unit source stride along `ii`: full 8x8 blocks through
-/// `wide`'s register transpose (8 loads, 24 shuffles, 8 stores), the edges through [`tile`].
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn tile_f32(
-    src: &[f32],
-    so: isize,
-    sl: isize,
-    dst: &mut [f32],
-    d0: usize,
-    ds: usize,
-    h: usize,
-    w: usize,
-) {
-    let (h8, w8) = (h - h % 8, w - w % 8);
-    // Source rows outermost: each group of 8 source rows is read front to back (whole cache
-    // lines) while the 8 destination rows of each block fill up over successive groups;
-    // measured ~2x faster than the other order on 4096x4096 (power-of-two strides alias).
-    for j8 in (0..w8).step_by(8) {
-        // The 8 source rows of this column strip, each cut to the tile's h8 elements once, so
-        // the inner loop's loads need no further bounds checks.
-        let rows: [&[f32]; 8] = std::array::from_fn(|jj| {
-            let o = (so + (j8 + jj) as isize * sl) as usize;
-            &src[o..o + h8]
-        });
-        for i8 in (0..h8).step_by(8) {
-            let v: [f32x8; 8] = std::array::from_fn(|jj| {
-                f32x8::new(rows[jj][i8..i8 + 8].try_into().expect("8 elements"))
-            });
-            let cols = f32x8::transpose(v);
-            for (ii, v) in cols.iter().enumerate() {
-                let o = d0 + (i8 + ii) * ds + j8;
-                dst[o..o + 8].copy_from_slice(v.as_array());
+/// Register-transposing tiles: `$name` is [`tile`] for `$t` elements with a unit source stride
+/// along `ii`: full `$n x $n` blocks through `wide`'s register transpose ($n loads, shuffles,
+/// $n stores), the edges through [`tile`].
+macro_rules! simd_tile {
+    ($name:ident, $t:ty, $v:ty, $n:literal) => {
+        #[allow(clippy::too_many_arguments)]
+        #[inline]
+        fn $name(
+            src: &[$t],
+            so: isize,
+            sl: isize,
+            dst: &mut [$t],
+            d0: usize,
+            ds: usize,
+            h: usize,
+            w: usize,
+        ) {
+            let (hb, wb) = (h - h % $n, w - w % $n);
+            // Source rows outermost: each group of $n source rows is read front to back (whole
+            // cache lines) while the destination rows of each block fill up over successive
+            // groups; measured ~2x faster than the other order on 4096x4096 f32.
+            for jb in (0..wb).step_by($n) {
+                // The source rows of this strip, cut to the tile's hb elements once, so the
+                // inner loop's loads need no further bounds checks.
+                let rows: [&[$t]; $n] = std::array::from_fn(|jj| {
+                    let o = (so + (jb + jj) as isize * sl) as usize;
+                    &src[o..o + hb]
+                });
+                for ib in (0..hb).step_by($n) {
+                    let v: [$v; $n] = std::array::from_fn(|jj| {
+                        <$v>::new(rows[jj][ib..ib + $n].try_into().expect("a full vector"))
+                    });
+                    for (ii, v) in <$v>::transpose(v).iter().enumerate() {
+                        let o = d0 + (ib + ii) * ds + jb;
+                        dst[o..o + $n].copy_from_slice(v.as_array());
+                    }
+                }
+            }
+            if wb < w {
+                let so = so + wb as isize * sl;
+                tile(src, so, 1, sl, dst, d0 + wb, ds, hb, w - wb);
+            }
+            if hb < h {
+                tile(
+                    src,
+                    so + hb as isize,
+                    1,
+                    sl,
+                    dst,
+                    d0 + hb * ds,
+                    ds,
+                    h - hb,
+                    w,
+                );
             }
         }
-    }
-    if w8 < w {
-        tile(
-            src,
-            so + w8 as isize * sl,
-            1,
-            sl,
-            dst,
-            d0 + w8,
-            ds,
-            h8,
-            w - w8,
-        );
-    }
-    if h8 < h {
-        tile(
-            src,
-            so + h8 as isize,
-            1,
-            sl,
-            dst,
-            d0 + h8 * ds,
-            ds,
-            h - h8,
-            w,
-        );
+    };
+}
+
+simd_tile!(tile_f32, f32, f32x8, 8);
+simd_tile!(tile_f64, f64, f64x4, 4);
+
+/// A lane type of the register transposes, and the element types that may be viewed as it.
+trait Lane: Copy + 'static {
+    /// `T` has this type's size and alignment, no padding, and accepts every bit pattern.
+    fn accepts<T: 'static>() -> bool;
+}
+
+impl Lane for f32 {
+    fn accepts<T: 'static>() -> bool {
+        let t = TypeId::of::<T>();
+        t == TypeId::of::<f32>() || t == TypeId::of::<u32>() || t == TypeId::of::<i32>()
     }
 }
 
-/// `src` as `&[f32]` when `T` is a 4-byte type whose every bit pattern is a plain value
-/// (f32, u32, i32); register transposes only move bits, so the values are preserved.
-fn as_f32<T: 'static>(src: &[T]) -> Option<&[f32]> {
-    if !is_4byte_plain::<T>() {
+impl Lane for f64 {
+    fn accepts<T: 'static>() -> bool {
+        let t = TypeId::of::<T>();
+        t == TypeId::of::<f64>() || t == TypeId::of::<u64>() || t == TypeId::of::<i64>()
+    }
+}
+
+/// `src` as `&[U]` when `U::accepts::<T>()` (f32 for f32/u32/i32, f64 for f64/u64/i64):
+/// register transposes only move bits, so the values are preserved.
+fn view<T: 'static, U: Lane>(src: &[T]) -> Option<&[U]> {
+    if !U::accepts::<T>() {
         return None;
     }
-    // SAFETY: T is f32, u32 or i32 (checked above): same size (4) and alignment (4) as f32, no
-    // padding, every bit pattern valid as f32; the length is unchanged, so the new slice covers
-    // exactly the same bytes, borrowed for the same lifetime.
-    Some(unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<f32>(), src.len()) })
+    // SAFETY: `U::accepts::<T>()` holds only for primitive T of U's size and alignment with no
+    // padding and every bit pattern valid as U; the length is unchanged, so the new slice
+    // covers exactly the same bytes, borrowed for the same lifetime.
+    Some(unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<U>(), src.len()) })
 }
 
-/// Mutable version of [`as_f32`].
-fn as_f32_mut<T: 'static>(dst: &mut [T]) -> Option<&mut [f32]> {
-    if !is_4byte_plain::<T>() {
+/// Mutable version of [`view`].
+fn view_mut<T: 'static, U: Lane>(dst: &mut [T]) -> Option<&mut [U]> {
+    if !U::accepts::<T>() {
         return None;
     }
-    // SAFETY: as in `as_f32`; additionally every f32 bit pattern written through the new slice
-    // is a valid T (f32, u32 and i32 accept all 32-bit patterns), and the exclusive borrow of
-    // `dst` is moved into the result, so no alias exists.
-    Some(unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<f32>(), dst.len()) })
-}
-
-fn is_4byte_plain<T: 'static>() -> bool {
-    let t = TypeId::of::<T>();
-    t == TypeId::of::<f32>() || t == TypeId::of::<u32>() || t == TypeId::of::<i32>()
+    // SAFETY: as in `view`; additionally every U bit pattern written through the new slice is
+    // a valid T (the accepted T take every bit pattern of their size), and the exclusive
+    // borrow of `dst` moves into the result, so no alias exists.
+    Some(unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<U>(), dst.len()) })
 }
 
 #[cfg(test)]

@@ -253,23 +253,39 @@ fn copy_strided_rejects_out_of_bounds() {
     copy_strided(&src, 100, &[-9], &[0], &mut dst, 100, &[9]).unwrap();
 }
 
-/// The reinterpreting fast path: every bit pattern (NaN payloads, signalling NaNs, -0) of a
-/// 4-byte type survives, at the edges of the slices (first and last elements).
+/// The reinterpreting fast paths: every bit pattern (NaN payloads, signalling NaNs, -0) of a
+/// 4- or 8-byte type survives, at the edges of the slices (first and last elements), for full
+/// blocks and ragged edges.
 #[test]
-fn four_byte_fast_path_keeps_every_bit() {
-    for (m, n) in [(8usize, 8usize), (16, 24), (33, 41)] {
+fn register_transpose_paths_keep_every_bit() {
+    for (m, n) in [(8usize, 8usize), (4, 4), (16, 24), (33, 41), (5, 300)] {
         let src: Vec<u32> = (0..m * n)
             .map(|i| 0x7f80_0001u32.wrapping_add(i as u32 * 0x0101_0101))
             .collect();
         let mut dst = vec![0u32; m * n];
         transpose(&src, &[m, n], &[1, 0], &mut dst).unwrap();
         assert_eq!(dst, naive(&src, &[m, n], &[1, 0], 0));
-        assert_eq!(dst[0], src[0]);
-        assert_eq!(dst[m * n - 1], src[m * n - 1]);
+        assert_eq!((dst[0], dst[m * n - 1]), (src[0], src[m * n - 1]));
         let srci: Vec<i32> = src.iter().map(|&x| x as i32).collect();
         let mut dsti = vec![0i32; m * n];
         transpose(&srci, &[m, n], &[1, 0], &mut dsti).unwrap();
         assert_eq!(dsti, naive(&srci, &[m, n], &[1, 0], 0));
+        // 8-byte: signalling-NaN and -0 patterns of f64 through u64, i64 and f64 itself.
+        let src64: Vec<u64> = (0..m * n)
+            .map(|i| 0x7ff0_0000_0000_0001u64.wrapping_add(i as u64 * 0x0101_0101_0101_0101))
+            .collect();
+        let mut dst64 = vec![0u64; m * n];
+        transpose(&src64, &[m, n], &[1, 0], &mut dst64).unwrap();
+        assert_eq!(dst64, naive(&src64, &[m, n], &[1, 0], 0));
+        let srci64: Vec<i64> = src64.iter().map(|&x| x as i64).collect();
+        let mut dsti64 = vec![0i64; m * n];
+        transpose(&srci64, &[m, n], &[1, 0], &mut dsti64).unwrap();
+        assert_eq!(dsti64, naive(&srci64, &[m, n], &[1, 0], 0));
+        let srcf: Vec<f64> = src64.iter().map(|&x| f64::from_bits(x)).collect();
+        let mut dstf = vec![0f64; m * n];
+        transpose(&srcf, &[m, n], &[1, 0], &mut dstf).unwrap();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&dstf), bits(&naive(&srcf, &[m, n], &[1, 0], 0.0)));
     }
 }
 
