@@ -260,7 +260,7 @@ fn copy_strided_rejects_out_of_bounds() {
 fn register_transpose_paths_keep_every_bit() {
     for (m, n) in [(8usize, 8usize), (4, 4), (16, 24), (33, 41), (5, 300)] {
         let src: Vec<u32> = (0..m * n)
-            .map(|i| 0x7f80_0001u32.wrapping_add(i as u32 * 0x0101_0101))
+            .map(|i| 0x7f80_0001u32.wrapping_add((i as u32).wrapping_mul(0x0101_0101)))
             .collect();
         let mut dst = vec![0u32; m * n];
         transpose(&src, &[m, n], &[1, 0], &mut dst).unwrap();
@@ -272,7 +272,10 @@ fn register_transpose_paths_keep_every_bit() {
         assert_eq!(dsti, naive(&srci, &[m, n], &[1, 0], 0));
         // 8-byte: signalling-NaN and -0 patterns of f64 through u64, i64 and f64 itself.
         let src64: Vec<u64> = (0..m * n)
-            .map(|i| 0x7ff0_0000_0000_0001u64.wrapping_add(i as u64 * 0x0101_0101_0101_0101))
+            .map(|i| {
+                0x7ff0_0000_0000_0001u64
+                    .wrapping_add((i as u64).wrapping_mul(0x0101_0101_0101_0101))
+            })
             .collect();
         let mut dst64 = vec![0u64; m * n];
         transpose(&src64, &[m, n], &[1, 0], &mut dst64).unwrap();
