@@ -149,15 +149,22 @@ impl Geom {
     }
 }
 
-/// Packs the kernel of every group into `w[g][o][c * taps + k]` (taps row-major over spatial
-/// dimensions, window reversal applied here so the column matrix never reverses).
-fn pack_weights<T: Copy>(d: &ConvDesc, g: &Geom, kernel: &[T], w: &mut Vec<T>) {
+/// Packs the kernel of every group into `w[g][o][c * taps + k]` (or `[k * Ci + c]` for the
+/// channels-last column layout; taps row-major over spatial dimensions, window reversal
+/// applied here so the column matrix never reverses).
+fn pack_weights<T: Copy + Default>(
+    d: &ConvDesc,
+    g: &Geom,
+    kernel: &[T],
+    channels_last: bool,
+    w: &mut Vec<T>,
+) {
     let n = d.rank();
     let ks = strides_of(&d.kernel_shape[..n]);
     let dm = &d.dims;
     let kdim = g.ci * g.taps;
     w.clear();
-    w.reserve(g.groups * g.og * kdim);
+    w.resize(g.groups * g.og * kdim, T::default());
     for o in 0..g.groups * g.og {
         for c in 0..g.ci {
             let base = o * ks[dm.kernel_output_feature] + c * ks[dm.kernel_input_feature];
@@ -171,7 +178,12 @@ fn pack_weights<T: Copy>(d: &ConvDesc, g: &Geom, kernel: &[T], w: &mut Vec<T>) {
                     }
                     off += k * ks[dm.kernel_spatial[i]];
                 }
-                w.push(kernel[off]);
+                let kk = if channels_last {
+                    t * g.ci + c
+                } else {
+                    c * g.taps + t
+                };
+                w[o * kdim + kk] = kernel[off];
             }
         }
     }
@@ -278,6 +290,59 @@ fn fill_columns<T: ConvElem>(
     }
 }
 
+/// Channels-last columns: `col[(p - p0) * kdim + t * Ci + c]` for positions `p0..p0 + np`,
+/// copying the `Ci` features of each tap as one run when they are contiguous in the input.
+#[allow(clippy::too_many_arguments)]
+fn fill_rows_channels_last<T: ConvElem>(
+    g: &Geom,
+    input: &[T],
+    nb: usize,
+    f0: usize,
+    p0: usize,
+    np: usize,
+    col: &mut [T],
+) {
+    let r = g.r;
+    let kdim = g.ci * g.taps;
+    let zero = T::default();
+    let chan = nb * g.in_batch_stride + f0 * g.in_feat_stride;
+    for (j, row) in col.chunks_exact_mut(kdim).take(np).enumerate() {
+        let mut o = [0usize; MAX_SPATIAL];
+        let mut rest = p0 + j;
+        for i in (0..r).rev() {
+            o[i] = rest % g.out_size[i];
+            rest /= g.out_size[i];
+        }
+        for (t, dst) in row.chunks_exact_mut(g.ci).enumerate() {
+            let mut rest = t;
+            let mut off = Some(chan);
+            for i in (0..r).rev() {
+                let k = rest % g.k_size[i];
+                rest /= g.k_size[i];
+                let shift = (k * g.rhs_dil[i]) as i64 - g.lo[i];
+                off = match (
+                    off,
+                    input_index(o[i], shift, g.stride[i], g.lhs_dil[i], g.in_size[i]),
+                ) {
+                    (Some(base), Some(x)) => Some(base + x * g.in_stride[i]),
+                    _ => None,
+                };
+            }
+            match off {
+                None => dst.fill(zero),
+                Some(base) if g.in_feat_stride == 1 => {
+                    dst.copy_from_slice(&input[base..base + g.ci])
+                }
+                Some(base) => {
+                    for (c, x) in dst.iter_mut().enumerate() {
+                        *x = input[base + c * g.in_feat_stride];
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Input index read at output coordinate `o` by a tap whose dilated-input offset is `shift`:
 /// `q = o * stride + shift`, `Some(q / lhs_dil)` if `q` is a non-hole inside the input.
 #[inline]
@@ -308,7 +373,10 @@ pub(crate) fn conv_im2col<T: ConvElem>(
 ) -> Result<(), KernelError> {
     let g = Geom::new(d, out_shape);
     let kdim = g.ci * g.taps;
-    pack_weights(d, &g, kernel, &mut bufs.w);
+    // Channels-last inputs (feature stride 1) copy whole feature runs per tap; otherwise
+    // spatial runs along the innermost output dimension are copied.
+    let channels_last = g.in_feat_stride == 1 && g.ci > 1;
+    pack_weights(d, &g, kernel, channels_last, &mut bufs.w);
     let chunk = (COL_CHUNK_ELEMS / kdim.max(1))
         .max(MIN_CHUNK_POSITIONS)
         .min(g.positions)
@@ -329,24 +397,52 @@ pub(crate) fn conv_im2col<T: ConvElem>(
             for p0 in (0..g.positions).step_by(chunk) {
                 let np = chunk.min(g.positions - p0);
                 let col = &mut bufs.col[..kdim * np];
-                if kdim > 0 {
+                if kdim > 0 && channels_last {
+                    fill_rows_channels_last(&g, input, nb, f0, p0, np, col);
+                } else if kdim > 0 {
                     fill_columns(&g, input, nb, f0, p0, np, col);
                 }
-                let mut gd = GemmDesc::row_major(1, g.og, np, kdim);
+                // Rows of C are output features (C[o][p] = W[o][:] . col[:][p]), or positions
+                // for channels-last (C[p][o] = col[p][:] . W[o][:]).
+                let mut gd = if channels_last {
+                    let mut gd = GemmDesc::row_major(1, np, g.og, kdim);
+                    gd.b_row_stride = 1;
+                    gd.b_col_stride = kdim as isize;
+                    gd
+                } else {
+                    GemmDesc::row_major(1, g.og, np, kdim)
+                };
+                let (a, b_op) = if channels_last {
+                    (&*col, w)
+                } else {
+                    (w, &*col)
+                };
+                let (pos_stride, feat_stride) = (
+                    merged.unwrap_or(g.og) as isize,
+                    if merged.is_some() {
+                        g.out_feat_stride as isize
+                    } else {
+                        1
+                    },
+                );
+                gd.c_batch_stride = 0;
+                if channels_last {
+                    (gd.c_row_stride, gd.c_col_stride) = (pos_stride, feat_stride);
+                } else if merged.is_some() {
+                    (gd.c_row_stride, gd.c_col_stride) = (feat_stride, pos_stride);
+                } else {
+                    // Scatter buffer laid out [p][o] in both cases.
+                    (gd.c_row_stride, gd.c_col_stride) = (1, g.og as isize);
+                }
                 let res = match merged {
-                    Some(ps) => {
-                        gd.c_row_stride = g.out_feat_stride as isize;
-                        gd.c_col_stride = ps as isize;
-                        gd.c_batch_stride = 0;
-                        gemm(&gd, w, col, &mut out[origin + p0 * ps..], gs)
-                    }
+                    Some(ps) => gemm(&gd, a, b_op, &mut out[origin + p0 * ps..], gs),
                     None => {
                         let tmp = &mut bufs.tmp[..g.og * np];
-                        let res = gemm(&gd, w, col, tmp, gs);
-                        for o in 0..g.og {
-                            for j in 0..np {
-                                out[origin + o * g.out_feat_stride + g.out_pos_offset(p0 + j)] =
-                                    tmp[o * np + j];
+                        let res = gemm(&gd, a, b_op, tmp, gs);
+                        for j in 0..np {
+                            let at = origin + g.out_pos_offset(p0 + j);
+                            for o in 0..g.og {
+                                out[at + o * g.out_feat_stride] = tmp[j * g.og + o];
                             }
                         }
                         res

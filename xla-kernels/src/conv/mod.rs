@@ -21,6 +21,7 @@
 
 mod direct;
 mod direct_nchw;
+mod direct_nhwc;
 mod im2col;
 
 #[cfg(test)]
@@ -383,6 +384,7 @@ pub struct ConvScratch {
     im2col_only: bool,
     gemm: GemmScratch,
     nchw: direct_nchw::Buffers,
+    nhwc: direct_nhwc::Buffers,
     bufs: Option<Box<dyn Any + Send>>,
 }
 
@@ -451,6 +453,10 @@ impl ConvElem for f32 {
         }
         if direct_nchw::applies(d) {
             direct_nchw::conv_nchw_f32(d, out_shape, input, kernel, out, &mut scratch.nchw);
+            return true;
+        }
+        if direct_nhwc::applies(d) {
+            direct_nhwc::conv_nhwc_f32(d, out_shape, input, kernel, out, &mut scratch.nhwc);
             return true;
         }
         false

@@ -585,3 +585,55 @@ fn direct_nchw_path_odd_widths_channels_groups() {
         }
     }
 }
+
+#[test]
+fn direct_nhwc_path_odd_widths_features_strides_groups() {
+    let mut rng = Rng(4321);
+    let mut scratch = ConvScratch::new();
+    let mut cases = 0;
+    for &wo in &[1usize, 5, 6, 7, 13, 20] {
+        for &(o, c, fg) in &[
+            (1usize, 1usize, 1usize),
+            (3, 2, 1),
+            (16, 3, 1),
+            (17, 5, 1),
+            (33, 4, 1),
+            (6, 4, 2),
+            (9, 3, 3),
+            (20, 1, 4),
+        ] {
+            let (k, s, dil, pad, rev) = match cases % 4 {
+                0 => (3usize, 1usize, 1usize, (1i64, 1i64), false),
+                1 => (2, 2, 1, (0, 1), true),
+                2 => (3, 1, 2, (-1, 2), false),
+                _ => (1, 3, 1, (0, 0), false),
+            };
+            cases += 1;
+            let win = (k - 1) * dil + 1;
+            let w_in = ((wo - 1) * s + win) as i64 - pad.0 - pad.1;
+            if w_in < 1 {
+                continue;
+            }
+            // NHWC input, and NCHW input with an OIHW kernel: both end in NHWC output.
+            let mut mixed = ConvDims::nchw();
+            mixed.output_feature = 3;
+            mixed.output_spatial = [1, 2, 4];
+            for dims in [ConvDims::nhwc(2), mixed] {
+                let (ins, ks) = if dims.input_feature == 3 {
+                    (vec![2, 5, w_in as usize, c * fg], vec![k, k, c, o * fg])
+                } else {
+                    (vec![2, c * fg, 5, w_in as usize], vec![o * fg, c, k, k])
+                };
+                let d = ConvDesc::new(&ins, &ks, dims)
+                    .with_groups(fg, 1)
+                    .with_strides(&[2, s])
+                    .with_rhs_dilation(&[dil, dil])
+                    .with_padding(&[(2, -1), pad])
+                    .with_window_reversal(&[rev, rev]);
+                assert!(direct_nhwc::applies(&d));
+                assert_eq!(d.output_shape().unwrap()[2], wo, "{d:?}");
+                check_f32(&d, &mut rng, &mut scratch);
+            }
+        }
+    }
+}
