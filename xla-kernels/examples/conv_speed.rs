@@ -75,6 +75,26 @@ fn main() {
             ConvDesc::new(&[8, 56, 56, 64], &[3, 3, 64, 64], ConvDims::nhwc(2)).with_padding(&same),
         ),
         (
+            "conv 1x1 NCHW [8,256,28,28]*[256,256,1,1]",
+            ConvDesc::new(&[8, 256, 28, 28], &[256, 256, 1, 1], ConvDims::nchw()),
+        ),
+        (
+            "conv 1x1 NHWC [8,28,28,256]*[1,1,256,256]",
+            ConvDesc::new(&[8, 28, 28, 256], &[1, 1, 256, 256], ConvDims::nhwc(2)),
+        ),
+        (
+            "conv 7x7/2 NCHW [8,3,224,224]*[64,3,7,7] pad 3",
+            ConvDesc::new(&[8, 3, 224, 224], &[64, 3, 7, 7], ConvDims::nchw())
+                .with_strides(&[2, 2])
+                .with_padding(&[(3, 3), (3, 3)]),
+        ),
+        (
+            "conv 3x3/2 NHWC [8,56,56,64]*[3,3,64,128] pad 1",
+            ConvDesc::new(&[8, 56, 56, 64], &[3, 3, 64, 128], ConvDims::nhwc(2))
+                .with_strides(&[2, 2])
+                .with_padding(&same),
+        ),
+        (
             "depthwise NCHW [8,64,56,56]*[64,1,3,3] fgc 64",
             ConvDesc::new(&[8, 64, 56, 56], &[64, 1, 3, 3], ConvDims::nchw())
                 .with_padding(&same)

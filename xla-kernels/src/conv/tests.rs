@@ -423,6 +423,10 @@ fn identical_bits_for_one_and_two_threads() {
     for d in [
         ConvDesc::new(&[2, 32, 30, 30], &[48, 32, 3, 3], ConvDims::nchw())
             .with_padding(&[(1, 1), (1, 1)]),
+        ConvDesc::new(&[2, 30, 30, 32], &[3, 3, 32, 48], ConvDims::nhwc(2))
+            .with_padding(&[(1, 1), (1, 1)]),
+        ConvDesc::new(&[2, 30, 30, 32], &[3, 3, 32, 48], ConvDims::nhwc(2))
+            .with_lhs_dilation(&[2, 1]),
         ConvDesc::new(&[2, 32, 30, 30], &[32, 1, 3, 3], ConvDims::nchw())
             .with_padding(&[(1, 1), (1, 1)])
             .with_groups(32, 1),
