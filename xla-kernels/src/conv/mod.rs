@@ -13,15 +13,15 @@
 //! Strategies (see [`conv`]), chosen by measurement (`examples/conv_speed.rs`, which prints
 //! each case through the chosen path and through im2col):
 //! - depthwise 2-D f32 (`feature_group_count` = input features, output `[N, O, H, W]`): a
-//!   direct `wide` loop over padded planes ([`direct`]); ~5x faster than im2col here;
+//!   direct `wide` loop over padded planes (`direct.rs`); ~5x faster than im2col here;
 //! - other 2-D f32 with output `[N, O, H, W]`, unit innermost stride, no base dilation: a
 //!   direct kernel, 2 output channels x 6 vectors of a row per register tile
-//!   ([`direct_nchw`]); 3x3 [8,64,56,56]: ~1.4x faster than im2col + GEMM;
+//!   (`direct_nchw.rs`); 3x3 `[8,64,56,56]`: ~1.4x faster than im2col + GEMM;
 //! - 2-D f32 with output `[N, H, W, O]`, no base dilation: a direct kernel, 6 positions x 16
-//!   output features per register tile ([`direct_nhwc`]); 3x3: ~2x faster than im2col;
+//!   output features per register tile (`direct_nhwc.rs`); 3x3: ~2x faster than im2col;
 //! - everything else (1-D / 3-D, base dilation, batch groups, other layouts, every other
 //!   element type): im2col into a column buffer plus one [`gemm`](crate::gemm::gemm) per
-//!   group and output batch ([`im2col`]), in column chunks that stay in cache. 1x1
+//!   group and output batch (`im2col.rs`), in column chunks that stay in cache. 1x1
 //!   convolutions measured the same through im2col and the direct kernels.
 //!
 //! Determinism: every output element is computed by one task, summing in an order fixed by the
