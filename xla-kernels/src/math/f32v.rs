@@ -27,6 +27,15 @@ pub(crate) trait F32Lanes:
     /// `x` clamped to `[lo, hi]` with one max and one min instruction (NaN lanes: unspecified,
     /// callers select NaN results themselves).
     fn clamp_fast(x: Self, lo: f32, hi: f32) -> Self;
+    /// Whether every lane of the mask is set (one movemask with AVX).
+    fn all(mask: Self) -> bool;
+    /// `x * 2^n` by adding `n` to the exponent field, where `k = n + ROUND_MAGIC` as computed
+    /// by [`round_magic`] (its low mantissa bits hold `n`); exact when `x` and the result are
+    /// normal.
+    fn mul_pow2_magic(x: Self, k: Self) -> Self;
+    /// `x * 2^-n` by subtracting `n` from the exponent field (same conditions as
+    /// [`F32Lanes::mul_pow2_magic`]).
+    fn div_pow2_magic(x: Self, k: Self) -> Self;
     /// The f64 vector of half the lanes (for functions evaluated in f64).
     type Half: VFloat<Elem = f64> + BitOr<Output = Self::Half>;
     /// Lanes `0..LANES/2` and `LANES/2..` widened to f64 (exact).
@@ -75,6 +84,21 @@ macro_rules! impl_f32_lanes {
             #[inline(always)]
             fn clamp_fast(x: Self, lo: f32, hi: f32) -> Self {
                 x.fast_max($v::splat(lo)).fast_min($v::splat(hi))
+            }
+            #[inline(always)]
+            fn all(mask: Self) -> bool {
+                mask.all()
+            }
+            #[inline(always)]
+            fn mul_pow2_magic(x: Self, k: Self) -> Self {
+                // ROUND_MAGIC's low 9 bits are zero, so `bits(k) << 23` is `n << 23`.
+                let (xb, kb): ($i, $i) = (wide::bytemuck::cast(x), wide::bytemuck::cast(k));
+                wide::bytemuck::cast(xb + (kb << 23u32))
+            }
+            #[inline(always)]
+            fn div_pow2_magic(x: Self, k: Self) -> Self {
+                let (xb, kb): ($i, $i) = (wide::bytemuck::cast(x), wide::bytemuck::cast(k));
+                wide::bytemuck::cast(xb - (kb << 23u32))
             }
         }
     };
@@ -179,10 +203,48 @@ fn sel<V: VFloat>(mask: V, x: V, y: V) -> V {
     V::select(mask, x, y)
 }
 
-/// `e^x`: `2^n e^r`. Clamping to `[-104, 89]` makes overflow give +inf and underflow 0
-/// through the same arithmetic; subnormal results are rounded once.
+/// `1.5 * 2^23`: `t + ROUND_MAGIC` rounds `t` (`|t| < 2^22`) to the integer `n` (ties to
+/// even), held in the low mantissa bits, and `(t + ROUND_MAGIC) - ROUND_MAGIC` is `n` exactly.
+const ROUND_MAGIC: f32 = 12_582_912.0;
+
+/// `k = round(x * scale) + ROUND_MAGIC` and `n = round(x * scale)` (see [`ROUND_MAGIC`]);
+/// one multiply-add and one subtraction instead of a rounding instruction and a conversion.
+#[inline(always)]
+fn round_magic<V: F32Lanes>(x: V, scale: f32) -> (V, V) {
+    let k = x.mul_add(V::splat(scale), V::splat(ROUND_MAGIC));
+    (k, k - V::splat(ROUND_MAGIC))
+}
+
+/// Below this `|x|`, `n = round(x / ln 2)` is in `[-125, 125]`, so `e^r 2^n` (with `e^r` in
+/// `[2^-0.5, 2^0.5]`) is a normal float and the exponent-field add of
+/// [`F32Lanes::mul_pow2_magic`] scales exactly.
+const EXP_FAST_MAX: f32 = 86.5;
+
+/// `e^x`: `2^n e^r`. Vectors with every `|x| < EXP_FAST_MAX` (the common case) scale by adding
+/// `n` to the exponent field; others (NaN, overflow, subnormal or zero results) take
+/// [`exp_any`]. Both give the same bits where both apply.
 #[inline(always)]
 pub(crate) fn exp<V: F32Lanes>(x: V) -> V {
+    if V::all(x.abs().cmp_lt(V::splat(EXP_FAST_MAX))) {
+        exp_normal(x)
+    } else {
+        exp_any(x)
+    }
+}
+
+/// [`exp`] for `|x| < EXP_FAST_MAX` in every lane.
+#[inline(always)]
+fn exp_normal<V: F32Lanes>(x: V) -> V {
+    let (k, n) = round_magic(x, LOG2E);
+    let r = n.mul_add(V::splat(-LN2_HI), x);
+    let r = n.mul_add(V::splat(-LN2_LO), r);
+    V::mul_pow2_magic(expm1_reduced(r) + V::splat(1.0), k)
+}
+
+/// [`exp`] for any input: clamping to `[-104, 89]` makes overflow give +inf and underflow 0
+/// through the same arithmetic; subnormal results are rounded once.
+#[inline(always)]
+fn exp_any<V: F32Lanes>(x: V) -> V {
     let xc = V::clamp_fast(x, -104.0, 89.0);
     let (n, r) = reduce_ln2(xc);
     let res = ldexp(expm1_reduced(r) + V::splat(1.0), n);
@@ -252,13 +314,24 @@ pub(crate) fn logistic<V: F32Lanes>(x: V) -> V {
     sel(x.cmp_lt(V::splat(0.0)), e / d, V::splat(1.0) / d)
 }
 
-/// `tanh x = sign(x) t / (t + 2)` with `t = e^{2|x|} - 1`; `|x|` clamped at 10 where tanh
-/// rounds to 1.
+/// `tanh a = (e^{2a} - 1) / (e^{2a} + 1)` for `a = min(|x|, 10)` (tanh rounds to 1 from 9.01
+/// on), with `2a = n ln2 + r`, `em = e^r - 1` and both sides divided by `2^n` so every term
+/// stays normal (`n` in `[0, 29]`, `1 ± 2^-n` exact for `n <= 23`): `(em + 1 - 2^-n) / d` for
+/// `n <= 1` (`n = 0` is `em / (em + 2)`, no cancellation) and `1 - 2^{1-n} / d` from `n = 2`
+/// (`a > 0.52`, `tanh > 0.47`) on, where the rounding of `d = em + 1 + 2^-n` then costs the
+/// small correction term, not the result near 1.
 #[inline(always)]
 pub(crate) fn tanh<V: F32Lanes>(x: V) -> V {
     let a = V::clamp_fast(x.abs(), 0.0, 10.0);
-    let t = expm1(a + a);
-    let res = t / (t + V::splat(2.0));
+    let (k, n) = round_magic(a, 2.0 * LOG2E);
+    let r = n.mul_add(V::splat(-LN2_HI), a + a);
+    let r = n.mul_add(V::splat(-LN2_LO), r);
+    let em = expm1_reduced(r);
+    let one = V::splat(1.0);
+    let p = V::div_pow2_magic(one, k);
+    let big = n.cmp_ge(V::splat(2.0));
+    let q = sel(big, p + p, em + (one - p)) / (em + (one + p));
+    let res = sel(big, one - q, q);
     sel(x.is_nan(), x, res | (x & V::splat(-0.0)))
 }
 

@@ -205,3 +205,56 @@ fn ldexp_rounds_subnormals_once() {
         1.5 * 2f32.powi(127)
     );
 }
+
+#[test]
+fn exp_fast_path_matches_the_general_path_bit_for_bit() {
+    // Every 64th f32 in (-EXP_FAST_MAX, EXP_FAST_MAX) plus the limits' neighbours: the
+    // exponent-field scaling must give exactly what the two-factor ldexp gives.
+    let lim = EXP_FAST_MAX.next_down();
+    let mut xs: Vec<f32> = (0..(lim.to_bits() >> 6))
+        .flat_map(|i| {
+            let x = f32::from_bits(i << 6);
+            [x, -x]
+        })
+        .collect();
+    xs.extend([lim, -lim, 0.0, -0.0, 1e-45, -1e-45]);
+    for chunk in xs.chunks(8) {
+        let v = f32x8::load_partial(chunk, 0.0);
+        let (fast, any) = (exp_normal(v), exp_any(v));
+        for i in 0..chunk.len() {
+            assert_eq!(
+                fast.lane(i).to_bits(),
+                any.lane(i).to_bits(),
+                "exp({:e})",
+                chunk[i]
+            );
+        }
+    }
+    // A vector with one lane past the limit takes the general path (overflow to inf).
+    let mut a = [1.0f32; 8];
+    a[3] = 100.0;
+    let got = exp(f32x8::from(a));
+    assert_eq!(got.lane(3), f32::INFINITY);
+    assert_eq!(got.lane(0), 1f32.exp());
+}
+
+#[test]
+fn tanh_branches_meet_and_saturate() {
+    // Around the switch between the two formulas (n = 2 from 2a >= 1.5 ln2) and at the clamp.
+    let mid = 0.75 * std::f32::consts::LN_2;
+    let mut x = mid - 1e-3;
+    while x < mid + 1e-3 {
+        let g = tanh(f32x8::splat(x)).lane(0);
+        assert!(
+            ulp_diff(g, <f32 as Scalar>::tanh(x)) <= 2,
+            "tanh({x:e}) = {g:e}"
+        );
+        x = x.next_up();
+    }
+    // 1 - tanh(9) = 3.05e-8 is past half an ulp below 1: 0.99999994, not 1.
+    assert_eq!(tanh(f32x8::splat(9.0)).lane(0), 1.0f32.next_down());
+    for x in [9.02f32, 9.1, 10.0, 10.5, 1e30, f32::MAX] {
+        assert_eq!(tanh(f32x8::splat(x)).lane(0), 1.0, "tanh({x})");
+        assert_eq!(tanh(f32x8::splat(-x)).lane(0), -1.0, "tanh(-{x})");
+    }
+}
