@@ -176,33 +176,8 @@ pub fn unary(op: UnaryOp, operand: &Shape) -> Result<ArrayShape> {
         UnaryOp::Neg => Accepts::NotPred,
     };
     check_type(name, accepts, a, Blame::Operand(0))?;
-    let ty = match op {
-        UnaryOp::IsFinite => ElementType::Pred,
-        UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => a.ty.complex_component().unwrap_or(a.ty),
-        UnaryOp::Cbrt
-        | UnaryOp::Ceil
-        | UnaryOp::Clz
-        | UnaryOp::Cos
-        | UnaryOp::Cosh
-        | UnaryOp::Erf
-        | UnaryOp::Exp
-        | UnaryOp::Expm1
-        | UnaryOp::Floor
-        | UnaryOp::Log
-        | UnaryOp::Log1p
-        | UnaryOp::Logistic
-        | UnaryOp::Neg
-        | UnaryOp::Not
-        | UnaryOp::PopulationCount
-        | UnaryOp::RoundNearestAfz
-        | UnaryOp::RoundNearestEven
-        | UnaryOp::Rsqrt
-        | UnaryOp::Sign
-        | UnaryOp::Sin
-        | UnaryOp::Sqrt
-        | UnaryOp::Tan
-        | UnaryOp::Tanh => a.ty,
-    };
+    // The result type's rule is the evaluator's too: one function for both.
+    let ty = crate::scalar::unary_result_type(op, a.ty);
     Ok(array_like(ty, a))
 }
 
