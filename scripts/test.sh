@@ -10,4 +10,4 @@ if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
   export XLA_ORACLE_PYTHON="$PWD/target/oracle-venv/bin/python"
 fi
 echo "XLA oracle: $XLA_ORACLE_PYTHON"
-cargo test --workspace "$@"
+cargo test --workspace --no-fail-fast "$@"

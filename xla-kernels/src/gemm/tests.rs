@@ -469,7 +469,7 @@ fn integer_bool_complex_and_half_types() {
         u8::wrapping_add,
     );
     check_generic(
-        |i| (i as i32 * 1_000_003) - 7,
+        |i| (i as i32).wrapping_mul(1_000_003).wrapping_sub(7),
         |s, a, b| s.wrapping_add(a.wrapping_mul(b)),
         0i32,
         i32::wrapping_add,
