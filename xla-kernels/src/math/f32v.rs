@@ -27,6 +27,8 @@ pub(crate) trait F32Lanes:
     /// `x` clamped to `[lo, hi]` with one max and one min instruction (NaN lanes: unspecified,
     /// callers select NaN results themselves).
     fn clamp_fast(x: Self, lo: f32, hi: f32) -> Self;
+    /// `min(x, hi)` in one instruction; NaN lanes of `x` stay NaN.
+    fn min_keep_nan(x: Self, hi: f32) -> Self;
     /// Whether every lane of the mask is set (one movemask with AVX).
     fn all(mask: Self) -> bool;
     /// `x * 2^n` by adding `n` to the exponent field, where `k = n + ROUND_MAGIC` as computed
@@ -84,6 +86,11 @@ macro_rules! impl_f32_lanes {
             #[inline(always)]
             fn clamp_fast(x: Self, lo: f32, hi: f32) -> Self {
                 x.fast_max($v::splat(lo)).fast_min($v::splat(hi))
+            }
+            #[inline(always)]
+            fn min_keep_nan(x: Self, hi: f32) -> Self {
+                // minps returns its second operand when either is NaN.
+                $v::splat(hi).fast_min(x)
             }
             #[inline(always)]
             fn all(mask: Self) -> bool {
@@ -314,25 +321,37 @@ pub(crate) fn logistic<V: F32Lanes>(x: V) -> V {
     sel(x.cmp_lt(V::splat(0.0)), e / d, V::splat(1.0) / d)
 }
 
+/// [`EXPM1_Q`] for `h(s) = (e^{2s} - 1) / 2 = s + s^2 sum_i EXPM1_Q[i] 2^{i+1} s^i`: scaling
+/// by powers of two is exact, so `h(r/2)` has exactly the bits of `expm1_reduced(r) / 2`.
+const EXPM1_Q_HALF: [f32; 6] = [
+    EXPM1_Q[0] * 2.0,
+    EXPM1_Q[1] * 4.0,
+    EXPM1_Q[2] * 8.0,
+    EXPM1_Q[3] * 16.0,
+    EXPM1_Q[4] * 32.0,
+    EXPM1_Q[5] * 64.0,
+];
+
 /// `tanh a = (e^{2a} - 1) / (e^{2a} + 1)` for `a = min(|x|, 10)` (tanh rounds to 1 from 9.01
 /// on), with `2a = n ln2 + r`, `em = e^r - 1` and both sides divided by `2^n` so every term
 /// stays normal (`n` in `[0, 29]`, `1 ± 2^-n` exact for `n <= 23`): `(em + 1 - 2^-n) / d` for
 /// `n <= 1` (`n = 0` is `em / (em + 2)`, no cancellation) and `1 - 2^{1-n} / d` from `n = 2`
 /// (`a > 0.52`, `tanh > 0.47`) on, where the rounding of `d = em + 1 + 2^-n` then costs the
-/// small correction term, not the result near 1.
+/// small correction term, not the result near 1. The reduction runs on `a` itself
+/// (`a = n ln2/2 + r/2`, `em = 2 h(r/2)`, see [`EXPM1_Q_HALF`]): the same bits as reducing
+/// `2a`, one addition fewer. NaN propagates through the arithmetic.
 #[inline(always)]
 pub(crate) fn tanh<V: F32Lanes>(x: V) -> V {
-    let a = V::clamp_fast(x.abs(), 0.0, 10.0);
+    let a = V::min_keep_nan(x.abs(), 10.0);
     let (k, n) = round_magic(a, 2.0 * LOG2E);
-    let r = n.mul_add(V::splat(-LN2_HI), a + a);
-    let r = n.mul_add(V::splat(-LN2_LO), r);
-    let em = expm1_reduced(r);
-    let one = V::splat(1.0);
+    let s = n.mul_add(V::splat(-0.5 * LN2_HI), a);
+    let s = n.mul_add(V::splat(-0.5 * LN2_LO), s);
+    let h = (s * s).mul_add(poly(s, &EXPM1_Q_HALF), s);
+    let (one, two) = (V::splat(1.0), V::splat(2.0));
     let p = V::div_pow2_magic(one, k);
-    let big = n.cmp_ge(V::splat(2.0));
-    let q = sel(big, p + p, em + (one - p)) / (em + (one + p));
-    let res = sel(big, one - q, q);
-    sel(x.is_nan(), x, res | (x & V::splat(-0.0)))
+    let big = n.cmp_ge(two);
+    let q = sel(big, p + p, h.mul_add(two, one - p)) / h.mul_add(two, one + p);
+    sel(big, one - q, q) | (x & V::splat(-0.0))
 }
 
 /// `erf x`: `x P(x^2)` for `|x| < 1`, `1 - e^{-x^2} Q(1/|x|)` for `1 <= |x| < 3.9`, else ±1.

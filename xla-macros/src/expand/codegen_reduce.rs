@@ -20,9 +20,11 @@ use super::fuse::{ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, Kind, Value};
 use super::plan::Plan;
 
-/// Work (operand elements) per parallel task of a reduction: larger than a loop's task because
-/// a reduction writes little and each task must amortise rayon's fork/join.
-const REDUCE_TASK_WORK: i64 = 1 << 18;
+/// Work (operand elements) per parallel task of a reduction: twice a loop's task because a
+/// reduction writes little, but small enough that mid-sized reductions split (a 256x1024
+/// softmax is 8 tasks; at 2^18 it ran its exp-and-sum pass on one thread). 128 KiB of f32
+/// is 10-60 us of work, far above rayon's ~1 us per task.
+const REDUCE_TASK_WORK: i64 = 1 << 15;
 
 /// Outputs per task of a column reduction at least: a run of this many f32 accumulators is
 /// 4 KiB of each operand row, streamed contiguously.
