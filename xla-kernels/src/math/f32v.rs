@@ -35,9 +35,7 @@ pub(crate) trait F32Lanes:
     /// by [`round_magic`] (its low mantissa bits hold `n`); exact when `x` and the result are
     /// normal.
     fn mul_pow2_magic(x: Self, k: Self) -> Self;
-    /// `x * 2^-n` by subtracting `n` from the exponent field (same conditions as
-    /// [`F32Lanes::mul_pow2_magic`]).
-    fn div_pow2_magic(x: Self, k: Self) -> Self;
+
     /// The f64 vector of half the lanes (for functions evaluated in f64).
     type Half: VFloat<Elem = f64> + BitOr<Output = Self::Half>;
     /// Lanes `0..LANES/2` and `LANES/2..` widened to f64 (exact).
@@ -101,11 +99,6 @@ macro_rules! impl_f32_lanes {
                 // ROUND_MAGIC's low 9 bits are zero, so `bits(k) << 23` is `n << 23`.
                 let (xb, kb): ($i, $i) = (wide::bytemuck::cast(x), wide::bytemuck::cast(k));
                 wide::bytemuck::cast(xb + (kb << 23u32))
-            }
-            #[inline(always)]
-            fn div_pow2_magic(x: Self, k: Self) -> Self {
-                let (xb, kb): ($i, $i) = (wide::bytemuck::cast(x), wide::bytemuck::cast(k));
-                wide::bytemuck::cast(xb - (kb << 23u32))
             }
         }
     };
@@ -321,37 +314,42 @@ pub(crate) fn logistic<V: F32Lanes>(x: V) -> V {
     sel(x.cmp_lt(V::splat(0.0)), e / d, V::splat(1.0) / d)
 }
 
-/// [`EXPM1_Q`] for `h(s) = (e^{2s} - 1) / 2 = s + s^2 sum_i EXPM1_Q[i] 2^{i+1} s^i`: scaling
-/// by powers of two is exact, so `h(r/2)` has exactly the bits of `expm1_reduced(r) / 2`.
-const EXPM1_Q_HALF: [f32; 6] = [
-    EXPM1_Q[0] * 2.0,
-    EXPM1_Q[1] * 4.0,
-    EXPM1_Q[2] * 8.0,
-    EXPM1_Q[3] * 16.0,
-    EXPM1_Q[4] * 32.0,
-    EXPM1_Q[5] * 64.0,
+/// `tanh(x) / x` as `P(t) / Q(t)`, `t = x^2` in `[0, 81.5]` (`|x| <= 9.03`): a rational fit of
+/// our own (iteratively reweighted least squares on the relative error at 6000 points, numpy
+/// f64), max relative error 6.8e-9 before f32 rounding. `P(0)` rounds to 1 in f32, so tiny `x`
+/// give `x` exactly.
+const TANH_P: [f32; 7] = [
+    0.999_999_993_166_755_6,
+    0.130_828_238_035_135_46,
+    0.003_102_628_707_247_756_5,
+    1.114_033_703_511_650_7e-5,
+    -2.016_791_213_622_916e-8,
+    5.249_949_073_135_768_6e-11,
+    -8.415_658_150_661_384e-14,
 ];
+/// The denominator of [`TANH_P`] (`Q(0) = 1`).
+const TANH_Q: [f32; 4] = [
+    1.0,
+    0.464_161_507_095_539_55,
+    0.024_489_898_782_519_694,
+    0.000_254_420_736_258_387_3,
+];
+/// From this `|x|` on, tanh rounds to ±1 in f32 (`1 - tanh(9.02) < 2^-25`).
+const TANH_ONE: f32 = 9.02;
 
-/// `tanh a = (e^{2a} - 1) / (e^{2a} + 1)` for `a = min(|x|, 10)` (tanh rounds to 1 from 9.01
-/// on), with `2a = n ln2 + r`, `em = e^r - 1` and both sides divided by `2^n` so every term
-/// stays normal (`n` in `[0, 29]`, `1 ± 2^-n` exact for `n <= 23`): `(em + 1 - 2^-n) / d` for
-/// `n <= 1` (`n = 0` is `em / (em + 2)`, no cancellation) and `1 - 2^{1-n} / d` from `n = 2`
-/// (`a > 0.52`, `tanh > 0.47`) on, where the rounding of `d = em + 1 + 2^-n` then costs the
-/// small correction term, not the result near 1. The reduction runs on `a` itself
-/// (`a = n ln2/2 + r/2`, `em = 2 h(r/2)`, see [`EXPM1_Q_HALF`]): the same bits as reducing
-/// `2a`, one addition fewer. NaN propagates through the arithmetic.
+/// `tanh x = x P(x^2) / Q(x^2)` for `|x| < TANH_ONE`, at most 1 (the f32 evaluation can
+/// round a few ulp either side of 1), and exactly ±1 from [`TANH_ONE`] on. About 17 vector
+/// operations and one division, no exponential: twice the speed of
+/// `(e^{2a} - 1) / (e^{2a} + 1)`, 6 ulp instead of 2 (the roundings of `P`, `Q`, `x P` and
+/// the quotient, near 1). NaN propagates through the arithmetic; the sign (of ±0 too) is
+/// copied back.
 #[inline(always)]
 pub(crate) fn tanh<V: F32Lanes>(x: V) -> V {
-    let a = V::min_keep_nan(x.abs(), 10.0);
-    let (k, n) = round_magic(a, 2.0 * LOG2E);
-    let s = n.mul_add(V::splat(-0.5 * LN2_HI), a);
-    let s = n.mul_add(V::splat(-0.5 * LN2_LO), s);
-    let h = (s * s).mul_add(poly(s, &EXPM1_Q_HALF), s);
-    let (one, two) = (V::splat(1.0), V::splat(2.0));
-    let p = V::div_pow2_magic(one, k);
-    let big = n.cmp_ge(two);
-    let q = sel(big, p + p, h.mul_add(two, one - p)) / h.mul_add(two, one + p);
-    sel(big, one - q, q) | (x & V::splat(-0.0))
+    let a = V::min_keep_nan(x.abs(), TANH_ONE);
+    let t = a * a;
+    let r = V::min_keep_nan((a * poly(t, &TANH_P)) / poly(t, &TANH_Q), 1.0);
+    let r = sel(a.cmp_ge(V::splat(TANH_ONE)), V::splat(1.0), r);
+    r | (x & V::splat(-0.0))
 }
 
 /// `erf x`: `x P(x^2)` for `|x| < 1`, `1 - e^{-x^2} Q(1/|x|)` for `1 <= |x| < 3.9`, else ±1.
