@@ -20,11 +20,17 @@ use super::fuse::{ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, Kind, Value};
 use super::plan::Plan;
 
-/// Work (operand elements) per parallel task of a reduction: twice a loop's task because a
-/// reduction writes little, but small enough that mid-sized reductions split (a 256x1024
-/// softmax is 8 tasks; at 2^18 it ran its exp-and-sum pass on one thread). 128 KiB of f32
-/// is 10-60 us of work, far above rayon's ~1 us per task.
-const REDUCE_TASK_WORK: i64 = 1 << 15;
+/// Work (operand elements) per parallel task of a reduction, from the total: about
+/// `REDUCE_TASKS` tasks, each between 2^15 elements (128 KiB of f32: 10-60 us, far above
+/// rayon's ~1 us per task; a 256x1024 softmax is 8 tasks, so its exp-and-sum pass uses every
+/// thread) and 2^18 (a 4096x4096 row sum is 64 tasks, not 512 whose overhead showed in this
+/// memory-bound stream). Depends only on sizes, so results do not depend on the thread count.
+fn reduce_task_work(total: i64) -> i64 {
+    (total / REDUCE_TASKS).clamp(1 << 15, 1 << 18)
+}
+
+/// Target number of tasks of a large reduction (several per thread, for balance).
+const REDUCE_TASKS: i64 = 64;
 
 /// Outputs per task of a column reduction at least: a run of this many f32 accumulators is
 /// 4 KiB of each operand row, streamed contiguously.
@@ -482,7 +488,7 @@ pub(crate) fn reduce_kernel(
         } else {
             quote!({ #per_output }.0)
         };
-        let per_task = lit_usize((REDUCE_TASK_WORK / red_n.max(1)).max(1));
+        let per_task = lit_usize((reduce_task_work(out_n * red_n) / red_n.max(1)).max(1));
         if let Some(&(_, u)) = stores.first() {
             // The stored value's rows travel with their outputs: chunk both at the same outputs.
             let ut = rust_type(f.graph.shape(u).ty);
@@ -710,7 +716,7 @@ fn column_reduce(
         quote!()
     };
     // A run wide enough (4 KiB of f32) for the hardware prefetcher to stream each row.
-    let chunk = lit_usize(COLUMN_RUN.max(REDUCE_TASK_WORK / c.red_n.max(1)));
+    let chunk = lit_usize(COLUMN_RUN.max(reduce_task_work(c.out_n * c.red_n) / c.red_n.max(1)));
     let kern = format_ident!("kern");
     let elem = rust_type(c.t);
     let disp = dispatch(w, &kern, &chunk, &chunk, c.out_n * c.red_n);
