@@ -182,12 +182,14 @@ fn ldexp<V: F32Lanes>(x: V, n: V) -> V {
     x * V::pow2i(h) * V::pow2i(n - h)
 }
 
-/// `n = round(x / ln 2)` and `r = x - n ln 2`, `|r| <= ln2/2` (plus rounding).
+/// `n = round(x / ln 2)` and `r = x - n ln 2`, `|r| <= ln2/2` (plus rounding), for
+/// `|x| < 2^21`. `n` comes from [`round_magic`] like [`exp`]'s fast path, so both paths pick
+/// the same `n` (with FMA, rounding `x log2 e` first can pick the other neighbour).
 #[inline(always)]
 fn reduce_ln2<V: F32Lanes>(x: V) -> (V, V) {
-    let n = (x * V::splat(LOG2E)).round_even();
-    let r = (-n).mul_add(V::splat(LN2_HI), x);
-    let r = (-n).mul_add(V::splat(LN2_LO), r);
+    let (_, n) = round_magic(x, LOG2E);
+    let r = n.mul_add(V::splat(-LN2_HI), x);
+    let r = n.mul_add(V::splat(-LN2_LO), r);
     (n, r)
 }
 
