@@ -5,7 +5,7 @@
 //!
 //! Each row runs one `xla!` fn through its allocation-free entry (`name::into`) and the same
 //! program's StableHLO (`name::stablehlo()`) compiled by XLA:CPU (jaxlib), on the same inputs;
-//! both are timed as the median of repeated runs after warm-up (XLA's inside Python, around
+//! both are timed in alternating rounds (median of each side's round medians) after warm-up (XLA's inside Python, around
 //! `execute` + `block_until_ready`, so process-crossing costs are not charged to it). Before
 //! timing, the two results are compared, so a fast wrong answer cannot pass.
 
@@ -81,6 +81,14 @@ fn median_secs(budget: f64, mut f: impl FnMut()) -> f64 {
     v[n / 2]
 }
 
+/// Rounds of alternating measurements per row.
+const ROUNDS: usize = 7;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 /// Largest |a-b| / max(1, |b|) over two f32 literals.
 fn max_rel_diff(ours: &Literal, xla: &Literal) -> f64 {
     let (a, b) = (ours.as_slice::<f32>().expect("f32"), xla.as_slice::<f32>().expect("f32"));
@@ -119,10 +127,18 @@ fn row(
     let xla_out = oracle.run(mlir, args).unwrap_or_else(|e| panic!("{name}: XLA failed: {e}"));
     let max_rel = max_rel_diff(&ours_out(), &xla_out[0]);
     assert!(max_rel < 1e-4, "{name}: generated code and XLA disagree (max rel diff {max_rel:e})");
-    let ours = median_secs(0.5, ours);
-    let iters = ((0.5 / ours.max(1e-6)) as usize).clamp(5, 2000);
-    let xla = oracle.time(mlir, args, iters).unwrap_or_else(|e| panic!("{name}: XLA timing failed: {e}"));
-    Row { name, ours, xla, bytes, flops, max_rel }
+    // Alternate rounds of ours and XLA's and take the median of each side's round medians: on a
+    // shared machine the load drifts, and timing one side after the other would charge the
+    // drift to one of them.
+    let mut ours = ours;
+    let (mut ours_t, mut xla_t) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let t = median_secs(0.08, &mut ours);
+        let iters = ((0.08 / t.max(1e-6)) as usize).clamp(5, 2000);
+        ours_t.push(t);
+        xla_t.push(oracle.time(mlir, args, iters).unwrap_or_else(|e| panic!("{name}: XLA timing failed: {e}")));
+    }
+    Row { name, ours: median(ours_t), xla: median(xla_t), bytes, flops, max_rel }
 }
 
 fn main() {
