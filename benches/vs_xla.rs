@@ -91,9 +91,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Largest |a-b| / max(1, |b|) over two f32 literals.
 fn max_rel_diff(ours: &Literal, xla: &Literal) -> f64 {
-    let (a, b) = (ours.as_slice::<f32>().expect("f32"), xla.as_slice::<f32>().expect("f32"));
+    let (a, b) = (
+        ours.as_slice::<f32>().expect("f32"),
+        xla.as_slice::<f32>().expect("f32"),
+    );
     assert_eq!(a.len(), b.len(), "result sizes differ");
-    a.iter().zip(b).map(|(&x, &y)| ((x - y).abs() / y.abs().max(1.0)) as f64).fold(0.0, f64::max)
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| ((x - y).abs() / y.abs().max(1.0)) as f64)
+        .fold(0.0, f64::max)
 }
 
 struct Row {
@@ -114,6 +120,7 @@ fn fmt_time(s: f64) -> String {
 }
 
 /// Times `ours` (the generated `into`), runs `mlir` on XLA with `args`, checks agreement.
+#[allow(clippy::too_many_arguments)]
 fn row(
     oracle: &mut Oracle,
     name: &'static str,
@@ -124,9 +131,14 @@ fn row(
     bytes: f64,
     flops: f64,
 ) -> Row {
-    let xla_out = oracle.run(mlir, args).unwrap_or_else(|e| panic!("{name}: XLA failed: {e}"));
+    let xla_out = oracle
+        .run(mlir, args)
+        .unwrap_or_else(|e| panic!("{name}: XLA failed: {e}"));
     let max_rel = max_rel_diff(&ours_out(), &xla_out[0]);
-    assert!(max_rel < 1e-4, "{name}: generated code and XLA disagree (max rel diff {max_rel:e})");
+    assert!(
+        max_rel < 1e-4,
+        "{name}: generated code and XLA disagree (max rel diff {max_rel:e})"
+    );
     // Alternate rounds of ours and XLA's and take the median of each side's round medians: on a
     // shared machine the load drifts, and timing one side after the other would charge the
     // drift to one of them.
@@ -136,9 +148,20 @@ fn row(
         let t = median_secs(0.08, &mut ours);
         let iters = ((0.08 / t.max(1e-6)) as usize).clamp(5, 2000);
         ours_t.push(t);
-        xla_t.push(oracle.time(mlir, args, iters).unwrap_or_else(|e| panic!("{name}: XLA timing failed: {e}")));
+        xla_t.push(
+            oracle
+                .time(mlir, args, iters)
+                .unwrap_or_else(|e| panic!("{name}: XLA timing failed: {e}")),
+        );
     }
-    Row { name, ours: median(ours_t), xla: median(xla_t), bytes, flops, max_rel }
+    Row {
+        name,
+        ours: median(ours_t),
+        xla: median(xla_t),
+        bytes,
+        flops,
+        max_rel,
+    }
 }
 
 fn main() {
@@ -259,7 +282,10 @@ fn main() {
         "\n| {:<38} | {:>11} | {:>11} | {:>8} | {:>10} | {:>10} | {:>9} |",
         "program", "ours", "XLA:CPU", "XLA/ours", "ours GB/s", "ours GF/s", "max rel"
     );
-    println!("|{:-<40}|{:-<13}|{:-<13}|{:-<10}|{:-<12}|{:-<12}|{:-<11}|", "", "", "", "", "", "", "");
+    println!(
+        "|{:-<40}|{:-<13}|{:-<13}|{:-<10}|{:-<12}|{:-<12}|{:-<11}|",
+        "", "", "", "", "", "", ""
+    );
     for r in &rows {
         println!(
             "| {:<38} | {:>11} | {:>11} | {:>7.2}x | {:>10.1} | {:>10} | {:>9.1e} |",
@@ -268,7 +294,11 @@ fn main() {
             fmt_time(r.xla),
             r.xla / r.ours,
             r.bytes / r.ours / 1e9,
-            if r.flops > 0.0 { format!("{:.1}", r.flops / r.ours / 1e9) } else { "-".into() },
+            if r.flops > 0.0 {
+                format!("{:.1}", r.flops / r.ours / 1e9)
+            } else {
+                "-".into()
+            },
             r.max_rel
         );
     }

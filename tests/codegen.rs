@@ -586,7 +586,13 @@ mod scalar_broadcasts {
         let y = Tensor::<f32, D2<2, 3>>::from_vec(vec![1., 2., 3., 4., 5., 6.]).unwrap();
         let z = add_scalar(&x, &y);
         assert_eq!(z.as_slice(), &[3.5, 4.5, 5.5, 6.5, 7.5, 8.5]);
-        assert_eq!(select_scalar(&Tensor::scalar(false), &y, &z).as_slice(), z.as_slice());
-        assert_eq!(select_scalar(&Tensor::scalar(true), &y, &z).as_slice(), y.as_slice());
+        assert_eq!(
+            select_scalar(&Tensor::scalar(false), &y, &z).as_slice(),
+            z.as_slice()
+        );
+        assert_eq!(
+            select_scalar(&Tensor::scalar(true), &y, &z).as_slice(),
+            y.as_slice()
+        );
     }
 }

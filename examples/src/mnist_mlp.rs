@@ -41,7 +41,9 @@ fn lcg_fill(seed: u64, n: usize, scale: f32) -> Vec<f32> {
     let mut s = seed;
     (0..n)
         .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
         })
         .collect()
@@ -67,18 +69,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         mlp::into(&x, &w1, &b1, &w2, &b2, &mut out, &mut scratch);
     }
     let per_batch = start.elapsed().as_secs_f64() / iters as f64;
-    assert_eq!(out, probs, "the allocating and allocation-free entries agree");
+    assert_eq!(
+        out, probs,
+        "the allocating and allocation-free entries agree"
+    );
 
     let p = probs.as_slice();
     println!("class probabilities of the first 4 inputs:");
     for row in 0..4 {
         let r = &p[row * 10..row * 10 + 10];
-        let (arg, max) = r
-            .iter()
-            .enumerate()
-            .fold((0, f32::MIN), |best, (i, &v)| if v > best.1 { (i, v) } else { best });
+        let (arg, max) =
+            r.iter().enumerate().fold(
+                (0, f32::MIN),
+                |best, (i, &v)| if v > best.1 { (i, v) } else { best },
+            );
         let fmt: Vec<String> = r.iter().map(|v| format!("{v:.4}")).collect();
-        println!("  input {row}: class {arg} (p = {max:.4})  [{}]", fmt.join(" "));
+        println!(
+            "  input {row}: class {arg} (p = {max:.4})  [{}]",
+            fmt.join(" ")
+        );
     }
     let total: f32 = p.iter().sum();
     println!("sum of all 64 rows of probabilities: {total:.4} (64 expected)");

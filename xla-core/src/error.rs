@@ -35,7 +35,12 @@ pub struct Error {
 impl Error {
     /// An error blamed on the op as a whole.
     pub fn new(op: impl Into<String>, message: impl Into<String>) -> Self {
-        Error { op: op.into(), message: message.into(), blame: Blame::Op, help: None }
+        Error {
+            op: op.into(),
+            message: message.into(),
+            blame: Blame::Op,
+            help: None,
+        }
     }
 
     /// Set what the error points at.

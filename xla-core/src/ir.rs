@@ -107,7 +107,10 @@ pub enum Op {
     Binary(BinaryOp),
     /// Elementwise comparison into pred; `total_order` selects the *TotalOrder variants for
     /// floats (-NaN < -Inf < -Finite < -0 < +0 < +Finite < +Inf < +NaN).
-    Compare { direction: ComparisonDirection, total_order: bool },
+    Compare {
+        direction: ComparisonDirection,
+        total_order: bool,
+    },
     /// `Select(pred, on_true, on_false)`; a scalar pred has been broadcast explicitly.
     Select,
     /// `Clamp(min, operand, max)`; scalar bounds have been broadcast explicitly.
@@ -118,7 +121,10 @@ pub enum Op {
     /// minor dimension).
     BitcastConvertType,
     /// Round mantissa and exponent to fewer bits, staying in the same type.
-    ReducePrecision { exponent_bits: u32, mantissa_bits: u32 },
+    ReducePrecision {
+        exponent_bits: u32,
+        mantissa_bits: u32,
+    },
     /// Operand dimension `i` maps to output dimension `broadcast_dimensions[i]` (size equal or
     /// 1); the output dimensions are the instruction's shape.
     BroadcastInDim { broadcast_dimensions: Vec<i64> },
@@ -128,9 +134,15 @@ pub enum Op {
     Transpose { permutation: Vec<i64> },
     /// Variadic reduce: operands are N arrays then N scalar inits; the result is the reduced
     /// array (N = 1) or a tuple of them.
-    Reduce { dimensions: Vec<i64>, computation: Arc<Computation> },
+    Reduce {
+        dimensions: Vec<i64>,
+        computation: Arc<Computation>,
+    },
     /// Generalised matrix product; result dims: batch, lhs free, rhs free.
-    DotGeneral { dimension_numbers: DotDimensionNumbers, preferred_element_type: Option<ElementType> },
+    DotGeneral {
+        dimension_numbers: DotDimensionNumbers,
+        preferred_element_type: Option<ElementType>,
+    },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.

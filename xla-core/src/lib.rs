@@ -21,7 +21,10 @@ pub mod stablehlo;
 
 pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};
-pub use ir::{BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId, Instruction, Op, UnaryOp};
+pub use ir::{
+    BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId, Instruction, Op,
+    UnaryOp,
+};
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};
 pub use shape::{parse_shape, ArrayShape, Shape};

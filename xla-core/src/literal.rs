@@ -91,21 +91,34 @@ impl Literal {
         if dims.iter().any(|&d| d < 0) || shape.element_count() as usize != values.len() {
             return Err(Error::new(
                 "Literal",
-                format!("{} elements given for shape {}", values.len(), Shape::Array(shape)),
+                format!(
+                    "{} elements given for shape {}",
+                    values.len(),
+                    Shape::Array(shape)
+                ),
             ));
         }
-        Ok(Literal::Array { shape, data: T::wrap(values) })
+        Ok(Literal::Array {
+            shape,
+            data: T::wrap(values),
+        })
     }
 
     /// A scalar literal.
     pub fn scalar<T: ArrayElement>(value: T) -> Literal {
-        Literal::Array { shape: ArrayShape::scalar(T::TYPE), data: T::wrap(vec![value]) }
+        Literal::Array {
+            shape: ArrayShape::scalar(T::TYPE),
+            data: T::wrap(vec![value]),
+        }
     }
 
     /// A zero-filled array literal.
     pub fn zeros(shape: &ArrayShape) -> Literal {
         let data = ArrayData::zeros(shape.ty, shape.element_count() as usize);
-        Literal::Array { shape: shape.clone(), data }
+        Literal::Array {
+            shape: shape.clone(),
+            data,
+        }
     }
 
     /// The literal's shape.

@@ -53,13 +53,21 @@ impl<T: Copy> AlignedBuf<T> {
     /// `isize`. The alignment is the larger of [`BUF_ALIGN`] and `T`'s.
     fn layout(len: usize) -> Option<Layout> {
         let size = std::mem::size_of::<T>().checked_mul(len)?;
-        let align = if size >= HUGE_PAGE { HUGE_PAGE } else { BUF_ALIGN };
+        let align = if size >= HUGE_PAGE {
+            HUGE_PAGE
+        } else {
+            BUF_ALIGN
+        };
         Layout::from_size_align(size, align.max(std::mem::align_of::<T>())).ok()
     }
 
     /// An empty buffer (no allocation).
     pub fn new() -> Self {
-        AlignedBuf { ptr: Self::dangling(), len: 0, cap: 0 }
+        AlignedBuf {
+            ptr: Self::dangling(),
+            len: 0,
+            cap: 0,
+        }
     }
 
     /// A non-null pointer aligned to `BUF_ALIGN` (and to `T`), for zero-byte buffers.
@@ -80,7 +88,11 @@ impl<T: Copy> AlignedBuf<T> {
         };
         if layout.size() == 0 {
             // Zero-sized: no allocation; `f` is still called for its elements (ZST `T`).
-            let buf = AlignedBuf { ptr: Self::dangling(), len, cap: len };
+            let buf = AlignedBuf {
+                ptr: Self::dangling(),
+                len,
+                cap: len,
+            };
             for i in 0..len {
                 let _ = f(i);
             }
@@ -94,7 +106,11 @@ impl<T: Copy> AlignedBuf<T> {
         advise_huge_pages(raw as *mut u8, layout);
         // Build the owner first so a panic inside `f` frees the memory (Drop only deallocates;
         // it never reads elements, and `T: Copy` has no destructor to run).
-        let mut buf = AlignedBuf { ptr, len: 0, cap: len };
+        let mut buf = AlignedBuf {
+            ptr,
+            len: 0,
+            cap: len,
+        };
         for i in 0..len {
             let v = f(i);
             // SAFETY: `i < len` and the allocation holds `len` elements of `T`, so the write is in
@@ -236,7 +252,11 @@ mod tests {
             let len = bytes / 4;
             let mut b = AlignedBuf::from_fn(len, |i| i as u32);
             assert!(aligned(&b));
-            let want = if bytes >= HUGE_PAGE { HUGE_PAGE } else { BUF_ALIGN };
+            let want = if bytes >= HUGE_PAGE {
+                HUGE_PAGE
+            } else {
+                BUF_ALIGN
+            };
             assert_eq!(b.as_ptr() as usize % want, 0, "{bytes} bytes");
             b.as_mut_slice()[len - 1] = 7;
             assert_eq!((b[0], b[len / 2], b[len - 1]), (0, (len / 2) as u32, 7));

@@ -28,7 +28,9 @@ pub fn format_array(dims: &[usize], data: &ArrayData) -> String {
     collect_shown(dims, summarise, 0, 0, &mut shown);
     let words = match data {
         ArrayData::Pred(v) => {
-            let w: Vec<String> = pick(v, &shown).map(|b| bool_word(b, dims.is_empty())).collect();
+            let w: Vec<String> = pick(v, &shown)
+                .map(|b| bool_word(b, dims.is_empty()))
+                .collect();
             w
         }
         ArrayData::S8(v) => int_words(pick(v, &shown).map(i128::from)),
@@ -39,17 +41,28 @@ pub fn format_array(dims: &[usize], data: &ArrayData) -> String {
         ArrayData::U16(v) => int_words(pick(v, &shown).map(i128::from)),
         ArrayData::U32(v) => int_words(pick(v, &shown).map(i128::from)),
         ArrayData::U64(v) => int_words(pick(v, &shown).map(i128::from)),
-        ArrayData::F16(v) => float_words(&pick(v, &shown).map(Dec::of_f16).collect::<Vec<_>>(), false),
-        ArrayData::Bf16(v) => {
-            float_words(&pick(v, &shown).map(Dec::of_bf16).collect::<Vec<_>>(), false)
+        ArrayData::F16(v) => {
+            float_words(&pick(v, &shown).map(Dec::of_f16).collect::<Vec<_>>(), false)
         }
-        ArrayData::F32(v) => float_words(&pick(v, &shown).map(Dec::of_f32).collect::<Vec<_>>(), false),
-        ArrayData::F64(v) => float_words(&pick(v, &shown).map(Dec::of_f64).collect::<Vec<_>>(), false),
+        ArrayData::Bf16(v) => float_words(
+            &pick(v, &shown).map(Dec::of_bf16).collect::<Vec<_>>(),
+            false,
+        ),
+        ArrayData::F32(v) => {
+            float_words(&pick(v, &shown).map(Dec::of_f32).collect::<Vec<_>>(), false)
+        }
+        ArrayData::F64(v) => {
+            float_words(&pick(v, &shown).map(Dec::of_f64).collect::<Vec<_>>(), false)
+        }
         ArrayData::C64(v) => complex_words(
-            pick(v, &shown).map(|c: Complex<f32>| (Dec::of_f32(c.re), Dec::of_f32(c.im))).collect(),
+            pick(v, &shown)
+                .map(|c: Complex<f32>| (Dec::of_f32(c.re), Dec::of_f32(c.im)))
+                .collect(),
         ),
         ArrayData::C128(v) => complex_words(
-            pick(v, &shown).map(|c: Complex<f64>| (Dec::of_f64(c.re), Dec::of_f64(c.im))).collect(),
+            pick(v, &shown)
+                .map(|c: Complex<f64>| (Dec::of_f64(c.re), Dec::of_f64(c.im)))
+                .collect(),
         ),
     };
     // Elements beyond the data (inconsistent input) print as `?` rather than panicking.
@@ -99,7 +112,11 @@ fn render(
 ) -> String {
     let n = dims[depth];
     let show_summary = summarise && n > 2 * EDGE_ITEMS;
-    let (leading, trailing) = if show_summary { (EDGE_ITEMS, EDGE_ITEMS) } else { (n, 0) };
+    let (leading, trailing) = if show_summary {
+        (EDGE_ITEMS, EDGE_ITEMS)
+    } else {
+        (n, 0)
+    };
     let next_hanging = format!("{hanging} ");
     let next_width = width.saturating_sub(1);
     let axes_left = dims.len() - depth;
@@ -189,16 +206,38 @@ impl Dec {
         };
         let (mant, exp) = s.split_once('e').unwrap_or((s, "0"));
         let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-        let digits = if digits.trim_start_matches('0').is_empty() { "0".to_string() } else { digits };
-        Dec { neg, digits, exp: exp.parse().unwrap_or(0), value, special: None }
+        let digits = if digits.trim_start_matches('0').is_empty() {
+            "0".to_string()
+        } else {
+            digits
+        };
+        Dec {
+            neg,
+            digits,
+            exp: exp.parse().unwrap_or(0),
+            value,
+            special: None,
+        }
     }
 
     fn nonfinite(value: f64) -> Option<Dec> {
         if value.is_nan() {
-            Some(Dec { neg: false, digits: String::new(), exp: 0, value, special: Some("nan") })
+            Some(Dec {
+                neg: false,
+                digits: String::new(),
+                exp: 0,
+                value,
+                special: Some("nan"),
+            })
         } else if value.is_infinite() {
             let neg = value < 0.0;
-            Some(Dec { neg, digits: String::new(), exp: 0, value, special: Some("inf") })
+            Some(Dec {
+                neg,
+                digits: String::new(),
+                exp: 0,
+                value,
+                special: Some("inf"),
+            })
         } else {
             None
         }
@@ -279,10 +318,18 @@ impl Dec {
             let s = format!("{:.*e}", PRECISION, self.value.abs());
             let d = Dec::from_sci(&s, self.value);
             let frac = d.digits[1..].trim_end_matches('0').to_string();
-            return (format!("{}{}", self.sign(plus), &d.digits[..1]), frac, d.exp);
+            return (
+                format!("{}{}", self.sign(plus), &d.digits[..1]),
+                frac,
+                d.exp,
+            );
         }
         let int = format!("{}{}", self.sign(plus), &self.digits[..1]);
-        (int, self.digits[1..].to_string(), if self.is_zero() { 0 } else { self.exp })
+        (
+            int,
+            self.digits[1..].to_string(),
+            if self.is_zero() { 0 } else { self.exp },
+        )
     }
 }
 
@@ -290,8 +337,11 @@ impl Dec {
 /// then renders each. `plus` forces a `+` on non-negative values (imaginary parts).
 fn float_words(values: &[Dec], plus: bool) -> Vec<String> {
     let finite: Vec<&Dec> = values.iter().filter(|d| d.special.is_none()).collect();
-    let nonzero: Vec<f64> =
-        finite.iter().filter(|d| !d.is_zero()).map(|d| d.value.abs()).collect();
+    let nonzero: Vec<f64> = finite
+        .iter()
+        .filter(|d| !d.is_zero())
+        .map(|d| d.value.abs())
+        .collect();
     let exp_format = !nonzero.is_empty() && {
         let max = nonzero.iter().cloned().fold(f64::MIN, f64::max);
         let min = nonzero.iter().cloned().fold(f64::MAX, f64::min);
@@ -301,9 +351,18 @@ fn float_words(values: &[Dec], plus: bool) -> Vec<String> {
     if exp_format {
         let parts: Vec<(String, String, i32)> = finite.iter().map(|d| d.scientific(plus)).collect();
         let precision = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
-        let exp_size = parts.iter().map(|p| p.2.unsigned_abs().to_string().len().max(2)).max().unwrap_or(2);
+        let exp_size = parts
+            .iter()
+            .map(|p| p.2.unsigned_abs().to_string().len().max(2))
+            .max()
+            .unwrap_or(2);
         let pad_right = exp_size + 2 + precision;
-        let pad_left = widen_for_nonfinite(values, plus, parts.iter().map(|p| p.0.len()).max(), pad_right);
+        let pad_left = widen_for_nonfinite(
+            values,
+            plus,
+            parts.iter().map(|p| p.0.len()).max(),
+            pad_right,
+        );
         let mut it = parts.into_iter();
         for d in values {
             if let Some(sp) = d.special {
@@ -322,12 +381,19 @@ fn float_words(values: &[Dec], plus: bool) -> Vec<String> {
             }
             let es = if e < 0 { '-' } else { '+' };
             let ed = e.unsigned_abs();
-            out.push(format!("{int:>pad_left$}.{frac:0<precision$}e{es}{ed:0>exp_size$}"));
+            out.push(format!(
+                "{int:>pad_left$}.{frac:0<precision$}e{es}{ed:0>exp_size$}"
+            ));
         }
     } else {
         let parts: Vec<(String, String)> = finite.iter().map(|d| d.positional(plus)).collect();
         let pad_right = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
-        let pad_left = widen_for_nonfinite(values, plus, parts.iter().map(|p| p.0.len()).max(), pad_right);
+        let pad_left = widen_for_nonfinite(
+            values,
+            plus,
+            parts.iter().map(|p| p.0.len()).max(),
+            pad_right,
+        );
         let mut it = parts.into_iter();
         for d in values {
             if let Some(sp) = d.special {
@@ -342,20 +408,35 @@ fn float_words(values: &[Dec], plus: bool) -> Vec<String> {
 }
 
 /// numpy widens `pad_left` so `nan`/`inf`/`-inf` fit in `pad_left + 1 + pad_right` columns.
-fn widen_for_nonfinite(values: &[Dec], plus: bool, pad_left: Option<usize>, pad_right: usize) -> usize {
+fn widen_for_nonfinite(
+    values: &[Dec],
+    plus: bool,
+    pad_left: Option<usize>,
+    pad_right: usize,
+) -> usize {
     let pad_left = pad_left.unwrap_or(0);
     if values.iter().all(|d| d.special.is_none()) {
         return pad_left;
     }
     let neg_inf = plus || values.iter().any(|d| d.special == Some("inf") && d.neg);
     let offset = pad_right + 1;
-    pad_left.max(3usize.saturating_sub(offset)).max((3 + usize::from(neg_inf)).saturating_sub(offset))
+    pad_left
+        .max(3usize.saturating_sub(offset))
+        .max((3 + usize::from(neg_inf)).saturating_sub(offset))
 }
 
 /// `nan`/`inf`/`-inf`, right-aligned to the width of the finite values (numpy widens
 /// `pad_left` so these fit).
 fn nonfinite_word(d: &Dec, sp: &str, plus: bool, pad_left: usize, pad_right: usize) -> String {
-    let sign = if sp == "nan" { if plus { "+" } else { "" } } else { d.sign(plus) };
+    let sign = if sp == "nan" {
+        if plus {
+            "+"
+        } else {
+            ""
+        }
+    } else {
+        d.sign(plus)
+    };
     let word = format!("{sign}{sp}");
     let w = pad_left + pad_right + 1;
     format!("{word:>w$}")
@@ -387,20 +468,33 @@ mod tests {
     // Expected strings are numpy 2.x `str(np.array(...))` outputs.
     #[test]
     fn floats_like_numpy() {
-        assert_eq!(f32s(&[2, 3], &[1., 2., 3., 4., 5., 6.]), "[[1. 2. 3.]\n [4. 5. 6.]]");
+        assert_eq!(
+            f32s(&[2, 3], &[1., 2., 3., 4., 5., 6.]),
+            "[[1. 2. 3.]\n [4. 5. 6.]]"
+        );
         assert_eq!(f32s(&[3], &[1.5, 2.0, 3.25]), "[1.5  2.   3.25]");
         assert_eq!(f32s(&[3], &[0.1, -2.0, 10.0]), "[ 0.1 -2.  10. ]");
         assert_eq!(f32s(&[2], &[1e-5, 1.0]), "[1.e-05 1.e+00]");
         assert_eq!(f32s(&[2], &[1.5e-5, 1.0]), "[1.5e-05 1.0e+00]");
-        assert_eq!(f32s(&[3], &[f32::NAN, 1.0, f32::NEG_INFINITY]), "[ nan   1. -inf]");
+        assert_eq!(
+            f32s(&[3], &[f32::NAN, 1.0, f32::NEG_INFINITY]),
+            "[ nan   1. -inf]"
+        );
         assert_eq!(f32s(&[1], &[0.123_456_79]), "[0.12345679]");
         assert_eq!(f32s(&[], &[2.5]), "2.5");
         let d = format_array(&[4], &ArrayData::F64(vec![1e10, -1.0, 0.0, f64::NAN]));
         assert_eq!(d, "[ 1.e+10 -1.e+00  0.e+00     nan]");
         let d = format_array(&[2], &ArrayData::F64(vec![-0.0, 1.25e-7]));
         assert_eq!(d, "[-0.00e+00  1.25e-07]");
-        let c = vec![Complex::new(1.0, 2.0), Complex::new(f64::NAN, 1.0), Complex::new(0.0, 1e-7)];
-        assert_eq!(format_array(&[3], &ArrayData::C128(c)), "[ 1.+2.e+00j nan+1.e+00j  0.+1.e-07j]");
+        let c = vec![
+            Complex::new(1.0, 2.0),
+            Complex::new(f64::NAN, 1.0),
+            Complex::new(0.0, 1e-7),
+        ];
+        assert_eq!(
+            format_array(&[3], &ArrayData::C128(c)),
+            "[ 1.+2.e+00j nan+1.e+00j  0.+1.e-07j]"
+        );
         assert_eq!(f32s(&[0, 3], &[]), "[]");
         let d = format_array(&[2], &ArrayData::F64(vec![1.0 / 3.0, 2.0]));
         assert_eq!(d, "[0.33333333 2.        ]");
@@ -411,7 +505,10 @@ mod tests {
     #[test]
     fn rank3_blank_lines() {
         let v: Vec<f32> = (0..8).map(|i| i as f32).collect();
-        assert_eq!(f32s(&[2, 2, 2], &v), "[[[0. 1.]\n  [2. 3.]]\n\n [[4. 5.]\n  [6. 7.]]]");
+        assert_eq!(
+            f32s(&[2, 2, 2], &v),
+            "[[[0. 1.]\n  [2. 3.]]\n\n [[4. 5.]\n  [6. 7.]]]"
+        );
     }
 
     #[test]
@@ -430,7 +527,10 @@ mod tests {
     #[test]
     fn summarised_and_wrapped() {
         let v: Vec<i32> = (0..2000).collect();
-        assert_eq!(format_array(&[2000], &ArrayData::S32(v)), "[   0    1    2 ... 1997 1998 1999]");
+        assert_eq!(
+            format_array(&[2000], &ArrayData::S32(v)),
+            "[   0    1    2 ... 1997 1998 1999]"
+        );
         let v: Vec<i32> = (0..40).collect();
         let s = format_array(&[40], &ArrayData::S32(v));
         assert_eq!(

@@ -16,15 +16,15 @@
 
 pub mod aligned;
 pub mod display;
-pub mod par;
-pub mod tensor;
-pub mod math;
-pub mod simd;
-pub mod gemm;
 pub mod error;
+pub mod gemm;
+pub mod math;
+pub mod par;
+pub mod simd;
+pub mod tensor;
 pub use error::KernelError;
-pub mod transpose;
-pub mod reduce;
 pub mod conv;
-pub mod sort;
+pub mod reduce;
 pub mod reduce_nd;
+pub mod sort;
+pub mod transpose;

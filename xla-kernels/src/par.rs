@@ -52,7 +52,9 @@ pub fn rows_with_threshold<T: Send>(
         return;
     }
     let rpb = rows_per_block(row_len);
-    out.par_chunks_mut(rpb * row_len).enumerate().for_each(|(b, chunk)| f(b * rpb, chunk));
+    out.par_chunks_mut(rpb * row_len)
+        .enumerate()
+        .for_each(|(b, chunk)| f(b * rpb, chunk));
 }
 
 /// Like [`rows`] for two outputs split at the same rows (`a` has rows of `row_len_a`, `b` of
@@ -87,7 +89,9 @@ pub fn for_blocks(len: usize, block: usize, f: impl Fn(Range<usize>) + Sync + Se
     if len < PAR_MIN_ELEMENTS || n <= 1 {
         (0..n).for_each(|i| f(i * block..((i + 1) * block).min(len)));
     } else {
-        (0..n).into_par_iter().for_each(|i| f(i * block..((i + 1) * block).min(len)));
+        (0..n)
+            .into_par_iter()
+            .for_each(|i| f(i * block..((i + 1) * block).min(len)));
     }
 }
 
@@ -106,7 +110,13 @@ pub fn reduce_blocks<A: Send>(
     let block = if block == 0 { len.max(1) } else { block };
     let n_blocks = len.div_ceil(block).max(1);
     let parallel = len >= PAR_MIN_ELEMENTS;
-    tree(0, n_blocks, &|i| map(i * block..((i + 1) * block).min(len)), &combine, parallel)
+    tree(
+        0,
+        n_blocks,
+        &|i| map(i * block..((i + 1) * block).min(len)),
+        &combine,
+        parallel,
+    )
 }
 
 /// Reduces blocks `lo..hi` (non-empty): split at the midpoint, left then right.
@@ -122,9 +132,15 @@ fn tree<A: Send>(
     }
     let mid = lo + (hi - lo) / 2;
     let (l, r) = if parallel {
-        rayon::join(|| tree(lo, mid, leaf, combine, true), || tree(mid, hi, leaf, combine, true))
+        rayon::join(
+            || tree(lo, mid, leaf, combine, true),
+            || tree(mid, hi, leaf, combine, true),
+        )
     } else {
-        (tree(lo, mid, leaf, combine, false), tree(mid, hi, leaf, combine, false))
+        (
+            tree(lo, mid, leaf, combine, false),
+            tree(mid, hi, leaf, combine, false),
+        )
     };
     combine(l, r)
 }
@@ -134,7 +150,11 @@ mod tests {
     use super::*;
 
     fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("thread pool").install(f)
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .expect("thread pool")
+            .install(f)
     }
 
     /// A float sum whose bits depend on association order: catches any order change.
@@ -143,7 +163,9 @@ mod tests {
     }
 
     fn data(n: usize) -> Vec<f32> {
-        (0..n).map(|i| ((i * 7919) % 1000) as f32 * 1e-3 + 1.0 / (i + 1) as f32).collect()
+        (0..n)
+            .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 + 1.0 / (i + 1) as f32)
+            .collect()
     }
 
     #[test]
@@ -158,7 +180,10 @@ mod tests {
             assert_eq!(three.to_bits(), three_1.to_bits(), "n={n}");
             // And it is a correct sum.
             let exact: f64 = v.iter().map(|&x| x as f64).sum();
-            assert!((one as f64 - exact).abs() <= 1e-5 * exact.abs().max(1.0), "n={n}");
+            assert!(
+                (one as f64 - exact).abs() <= 1e-5 * exact.abs().max(1.0),
+                "n={n}"
+            );
         }
     }
 
@@ -167,10 +192,15 @@ mod tests {
         // Concatenating ranges in combine order must give exactly 0..len in order.
         for &(len, block) in &[(0usize, 4usize), (10, 3), (10, 0), (100_000, 777)] {
             let out = with_threads(2, || {
-                reduce_blocks(len, block, |r| vec![r], |mut a, b| {
-                    a.extend(b);
-                    a
-                })
+                reduce_blocks(
+                    len,
+                    block,
+                    |r| vec![r],
+                    |mut a, b| {
+                        a.extend(b);
+                        a
+                    },
+                )
             });
             let flat: Vec<usize> = out.iter().flat_map(|r| r.clone()).collect();
             assert_eq!(flat, (0..len).collect::<Vec<_>>());
@@ -189,7 +219,14 @@ mod tests {
 
     #[test]
     fn rows_cover_everything_identically() {
-        for &(n_rows, row_len) in &[(0usize, 3usize), (1, 1), (3, 5), (5000, 17), (300, 1000), (1, 70_000)] {
+        for &(n_rows, row_len) in &[
+            (0usize, 3usize),
+            (1, 1),
+            (3, 5),
+            (5000, 17),
+            (300, 1000),
+            (1, 70_000),
+        ] {
             let mut a = vec![f32::NAN; n_rows * row_len];
             let mut b = vec![f32::NAN; n_rows * row_len];
             with_threads(1, || fill_rows(&mut a, row_len));
@@ -227,8 +264,12 @@ mod tests {
         with_threads(2, || {
             rows2(&mut a, la, &mut b, lb, |first, ba, bb| {
                 assert_eq!(ba.len() / la, bb.len() / lb);
-                ba.iter_mut().enumerate().for_each(|(k, x)| *x = first + k / la);
-                bb.iter_mut().enumerate().for_each(|(k, x)| *x = first + k / lb);
+                ba.iter_mut()
+                    .enumerate()
+                    .for_each(|(k, x)| *x = first + k / la);
+                bb.iter_mut()
+                    .enumerate()
+                    .for_each(|(k, x)| *x = first + k / lb);
             })
         });
         assert!(a.iter().enumerate().all(|(i, &x)| x == i / la));

@@ -198,11 +198,21 @@ pub enum TensorError {
 impl fmt::Display for TensorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TensorError::Length { shape, expected, actual } => {
-                write!(f, "tensor {shape} holds {expected} elements, but {actual} were given")
+            TensorError::Length {
+                shape,
+                expected,
+                actual,
+            } => {
+                write!(
+                    f,
+                    "tensor {shape} holds {expected} elements, but {actual} were given"
+                )
             }
             TensorError::ElementType { expected, actual } => {
-                write!(f, "element type mismatch: tensor of {expected} vs literal of {actual}")
+                write!(
+                    f,
+                    "element type mismatch: tensor of {expected} vs literal of {actual}"
+                )
             }
             TensorError::Shape { expected, actual } => {
                 write!(f, "shape mismatch: tensor {expected} vs literal {actual}")
@@ -249,11 +259,18 @@ impl<T: ArrayElement, D: Dims, L: LayoutSpec> Tensor<T, D, L> {
         #[allow(clippy::let_unit_value)]
         let () = Self::LAYOUT_CHECK;
         debug_assert_eq!(buf.len(), D::SIZE);
-        Tensor { buf, _shape: PhantomData }
+        Tensor {
+            buf,
+            _shape: PhantomData,
+        }
     }
 
     fn length_error(actual: usize) -> TensorError {
-        TensorError::Length { shape: Self::array_shape().to_string(), expected: D::SIZE, actual }
+        TensorError::Length {
+            shape: Self::array_shape().to_string(),
+            expected: D::SIZE,
+            actual,
+        }
     }
 
     /// A tensor from elements in the layout's physical order (row-major for [`RowMajor`]);
@@ -343,7 +360,11 @@ impl<T: ArrayElement, D: Dims, L: LayoutSpec> Tensor<T, D, L> {
     pub fn relayout<L2: LayoutSpec>(&self) -> Tensor<T, D, L2> {
         let src = self.as_slice();
         Tensor::<T, D, L2>::from_fn(|idx| {
-            let off: usize = idx.iter().zip(Self::STRIDES.iter()).map(|(i, s)| i * s).sum();
+            let off: usize = idx
+                .iter()
+                .zip(Self::STRIDES.iter())
+                .map(|(i, s)| i * s)
+                .sum();
             src[off]
         })
     }
@@ -362,7 +383,10 @@ impl<T: ArrayElement, D: Dims, L: LayoutSpec> Tensor<T, D, L> {
     /// A literal holding the same array (literal elements are in row-major logical order; the
     /// shape carries the layout when it is explicit).
     pub fn to_literal(&self) -> Literal {
-        Literal::Array { shape: Self::array_shape(), data: T::wrap(self.to_row_major_vec()) }
+        Literal::Array {
+            shape: Self::array_shape(),
+            data: T::wrap(self.to_row_major_vec()),
+        }
     }
 
     /// The tensor holding a literal's array. `Err` unless the literal is a static array of
@@ -374,10 +398,17 @@ impl<T: ArrayElement, D: Dims, L: LayoutSpec> Tensor<T, D, L> {
         };
         let (shape, data) = literal.as_array().ok_or_else(shape_err)?;
         if shape.ty != T::TYPE {
-            return Err(TensorError::ElementType { expected: T::TYPE, actual: shape.ty });
+            return Err(TensorError::ElementType {
+                expected: T::TYPE,
+                actual: shape.ty,
+            });
         }
         let dims_match = shape.dims.len() == D::RANK
-            && shape.dims.iter().zip(D::DIMS).all(|(&a, &b)| usize::try_from(a) == Ok(b));
+            && shape
+                .dims
+                .iter()
+                .zip(D::DIMS)
+                .all(|(&a, &b)| usize::try_from(a) == Ok(b));
         if !dims_match || shape.is_dynamic() {
             return Err(shape_err());
         }
@@ -459,7 +490,10 @@ pub fn for_each_index(dims: &[usize], strides: &[usize], mut f: impl FnMut(&[usi
 
 impl<T: ArrayElement, D: Dims, L: LayoutSpec> Clone for Tensor<T, D, L> {
     fn clone(&self) -> Self {
-        Tensor { buf: self.buf.clone(), _shape: PhantomData }
+        Tensor {
+            buf: self.buf.clone(),
+            _shape: PhantomData,
+        }
     }
 }
 

@@ -329,7 +329,9 @@ pub enum UnaryResult<T: Scalar> {
 pub fn unary_result_type(op: UnaryOp, operand: ElementType) -> ElementType {
     match op {
         UnaryOp::IsFinite => ElementType::Pred,
-        UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => operand.complex_component().unwrap_or(operand),
+        UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => {
+            operand.complex_component().unwrap_or(operand)
+        }
         UnaryOp::Cbrt
         | UnaryOp::Ceil
         | UnaryOp::Clz
@@ -410,19 +412,71 @@ pub fn make_complex<T: ComplexComponent>(re: T, im: T) -> T::Complex {
 macro_rules! with_array_data {
     ($data:expr, $v:ident : $T:ident => $body:expr) => {
         match $data {
-            $crate::ArrayData::Pred($v) => { #[allow(dead_code)] type $T = bool; $body }
-            $crate::ArrayData::S8($v) => { #[allow(dead_code)] type $T = i8; $body }
-            $crate::ArrayData::S16($v) => { #[allow(dead_code)] type $T = i16; $body }
-            $crate::ArrayData::S32($v) => { #[allow(dead_code)] type $T = i32; $body }
-            $crate::ArrayData::S64($v) => { #[allow(dead_code)] type $T = i64; $body }
-            $crate::ArrayData::U8($v) => { #[allow(dead_code)] type $T = u8; $body }
-            $crate::ArrayData::U16($v) => { #[allow(dead_code)] type $T = u16; $body }
-            $crate::ArrayData::U32($v) => { #[allow(dead_code)] type $T = u32; $body }
-            $crate::ArrayData::U64($v) => { #[allow(dead_code)] type $T = u64; $body }
-            $crate::ArrayData::F16($v) => { #[allow(dead_code)] type $T = $crate::__half::f16; $body }
-            $crate::ArrayData::Bf16($v) => { #[allow(dead_code)] type $T = $crate::__half::bf16; $body }
-            $crate::ArrayData::F32($v) => { #[allow(dead_code)] type $T = f32; $body }
-            $crate::ArrayData::F64($v) => { #[allow(dead_code)] type $T = f64; $body }
+            $crate::ArrayData::Pred($v) => {
+                #[allow(dead_code)]
+                type $T = bool;
+                $body
+            }
+            $crate::ArrayData::S8($v) => {
+                #[allow(dead_code)]
+                type $T = i8;
+                $body
+            }
+            $crate::ArrayData::S16($v) => {
+                #[allow(dead_code)]
+                type $T = i16;
+                $body
+            }
+            $crate::ArrayData::S32($v) => {
+                #[allow(dead_code)]
+                type $T = i32;
+                $body
+            }
+            $crate::ArrayData::S64($v) => {
+                #[allow(dead_code)]
+                type $T = i64;
+                $body
+            }
+            $crate::ArrayData::U8($v) => {
+                #[allow(dead_code)]
+                type $T = u8;
+                $body
+            }
+            $crate::ArrayData::U16($v) => {
+                #[allow(dead_code)]
+                type $T = u16;
+                $body
+            }
+            $crate::ArrayData::U32($v) => {
+                #[allow(dead_code)]
+                type $T = u32;
+                $body
+            }
+            $crate::ArrayData::U64($v) => {
+                #[allow(dead_code)]
+                type $T = u64;
+                $body
+            }
+            $crate::ArrayData::F16($v) => {
+                #[allow(dead_code)]
+                type $T = $crate::__half::f16;
+                $body
+            }
+            $crate::ArrayData::Bf16($v) => {
+                #[allow(dead_code)]
+                type $T = $crate::__half::bf16;
+                $body
+            }
+            $crate::ArrayData::F32($v) => {
+                #[allow(dead_code)]
+                type $T = f32;
+                $body
+            }
+            $crate::ArrayData::F64($v) => {
+                #[allow(dead_code)]
+                type $T = f64;
+                $body
+            }
             $crate::ArrayData::C64($v) => {
                 #[allow(dead_code)]
                 type $T = $crate::__num_complex::Complex<f32>;
@@ -443,19 +497,71 @@ macro_rules! with_array_data {
 macro_rules! with_element_type {
     ($ty:expr, $T:ident => $body:expr) => {
         match $ty {
-            $crate::ElementType::Pred => { #[allow(dead_code)] type $T = bool; $body }
-            $crate::ElementType::S8 => { #[allow(dead_code)] type $T = i8; $body }
-            $crate::ElementType::S16 => { #[allow(dead_code)] type $T = i16; $body }
-            $crate::ElementType::S32 => { #[allow(dead_code)] type $T = i32; $body }
-            $crate::ElementType::S64 => { #[allow(dead_code)] type $T = i64; $body }
-            $crate::ElementType::U8 => { #[allow(dead_code)] type $T = u8; $body }
-            $crate::ElementType::U16 => { #[allow(dead_code)] type $T = u16; $body }
-            $crate::ElementType::U32 => { #[allow(dead_code)] type $T = u32; $body }
-            $crate::ElementType::U64 => { #[allow(dead_code)] type $T = u64; $body }
-            $crate::ElementType::F16 => { #[allow(dead_code)] type $T = $crate::__half::f16; $body }
-            $crate::ElementType::Bf16 => { #[allow(dead_code)] type $T = $crate::__half::bf16; $body }
-            $crate::ElementType::F32 => { #[allow(dead_code)] type $T = f32; $body }
-            $crate::ElementType::F64 => { #[allow(dead_code)] type $T = f64; $body }
+            $crate::ElementType::Pred => {
+                #[allow(dead_code)]
+                type $T = bool;
+                $body
+            }
+            $crate::ElementType::S8 => {
+                #[allow(dead_code)]
+                type $T = i8;
+                $body
+            }
+            $crate::ElementType::S16 => {
+                #[allow(dead_code)]
+                type $T = i16;
+                $body
+            }
+            $crate::ElementType::S32 => {
+                #[allow(dead_code)]
+                type $T = i32;
+                $body
+            }
+            $crate::ElementType::S64 => {
+                #[allow(dead_code)]
+                type $T = i64;
+                $body
+            }
+            $crate::ElementType::U8 => {
+                #[allow(dead_code)]
+                type $T = u8;
+                $body
+            }
+            $crate::ElementType::U16 => {
+                #[allow(dead_code)]
+                type $T = u16;
+                $body
+            }
+            $crate::ElementType::U32 => {
+                #[allow(dead_code)]
+                type $T = u32;
+                $body
+            }
+            $crate::ElementType::U64 => {
+                #[allow(dead_code)]
+                type $T = u64;
+                $body
+            }
+            $crate::ElementType::F16 => {
+                #[allow(dead_code)]
+                type $T = $crate::__half::f16;
+                $body
+            }
+            $crate::ElementType::Bf16 => {
+                #[allow(dead_code)]
+                type $T = $crate::__half::bf16;
+                $body
+            }
+            $crate::ElementType::F32 => {
+                #[allow(dead_code)]
+                type $T = f32;
+                $body
+            }
+            $crate::ElementType::F64 => {
+                #[allow(dead_code)]
+                type $T = f64;
+                $body
+            }
             $crate::ElementType::C64 => {
                 #[allow(dead_code)]
                 type $T = $crate::__num_complex::Complex<f32>;

@@ -78,7 +78,11 @@ pub fn reduce_precision_bits(
     mantissa_bits: u32,
 ) -> u64 {
     let nbits = 1 + src_exponent_bits + src_mantissa_bits;
-    let width_mask = if nbits >= 64 { u64::MAX } else { (1u64 << nbits) - 1 };
+    let width_mask = if nbits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << nbits) - 1
+    };
     let exp_mask = ((1u64 << src_exponent_bits) - 1) << src_mantissa_bits;
     let mant_mask = (1u64 << src_mantissa_bits) - 1;
     let is_nan = bits & exp_mask == exp_mask && bits & mant_mask != 0;
@@ -143,7 +147,10 @@ mod tests {
         ];
         for (x, want) in cases {
             let got = erf_f64(x);
-            assert!(((got - want) / want).abs() < 4e-16, "erf({x}) = {got}, want {want}");
+            assert!(
+                ((got - want) / want).abs() < 4e-16,
+                "erf({x}) = {got}, want {want}"
+            );
             assert_eq!(erf_f64(-x), -got, "erf is odd");
         }
         assert_eq!(erf_f64(6.5), 1.0);
@@ -157,18 +164,21 @@ mod tests {
     #[test]
     fn reduce_precision_f32_to_bf16_layout() {
         // f32 -> (8, 7) is bf16 rounding: 1 + 2^-8 is a tie -> even (1.0); 1 + 3*2^-8 -> up.
-        let r = |x: f32| f32::from_bits(reduce_precision_bits(x.to_bits() as u64, 8, 23, 8, 7) as u32);
+        let r =
+            |x: f32| f32::from_bits(reduce_precision_bits(x.to_bits() as u64, 8, 23, 8, 7) as u32);
         assert_eq!(r(1.0 + 2f32.powi(-8)), 1.0);
         assert_eq!(r(1.0 + 3.0 * 2f32.powi(-8)), 1.0 + 2f32.powi(-6));
         assert_eq!(r(f32::MAX), f32::INFINITY);
         assert!(r(f32::NAN).is_nan());
         // f32 -> (5, 10) (f16 range): 70000 overflows, 1e-5 underflows (subnormal in f16) to 0.
-        let h = |x: f32| f32::from_bits(reduce_precision_bits(x.to_bits() as u64, 8, 23, 5, 10) as u32);
+        let h =
+            |x: f32| f32::from_bits(reduce_precision_bits(x.to_bits() as u64, 8, 23, 5, 10) as u32);
         assert_eq!(h(70000.0), f32::INFINITY);
         assert_eq!(h(-1e-5).to_bits(), (-0.0f32).to_bits());
         assert_eq!(h(65504.0), 65504.0);
         // Zero mantissa bits: NaN becomes inf.
-        let z = |x: f32| f32::from_bits(reduce_precision_bits(x.to_bits() as u64, 8, 23, 8, 0) as u32);
+        let z =
+            |x: f32| f32::from_bits(reduce_precision_bits(x.to_bits() as u64, 8, 23, 8, 0) as u32);
         assert_eq!(z(f32::NAN), f32::INFINITY);
         assert_eq!(z(1.4), 1.0);
         assert_eq!(z(1.6), 2.0);

@@ -31,14 +31,27 @@ fn constructors_check_length() {
     assert_eq!(t.as_slice(), &[1., 2., 3., 4., 5., 6.]);
     assert_eq!(t.as_slice().as_ptr() as usize % BUF_ALIGN, 0);
     let e = M23::from_slice(&[1., 2.]).unwrap_err();
-    assert_eq!(e, TensorError::Length { shape: "f32[2,3]".into(), expected: 6, actual: 2 });
-    assert_eq!(e.to_string(), "tensor f32[2,3] holds 6 elements, but 2 were given");
+    assert_eq!(
+        e,
+        TensorError::Length {
+            shape: "f32[2,3]".into(),
+            expected: 6,
+            actual: 2
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "tensor f32[2,3] holds 6 elements, but 2 were given"
+    );
     assert!(M23::from_vec(vec![0.0; 7]).is_err());
     let z = Tensor::<i32, D2<0, 5>>::from_vec(vec![]).unwrap();
     assert!(z.as_slice().is_empty());
     assert_eq!(z.to_string(), "[]");
     assert_eq!(Tensor::<i64, D1<4>>::zeros().as_slice(), &[0; 4]);
-    assert_eq!(Tensor::<bool, D1<2>>::filled(true).as_slice(), &[true, true]);
+    assert_eq!(
+        Tensor::<bool, D1<2>>::filled(true).as_slice(),
+        &[true, true]
+    );
 }
 
 #[test]
@@ -82,7 +95,12 @@ fn scalars() {
     assert_eq!(s.get(&[]), Some(2.5));
     assert_eq!(s.to_string(), "2.5");
     assert_eq!(s.to_literal(), Literal::scalar(2.5f64));
-    assert_eq!(Tensor::<f64, D0>::from_literal(&Literal::scalar(4.0f64)).unwrap().value(), 4.0);
+    assert_eq!(
+        Tensor::<f64, D0>::from_literal(&Literal::scalar(4.0f64))
+            .unwrap()
+            .value(),
+        4.0
+    );
 }
 
 #[test]
@@ -100,23 +118,35 @@ fn literal_round_trip_and_errors() {
     let wrong_ty = Literal::from_vec(&[2, 3], vec![0i32; 6]).unwrap();
     assert_eq!(
         M23::from_literal(&wrong_ty).unwrap_err(),
-        TensorError::ElementType { expected: ElementType::F32, actual: ElementType::S32 }
+        TensorError::ElementType {
+            expected: ElementType::F32,
+            actual: ElementType::S32
+        }
     );
     let wrong_dims = Literal::from_vec(&[3, 2], vec![0f32; 6]).unwrap();
     let e = M23::from_literal(&wrong_dims).unwrap_err();
-    assert_eq!(e.to_string(), "shape mismatch: tensor f32[2,3] vs literal f32[3,2]");
+    assert_eq!(
+        e.to_string(),
+        "shape mismatch: tensor f32[2,3] vs literal f32[3,2]"
+    );
     assert!(M23::from_literal(&Literal::Tuple(vec![])).is_err());
     assert!(M23::from_literal(&Literal::Token).is_err());
     let mut dynamic = ArrayShape::new(ElementType::F32, &[2, 3]);
     dynamic.dynamic[0] = true;
-    let dyn_lit = Literal::Array { shape: dynamic, data: ArrayData::F32(vec![0.0; 6]) };
+    let dyn_lit = Literal::Array {
+        shape: dynamic,
+        data: ArrayData::F32(vec![0.0; 6]),
+    };
     assert!(M23::from_literal(&dyn_lit).is_err());
     // A malformed literal (data shorter than its shape) is an Err, not a panic.
     let short = Literal::Array {
         shape: ArrayShape::new(ElementType::F32, &[2, 3]),
         data: ArrayData::F32(vec![0.0; 5]),
     };
-    assert!(matches!(M23::from_literal(&short), Err(TensorError::Length { .. })));
+    assert!(matches!(
+        M23::from_literal(&short),
+        Err(TensorError::Length { .. })
+    ));
     let core: xla_core::Error = e.into();
     assert_eq!(core.op, "Tensor");
 }
@@ -127,7 +157,10 @@ fn display_and_debug() {
     assert_eq!(t.to_string(), "[[1. 2. 3.]\n [4. 5. 6.]]");
     // Display is logical, whatever the layout.
     assert_eq!(t.relayout::<Mtm2<0, 1>>().to_string(), t.to_string());
-    assert_eq!(format!("{t:?}"), "Tensor(f32[2,3] [[1. 2. 3.]\n [4. 5. 6.]])");
+    assert_eq!(
+        format!("{t:?}"),
+        "Tensor(f32[2,3] [[1. 2. 3.]\n [4. 5. 6.]])"
+    );
     let big = Tensor::<i32, D1<2000>>::from_fn(|i| i[0] as i32);
     assert_eq!(big.to_string(), "[   0    1    2 ... 1997 1998 1999]");
 }

@@ -306,7 +306,9 @@ fn scalar_broadcast_to_rank_two_expands() {
     expand_text(&fn_def("bcast_scalar", b.build(r).unwrap()));
 
     let mut b = Builder::new("select_scalar");
-    let p = b.parameter(0, Shape::scalar(ElementType::Pred), "p").unwrap();
+    let p = b
+        .parameter(0, Shape::scalar(ElementType::Pred), "p")
+        .unwrap();
     let x = b.parameter(1, Shape::array(F32, &[2, 3]), "x").unwrap();
     let y = b.parameter(2, Shape::array(F32, &[2, 3]), "y").unwrap();
     let r = b.select(p, x, y).unwrap();
