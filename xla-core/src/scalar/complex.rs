@@ -233,14 +233,7 @@ macro_rules! complex_scalar {
                 // Principal cube root.
                 wide1(self, C64::cbrt)
             }
-            #[inline]
-            fn ceil(self) -> Self {
-                self
-            }
-            #[inline]
-            fn clz(self) -> Self {
-                self
-            }
+            identity_ops!(unary: ceil, clz);
             #[inline]
             fn cos(self) -> Self {
                 wide1(self, C64::cos)
@@ -249,10 +242,7 @@ macro_rules! complex_scalar {
             fn cosh(self) -> Self {
                 wide1(self, C64::cosh)
             }
-            #[inline]
-            fn erf(self) -> Self {
-                self
-            }
+            identity_ops!(unary: erf);
             #[inline]
             fn exp(self) -> Self {
                 wide1(self, C64::exp)
@@ -261,10 +251,7 @@ macro_rules! complex_scalar {
             fn expm1(self) -> Self {
                 wide1(self, expm1_c)
             }
-            #[inline]
-            fn floor(self) -> Self {
-                self
-            }
+            identity_ops!(unary: floor);
             #[inline]
             fn imag(self) -> $f {
                 self.im
@@ -289,26 +276,12 @@ macro_rules! complex_scalar {
             fn neg(self) -> Self {
                 Complex::new(-self.re, -self.im)
             }
-            #[inline]
-            fn not(self) -> Self {
-                self
-            }
-            #[inline]
-            fn popcnt(self) -> Self {
-                self
-            }
+            identity_ops!(unary: not, popcnt);
             #[inline]
             fn real(self) -> $f {
                 self.re
             }
-            #[inline]
-            fn round_afz(self) -> Self {
-                self
-            }
-            #[inline]
-            fn round_even(self) -> Self {
-                self
-            }
+            identity_ops!(unary: round_afz, round_even);
             #[inline]
             fn rsqrt(self) -> Self {
                 wide1(self, rsqrt_c)
@@ -354,10 +327,7 @@ macro_rules! complex_scalar {
             fn div(self, rhs: Self) -> Self {
                 smith_div(self, rhs)
             }
-            #[inline]
-            fn rem(self, _rhs: Self) -> Self {
-                self
-            }
+            identity_ops!(binary: rem);
             #[inline]
             fn max(self, rhs: Self) -> Self {
                 // NaN-propagating (the first operand with a NaN part), else lexicographic.
@@ -391,30 +361,7 @@ macro_rules! complex_scalar {
             fn atan2(self, rhs: Self) -> Self {
                 wide2(self, rhs, atan2_c)
             }
-            #[inline]
-            fn and(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn or(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn xor(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn shl(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn shr_arithmetic(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn shr_logical(self, _rhs: Self) -> Self {
-                self
-            }
+            identity_ops!(binary: and, or, xor, shl, shr_arithmetic, shr_logical);
 
             #[inline]
             fn compare(self, rhs: Self, direction: ComparisonDirection) -> bool {

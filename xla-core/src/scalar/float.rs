@@ -68,10 +68,7 @@ macro_rules! float_common {
         fn ceil(self) -> Self {
             <$t>::ceil(self)
         }
-        #[inline]
-        fn clz(self) -> Self {
-            self
-        }
+        identity_ops!(unary: clz);
         #[inline]
         fn cos(self) -> Self {
             wide1(self, f64::cos)
@@ -120,18 +117,7 @@ macro_rules! float_common {
         fn neg(self) -> Self {
             -self
         }
-        #[inline]
-        fn not(self) -> Self {
-            self
-        }
-        #[inline]
-        fn popcnt(self) -> Self {
-            self
-        }
-        #[inline]
-        fn real(self) -> Self {
-            self
-        }
+        identity_ops!(unary: not, popcnt, real);
         #[inline]
         fn round_afz(self) -> Self {
             <$t>::round(self)
@@ -200,30 +186,7 @@ macro_rules! float_common {
         fn atan2(self, rhs: Self) -> Self {
             wide2(self, rhs, f64::atan2)
         }
-        #[inline]
-        fn and(self, _rhs: Self) -> Self {
-            self
-        }
-        #[inline]
-        fn or(self, _rhs: Self) -> Self {
-            self
-        }
-        #[inline]
-        fn xor(self, _rhs: Self) -> Self {
-            self
-        }
-        #[inline]
-        fn shl(self, _rhs: Self) -> Self {
-            self
-        }
-        #[inline]
-        fn shr_arithmetic(self, _rhs: Self) -> Self {
-            self
-        }
-        #[inline]
-        fn shr_logical(self, _rhs: Self) -> Self {
-            self
-        }
+        identity_ops!(binary: and, or, xor, shl, shr_arithmetic, shr_logical);
 
         #[inline]
         fn compare(self, rhs: Self, direction: ComparisonDirection) -> bool {
@@ -355,10 +318,7 @@ macro_rules! half_float {
             fn ceil(self) -> Self {
                 half_float!(@un $t, self, ceil)
             }
-            #[inline]
-            fn clz(self) -> Self {
-                self
-            }
+            identity_ops!(unary: clz);
             #[inline]
             fn cos(self) -> Self {
                 half_float!(@un $t, self, cos)
@@ -407,18 +367,7 @@ macro_rules! half_float {
             fn neg(self) -> Self {
                 $t::from_bits(self.to_bits() ^ 0x8000)
             }
-            #[inline]
-            fn not(self) -> Self {
-                self
-            }
-            #[inline]
-            fn popcnt(self) -> Self {
-                self
-            }
-            #[inline]
-            fn real(self) -> Self {
-                self
-            }
+            identity_ops!(unary: not, popcnt, real);
             #[inline]
             fn round_afz(self) -> Self {
                 half_float!(@un $t, self, round_afz)
@@ -505,30 +454,7 @@ macro_rules! half_float {
             fn atan2(self, rhs: Self) -> Self {
                 half_float!(@bin $t, self, rhs, atan2)
             }
-            #[inline]
-            fn and(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn or(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn xor(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn shl(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn shr_arithmetic(self, _rhs: Self) -> Self {
-                self
-            }
-            #[inline]
-            fn shr_logical(self, _rhs: Self) -> Self {
-                self
-            }
+            identity_ops!(binary: and, or, xor, shl, shr_arithmetic, shr_logical);
 
             #[inline]
             fn compare(self, rhs: Self, direction: ComparisonDirection) -> bool {

@@ -49,42 +49,12 @@ macro_rules! int_common {
         const ZERO: Self = 0;
         const ONE: Self = 1;
 
-        #[inline]
-        fn cbrt(self) -> Self {
-            self
-        }
-        #[inline]
-        fn ceil(self) -> Self {
-            self
-        }
+        identity_ops!(unary: cbrt, ceil);
         #[inline]
         fn clz(self) -> Self {
             self.leading_zeros() as Self
         }
-        #[inline]
-        fn cos(self) -> Self {
-            self
-        }
-        #[inline]
-        fn cosh(self) -> Self {
-            self
-        }
-        #[inline]
-        fn erf(self) -> Self {
-            self
-        }
-        #[inline]
-        fn exp(self) -> Self {
-            self
-        }
-        #[inline]
-        fn expm1(self) -> Self {
-            self
-        }
-        #[inline]
-        fn floor(self) -> Self {
-            self
-        }
+        identity_ops!(unary: cos, cosh, erf, exp, expm1, floor);
         #[inline]
         fn imag(self) -> Self {
             0
@@ -93,18 +63,7 @@ macro_rules! int_common {
         fn is_finite(self) -> bool {
             true
         }
-        #[inline]
-        fn log(self) -> Self {
-            self
-        }
-        #[inline]
-        fn log1p(self) -> Self {
-            self
-        }
-        #[inline]
-        fn logistic(self) -> Self {
-            self
-        }
+        identity_ops!(unary: log, log1p, logistic);
         #[inline]
         fn neg(self) -> Self {
             self.wrapping_neg()
@@ -117,38 +76,7 @@ macro_rules! int_common {
         fn popcnt(self) -> Self {
             self.count_ones() as Self
         }
-        #[inline]
-        fn real(self) -> Self {
-            self
-        }
-        #[inline]
-        fn round_afz(self) -> Self {
-            self
-        }
-        #[inline]
-        fn round_even(self) -> Self {
-            self
-        }
-        #[inline]
-        fn rsqrt(self) -> Self {
-            self
-        }
-        #[inline]
-        fn sin(self) -> Self {
-            self
-        }
-        #[inline]
-        fn sqrt(self) -> Self {
-            self
-        }
-        #[inline]
-        fn tan(self) -> Self {
-            self
-        }
-        #[inline]
-        fn tanh(self) -> Self {
-            self
-        }
+        identity_ops!(unary: real, round_afz, round_even, rsqrt, sin, sqrt, tan, tanh);
 
         #[inline]
         fn add(self, rhs: Self) -> Self {
@@ -170,10 +98,7 @@ macro_rules! int_common {
         fn min(self, rhs: Self) -> Self {
             std::cmp::min(self, rhs)
         }
-        #[inline]
-        fn atan2(self, _rhs: Self) -> Self {
-            self
-        }
+        identity_ops!(binary: atan2);
         #[inline]
         fn and(self, rhs: Self) -> Self {
             self & rhs
@@ -300,10 +225,7 @@ macro_rules! unsigned_int {
             type Real = $t;
             int_common!($t, $t, $bits);
 
-            #[inline]
-            fn abs(self) -> Self {
-                self
-            }
+            identity_ops!(unary: abs);
             #[inline]
             fn sign(self) -> Self {
                 (self != 0) as Self
@@ -363,47 +285,13 @@ impl Scalar for bool {
     const ZERO: Self = false;
     const ONE: Self = true;
 
-    #[inline]
-    fn abs(self) -> Self {
-        self
-    }
-    #[inline]
-    fn cbrt(self) -> Self {
-        self
-    }
-    #[inline]
-    fn ceil(self) -> Self {
-        self
-    }
+    identity_ops!(unary: abs, cbrt, ceil);
     #[inline]
     fn clz(self) -> Self {
         // Pred is one bit wide here: one leading zero iff false.
         !self
     }
-    #[inline]
-    fn cos(self) -> Self {
-        self
-    }
-    #[inline]
-    fn cosh(self) -> Self {
-        self
-    }
-    #[inline]
-    fn erf(self) -> Self {
-        self
-    }
-    #[inline]
-    fn exp(self) -> Self {
-        self
-    }
-    #[inline]
-    fn expm1(self) -> Self {
-        self
-    }
-    #[inline]
-    fn floor(self) -> Self {
-        self
-    }
+    identity_ops!(unary: cos, cosh, erf, exp, expm1, floor);
     #[inline]
     fn imag(self) -> Self {
         false
@@ -412,18 +300,7 @@ impl Scalar for bool {
     fn is_finite(self) -> bool {
         true
     }
-    #[inline]
-    fn log(self) -> Self {
-        self
-    }
-    #[inline]
-    fn log1p(self) -> Self {
-        self
-    }
-    #[inline]
-    fn logistic(self) -> Self {
-        self
-    }
+    identity_ops!(unary: log, log1p, logistic);
     #[inline]
     fn neg(self) -> Self {
         // -x mod 2 = x.
@@ -433,46 +310,7 @@ impl Scalar for bool {
     fn not(self) -> Self {
         !self
     }
-    #[inline]
-    fn popcnt(self) -> Self {
-        self
-    }
-    #[inline]
-    fn real(self) -> Self {
-        self
-    }
-    #[inline]
-    fn round_afz(self) -> Self {
-        self
-    }
-    #[inline]
-    fn round_even(self) -> Self {
-        self
-    }
-    #[inline]
-    fn rsqrt(self) -> Self {
-        self
-    }
-    #[inline]
-    fn sign(self) -> Self {
-        self
-    }
-    #[inline]
-    fn sin(self) -> Self {
-        self
-    }
-    #[inline]
-    fn sqrt(self) -> Self {
-        self
-    }
-    #[inline]
-    fn tan(self) -> Self {
-        self
-    }
-    #[inline]
-    fn tanh(self) -> Self {
-        self
-    }
+    identity_ops!(unary: popcnt, real, round_afz, round_even, rsqrt, sign, sin, sqrt, tan, tanh);
 
     #[inline]
     fn add(self, rhs: Self) -> Self {
@@ -486,14 +324,7 @@ impl Scalar for bool {
     fn mul(self, rhs: Self) -> Self {
         self & rhs
     }
-    #[inline]
-    fn div(self, _rhs: Self) -> Self {
-        self
-    }
-    #[inline]
-    fn rem(self, _rhs: Self) -> Self {
-        self
-    }
+    identity_ops!(binary: div, rem);
     #[inline]
     fn max(self, rhs: Self) -> Self {
         self | rhs
@@ -502,14 +333,7 @@ impl Scalar for bool {
     fn min(self, rhs: Self) -> Self {
         self & rhs
     }
-    #[inline]
-    fn pow(self, _rhs: Self) -> Self {
-        self
-    }
-    #[inline]
-    fn atan2(self, _rhs: Self) -> Self {
-        self
-    }
+    identity_ops!(binary: pow, atan2);
     #[inline]
     fn and(self, rhs: Self) -> Self {
         self & rhs
@@ -522,18 +346,7 @@ impl Scalar for bool {
     fn xor(self, rhs: Self) -> Self {
         self ^ rhs
     }
-    #[inline]
-    fn shl(self, _rhs: Self) -> Self {
-        self
-    }
-    #[inline]
-    fn shr_arithmetic(self, _rhs: Self) -> Self {
-        self
-    }
-    #[inline]
-    fn shr_logical(self, _rhs: Self) -> Self {
-        self
-    }
+    identity_ops!(binary: shl, shr_arithmetic, shr_logical);
 
     #[inline]
     fn compare(self, rhs: Self, direction: ComparisonDirection) -> bool {

@@ -26,6 +26,25 @@
 //! return a defined value (documented per impl, usually the operand unchanged or zero) and never
 //! panic.
 
+/// Methods that return their operand (unary) or their lhs (binary), written once for every
+/// `impl Scalar`: mostly ops shape inference rejects for the type, kept total as the module docs
+/// promise (`cos` of an integer, `shl` of a float), plus the few that are the identity by
+/// definition (`real` of a real type, `abs` of an unsigned integer).
+macro_rules! identity_ops {
+    (unary: $($u:ident),* $(,)?) => {$(
+        #[inline]
+        fn $u(self) -> Self {
+            self
+        }
+    )*};
+    (binary: $($b:ident),* $(,)?) => {$(
+        #[inline]
+        fn $b(self, _rhs: Self) -> Self {
+            self
+        }
+    )*};
+}
+
 mod complex;
 mod float;
 mod int;
