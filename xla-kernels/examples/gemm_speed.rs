@@ -1,60 +1,123 @@
-//! Quick GEMM throughput check (not a benchmark of record: those compare against XLA in the
-//! same run, see `benches/`). Run with
-//! `RUSTFLAGS="-C target-cpu=native" cargo run --release --example gemm_speed -p xla-kernels`.
+//! Quick GEMM throughput check beside the machine's FMA peak (not the benchmark of record: that
+//! one compares against XLA in the same run, see `benches/`). Run with
+//! `CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run --release -p xla-kernels --example gemm_speed`
+//! (optional argument: best-of-N samples, default 15).
+//!
+//! The peak is a loop of independent `f32` vector FMAs (12 chains: enough to cover a 4-cycle
+//! latency on 2 pipes), on 1 thread and on every rayon thread at once.
 
+use std::hint::black_box;
 use std::time::Instant;
 
-use xla_kernels::gemm::{gemm, GemmDesc, GemmScratch};
+use rayon::prelude::*;
+use xla_kernels::gemm::{gemm, GemmDesc, GemmElem, GemmScratch};
+use xla_kernels::simd::{F32V, VFloat};
 
-/// Best-of-15 GFLOP/s (the best sample is the least disturbed by other processes) of an `m x k` by `k x n` f32 (or f64) row-major GEMM.
-fn measure<T: xla_kernels::gemm::GemmElem + From<f32>>(m: usize, n: usize, k: usize) -> f64 {
-    let a: Vec<T> = (0..m * k)
+/// Independent FMA chains in the peak loop.
+const CHAINS: usize = 12;
+/// Iterations of the peak loop per sample.
+const PEAK_ITERS: usize = 5_000_000;
+
+/// Flops of `PEAK_ITERS` iterations of `CHAINS` vector FMAs on one thread; returns a value
+/// derived from every chain so nothing is optimised away.
+#[inline(never)]
+fn fma_loop(seed: f32) -> f32 {
+    let x = F32V::splat(black_box(0.999_999));
+    let y = F32V::splat(black_box(1e-7));
+    let mut acc = [F32V::splat(seed); CHAINS];
+    for _ in 0..PEAK_ITERS {
+        for a in acc.iter_mut() {
+            *a = VFloat::mul_add(*a, x, y);
+        }
+    }
+    acc.iter()
+        .fold(F32V::splat(0.0), |s, &a| s + a)
+        .reduce_add()
+}
+
+/// Best-of-`samples` peak GFLOP/s of independent f32 FMAs on `threads` threads at once.
+fn peak(threads: usize, samples: usize) -> f64 {
+    let flops = (PEAK_ITERS * CHAINS * 2 * <F32V as VFloat>::LANES * threads) as f64;
+    let mut best = f64::INFINITY;
+    for _ in 0..samples {
+        let t = Instant::now();
+        let s: f32 = (0..threads)
+            .into_par_iter()
+            .map(|i| fma_loop(i as f32))
+            .sum();
+        black_box(s);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    flops / best / 1e9
+}
+
+/// Best-of-`samples` GFLOP/s (the best sample is the least disturbed by other processes) of a
+/// `batch x m x k` by `batch x k x n` row-major GEMM.
+fn measure<T: GemmElem + From<f32>>(
+    batch: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    samples: usize,
+) -> f64 {
+    let a: Vec<T> = (0..batch * m * k)
         .map(|i| T::from((i % 17) as f32 * 0.01))
         .collect();
-    let b: Vec<T> = (0..k * n)
+    let b: Vec<T> = (0..batch * k * n)
         .map(|i| T::from((i % 13) as f32 * 0.02))
         .collect();
-    let mut c: Vec<T> = vec![T::from(0.0); m * n];
-    let d = GemmDesc::row_major(1, m, n, k);
+    let mut c: Vec<T> = vec![T::from(0.0); batch * m * n];
+    let d = GemmDesc::row_major(batch, m, n, k);
     let mut s = GemmScratch::new();
-    let flops = 2.0 * (m * n * k) as f64;
+    let flops = d.flops() as f64;
     // Enough repetitions for ~30 ms per sample.
     let reps = ((3e7 / flops) as usize).clamp(1, 1_000_000);
     gemm(&d, &a, &b, &mut c, &mut s).expect("valid gemm");
     let mut best = f64::INFINITY;
-    for _ in 0..15 {
+    for _ in 0..samples {
         let t = Instant::now();
         for _ in 0..reps {
             gemm(&d, &a, &b, &mut c, &mut s).expect("valid gemm");
         }
         best = best.min(t.elapsed().as_secs_f64() / reps as f64);
     }
-    std::hint::black_box(&c);
+    black_box(&c);
     flops / best / 1e9
 }
 
 fn main() {
+    let samples: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(15);
     let threads = rayon::current_num_threads();
     println!(
-        "threads: {threads}, f32 lanes: {}",
-        <xla_kernels::simd::F32V as xla_kernels::simd::VFloat>::LANES
+        "threads: {threads}, f32 lanes: {}, best of {samples}",
+        <F32V as VFloat>::LANES
     );
-    for &(m, n, k) in &[
-        (1024, 1024, 1024),
-        (256, 256, 256),
-        (64, 64, 64),
-        (1, 128, 784),
-        (8, 128, 784),
+    let p1 = peak(1, samples);
+    let pn = peak(threads, samples);
+    println!("peak f32 FMA: 1 thread {p1:.1} GFLOP/s, {threads} threads {pn:.1} GFLOP/s");
+    let row = |name: &str, g: f64| {
+        println!(
+            "{name:<28} {g:7.1} GFLOP/s  {:5.1}% of peak",
+            100.0 * g / pn
+        )
+    };
+    for &(batch, m, n, k) in &[
+        (1, 1024, 1024, 1024),
+        (1, 256, 256, 256),
+        (1, 64, 64, 64),
+        (1, 1, 128, 784),
+        (1, 8, 128, 784),
+        (16, 256, 256, 256),
     ] {
-        println!(
-            "f32 {m}x{k} * {k}x{n}: {:.1} GFLOP/s",
-            measure::<f32>(m, n, k)
-        );
+        let name = format!("f32 {batch}x[{m}x{k} * {k}x{n}]");
+        row(&name, measure::<f32>(batch, m, n, k, samples));
     }
-    for &(m, n, k) in &[(1024, 1024, 1024), (256, 256, 256)] {
-        println!(
-            "f64 {m}x{k} * {k}x{n}: {:.1} GFLOP/s",
-            measure::<f64>(m, n, k)
-        );
+    for &(m, n, k) in &[(1024, 1024, 1024), (256, 256, 256), (64, 64, 64)] {
+        // f64 has half the lanes: its share of the f32 peak is at most 50%.
+        let name = format!("f64 1x[{m}x{k} * {k}x{n}]");
+        row(&name, measure::<f64>(1, m, n, k, samples));
     }
 }
