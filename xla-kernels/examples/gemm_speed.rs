@@ -1,7 +1,8 @@
 //! Quick GEMM throughput check beside the machine's FMA peak (not the benchmark of record: that
 //! one compares against XLA in the same run, see `benches/`). Run with
 //! `CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run --release -p xla-kernels --example gemm_speed`
-//! (optional argument: best-of-N samples, default 15).
+//! (optional arguments: best-of-N samples, default 15; then shapes `BxMxNxK` to measure only
+//! those, f32, e.g. `gemm_speed 9 1x120x16x256`).
 //!
 //! The peak is a loop of independent `f32` vector FMAs (12 chains: enough to cover a 4-cycle
 //! latency on 2 pipes), on 1 thread and on every rayon thread at once.
@@ -95,6 +96,20 @@ fn main() {
         "threads: {threads}, f32 lanes: {}, best of {samples}",
         <F32V as VFloat>::LANES
     );
+    let shapes: Vec<[usize; 4]> = std::env::args()
+        .skip(2)
+        .map(|a| {
+            let v: Vec<usize> = a.split('x').map(|x| x.parse().expect("BxMxNxK")).collect();
+            v.try_into().expect("BxMxNxK")
+        })
+        .collect();
+    if !shapes.is_empty() {
+        for [batch, m, n, k] in shapes {
+            let g = measure::<f32>(batch, m, n, k, samples);
+            println!("f32 {batch}x[{m}x{k} * {k}x{n}] {g:7.1} GFLOP/s");
+        }
+        return;
+    }
     let p1 = peak(1, samples);
     let pn = peak(threads, samples);
     println!("peak f32 FMA: 1 thread {p1:.1} GFLOP/s, {threads} threads {pn:.1} GFLOP/s");
