@@ -6,8 +6,7 @@
 //! - [`simd`]: the `VFloat` vector trait generated code is written against ([`math`]: its
 //!   vector transcendental functions);
 //! - [`gemm`]: strided batched matrix multiplication for every XLA element type;
-//! - [`reduce`]: row / column reductions (sum, max, min) of row-major matrices.
-//! - [`reduce_nd`]: reductions over any set of dims of any rank (fast f32/f64 sum/max/min,
+//! - [`reduce`]: reductions over any set of dims of any rank (fast f32/f64 sum/max/min,
 //!   generic combiners, variadic);
 //! - [`transpose`]: any permutation, cache-blocked, and strided copies;
 //! - [`sort`]: sort along any dimension (radix on total-order keys, comparator sorts,
@@ -25,6 +24,5 @@ pub mod tensor;
 pub use error::KernelError;
 pub mod conv;
 pub mod reduce;
-pub mod reduce_nd;
 pub mod sort;
 pub mod transpose;

@@ -135,9 +135,13 @@ fn sizes_around_the_blocks() {
         check_fast(&[3, cols], &[1], cols as u64);
         check_fast(&[cols], &[0], cols as u64 + 1);
     }
-    for cols in [1usize, 7, 1023, 1024, 1025, 2049] {
+    for cols in [1usize, 7, 1023, 1024, 1025, 2047, 2048, 2049, 4097] {
         check_fast(&[37, cols], &[0], cols as u64);
         check_fast(&[2, 9, cols], &[1], cols as u64);
+    }
+    for rows in [255usize, 256, 257, 3 * 256 + 1] {
+        check_fast(&[rows, 19], &[0], rows as u64);
+        check_fast(&[2, rows, 9], &[1], rows as u64);
     }
     // Not rows nor columns: transposed first.
     check_fast(&[5, 6, 7, 8], &[0, 2], 1);
@@ -359,4 +363,147 @@ fn matches_the_xla_core_evaluator() {
             }
         }
     }
+}
+
+// ---- The 2-D entry points (reduce_rows / reduce_cols).
+
+use xla_core::scalar::Scalar;
+
+fn data2d(n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i * 7919) % 1013) as f32 * 0.01 - 5.0 + 1.0 / (i + 1) as f32)
+        .collect()
+}
+
+/// The fixed tree of `par::reduce_blocks` over leaves `lo..hi`: split at the midpoint.
+fn col_tree(lo: usize, hi: usize, leaf: &dyn Fn(usize) -> f32) -> f32 {
+    if hi - lo == 1 {
+        return leaf(lo);
+    }
+    let mid = lo + (hi - lo) / 2;
+    col_tree(lo, mid, leaf) + col_tree(mid, hi, leaf)
+}
+
+fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .expect("pool")
+        .install(f)
+}
+
+#[test]
+fn rows_and_cols_match_a_naive_loop() {
+    for &(rows, cols) in &[
+        (1usize, 1usize),
+        (3, 7),
+        (5, 31),
+        (2, 33),
+        (17, 64),
+        (300, 129),
+        (257, 2049),
+        (1, 100_003),
+        (40_000, 3),
+    ] {
+        let x = data2d(rows * cols);
+        let mut r = vec![f32::NAN; rows];
+        let mut c = vec![f32::NAN; cols];
+        sum_rows_f32(&x, rows, cols, &mut r).unwrap();
+        sum_cols_f32(&x, rows, cols, &mut c).unwrap();
+        for (i, &got) in r.iter().enumerate() {
+            let row = &x[i * cols..(i + 1) * cols];
+            let want: f64 = row.iter().map(|&v| v as f64).sum();
+            let mag: f64 = row.iter().map(|&v| v.abs() as f64).sum();
+            assert!(
+                (got as f64 - want).abs() <= 1e-6 * mag * (cols as f64).log2().max(1.0),
+                "row {i}: {got} vs {want}"
+            );
+        }
+        for (j, &got) in c.iter().enumerate() {
+            // The documented order: leaves of COL_ROW_BLOCK rows, ascending, in the midpoint
+            // tree, then added to +0.
+            let want = 0.0
+                + col_tree(0, rows.div_ceil(COL_ROW_BLOCK), &|i| {
+                    (i * COL_ROW_BLOCK..rows.min((i + 1) * COL_ROW_BLOCK))
+                        .fold(-0.0f32, |s, r| s + x[r * cols + j])
+                });
+            assert_eq!(got.to_bits(), want.to_bits(), "col {j} of {rows}x{cols}");
+        }
+        let mut mx = vec![0.0f32; rows];
+        reduce_rows(ReduceOp::Max, &x, rows, cols, &mut mx).unwrap();
+        let mut mn = vec![0.0f32; cols];
+        reduce_cols(ReduceOp::Min, &x, rows, cols, &mut mn).unwrap();
+        for (i, &got) in mx.iter().enumerate() {
+            let want = x[i * cols..(i + 1) * cols]
+                .iter()
+                .fold(f32::NEG_INFINITY, |m, &v| <f32 as Scalar>::max(m, v));
+            assert_eq!(got, want);
+        }
+        for (j, &got) in mn.iter().enumerate() {
+            let want = (0..rows).fold(f32::INFINITY, |m, i| {
+                <f32 as Scalar>::min(m, x[i * cols + j])
+            });
+            assert_eq!(got, want);
+        }
+    }
+}
+
+#[test]
+fn nan_and_signed_zero_follow_xla() {
+    let x = [1.0f64, f64::NAN, 3.0, -0.0, 0.0, -0.0, 2.0, -1.0, -0.0];
+    let mut out = [0.0f64; 3];
+    reduce_rows(ReduceOp::Max, &x, 3, 3, &mut out).unwrap();
+    assert!(out[0].is_nan());
+    assert_eq!(out[1].to_bits(), 0.0f64.to_bits());
+    assert_eq!(out[2], 2.0);
+    reduce_rows(ReduceOp::Min, &x, 3, 3, &mut out).unwrap();
+    assert!(out[0].is_nan());
+    assert_eq!(out[1].to_bits(), (-0.0f64).to_bits());
+    let mut e = [7.0f64; 2];
+    reduce_rows(ReduceOp::Max, &[], 2, 0, &mut e).unwrap();
+    assert_eq!(e, [f64::NEG_INFINITY; 2]);
+    reduce_cols(ReduceOp::Sum, &[], 0, 2, &mut e).unwrap();
+    assert_eq!(e, [0.0; 2]);
+}
+
+#[test]
+fn identical_bits_on_one_and_two_threads() {
+    for &(rows, cols) in &[(1000usize, 1000usize), (3, 200_000), (200_000, 5)] {
+        let x = data2d(rows * cols);
+        let run = |t| {
+            with_threads(t, || {
+                let mut r = vec![0.0f32; rows];
+                let mut c = vec![0.0f32; cols];
+                sum_rows_f32(&x, rows, cols, &mut r).unwrap();
+                sum_cols_f32(&x, rows, cols, &mut c).unwrap();
+                (r, c)
+            })
+        };
+        let (a, b) = (run(1), run(2));
+        assert!(a
+            .0
+            .iter()
+            .zip(&b.0)
+            .all(|(p, q)| p.to_bits() == q.to_bits()));
+        assert!(a
+            .1
+            .iter()
+            .zip(&b.1)
+            .all(|(p, q)| p.to_bits() == q.to_bits()));
+    }
+}
+
+#[test]
+fn bad_sizes_are_errors() {
+    let x = data2d(24);
+    let mut out = vec![0.0f32; 6];
+    assert!(sum_rows_f32(&x, 6, 4, &mut out).is_ok());
+    let e = sum_rows_f32(&x[..23], 6, 4, &mut out).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "reduce: buffer `src` has 23 elements but its shape holds 24"
+    );
+    assert!(sum_rows_f32(&x, 6, 4, &mut out[..5]).is_err());
+    assert!(sum_cols_f32(&x, 6, 4, &mut out).is_err());
+    assert!(sum_rows_f32(&x, usize::MAX, 2, &mut out).is_err());
 }

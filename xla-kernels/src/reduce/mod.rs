@@ -1,0 +1,294 @@
+//! Reduce over any set of dimensions of a row-major array of any rank: `out[kept] = init (+)
+//! x[kept, r_0] (+) x[kept, r_1] (+) ...` over the reduced indices `r` (the kept dims, in
+//! order, form the output shape).
+//!
+//! - [`reduce_fast`]: f32 / f64 sum, max, min (XLA max/min: NaN propagates, -0 < +0) on
+//!   [`VFloat`] vectors. The shape is first simplified (extent-1 dims dropped, adjacent kept
+//!   or reduced dims merged); then `[K, R]` (rows) reduces each contiguous row, `[K1, R, K2]`
+//!   (columns) accumulates whole rows of `K2` lanes, and any other pattern is transposed to
+//!   `[kept.., reduced..]` first (one scratch copy, then rows). [`reduce_rows`] /
+//!   [`reduce_cols`] are the 2-D entry points of the same kernels.
+//! - [`reduce`]: any element type and combiner (a monomorphized closure), in index order.
+//! - [`reduce_indexed`]: variadic reduces (argmax, ...): the accumulator is any `Copy` type,
+//!   built from each element's flat input index by a `load` closure that reads any number of
+//!   operands.
+//!
+//! Determinism: every output's association order is fixed by the sizes alone. A row is cut
+//! into leaves of [`ROW_BLOCK`] elements (each folded into four vector accumulators, combined
+//! `(0 (+) 1) (+) (2 (+) 3)`, then across lanes in [`VFloat::reduce_add`]'s fixed tree),
+//! combined in the fixed tree of [`crate::par::reduce_blocks`]. A column folds its rows in ascending
+//! order within leaves of [`COL_ROW_BLOCK`] rows, and the leaves in the same fixed tree.
+//! Threads only change which leaves run where, so the bits are the same for any thread count.
+//! Nothing is parallel below [`crate::par::PAR_MIN_ELEMENTS`] input elements.
+//!
+//! Speed (`f32[4096,4096]`, 64 MiB, 2 threads, AMD EPYC 2 cores AVX2, `CARGO_TARGET_DIR=
+//! target/native RUSTFLAGS="-C target-cpu=native" cargo run --release -p xla-kernels --example
+//! k3a_speed reduce`, same run): see the table in [`fast`]'s docs. Both kernels are bound by
+//! memory reads: a row is four independent add chains, a column keeps its accumulators in L1
+//! and streams whole input rows, so each input byte is read once, front to back.
+
+mod fast;
+mod generic;
+
+pub use generic::{reduce, reduce_indexed};
+
+use wide::{f32x8, f64x4};
+
+use crate::error::element_count;
+use crate::error::KernelError;
+use crate::simd::VFloat;
+use crate::tensor::MAX_RANK;
+use crate::transpose::transpose;
+
+/// Elements per leaf of a row's reduction tree: long enough that the vector loop dominates,
+/// short enough (32 KiB of f32) that a few leaves keep two threads busy on one long row.
+pub const ROW_BLOCK: usize = 1 << 13;
+
+/// Columns (lanes of the output row) per leaf of a column reduction: 2048 f32 accumulators
+/// (8 KiB) stay in L1 while the leaf streams 8 KiB of every input row (two whole pages, so the
+/// hardware prefetcher runs on). Measured: 1024 -> 2048 lanes, 6.1 -> see [`fast`].
+pub const COL_BLOCK: usize = 2048;
+
+/// Rows per leaf of a column reduction: a tall column is cut into leaves of this many rows
+/// (each folded in ascending order) combined in a fixed tree, so two threads share one column
+/// chunk. A leaf of `COL_ROW_BLOCK x COL_BLOCK` f32 is 2 MiB of reads.
+pub const COL_ROW_BLOCK: usize = 256;
+
+/// Input elements per parallel task when splitting over outputs.
+pub const PAR_TASK_ELEMENTS: usize = 1 << 16;
+
+/// Which fast reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    /// `a + b`.
+    Sum,
+    /// XLA max (NaN propagates, `-0 < +0`).
+    Max,
+    /// XLA min (NaN propagates, `-0 < +0`).
+    Min,
+}
+
+/// f32 and f64: the element types of [`reduce_fast`], with the vector used for them.
+pub trait FastFloat: Copy + Send + Sync + 'static {
+    /// The vector type (8 x f32 or 4 x f64: 256-bit, AVX2 where available).
+    type V: VFloat<Elem = Self>;
+    /// `+0.0` (the start of [`reduce_rows`] / [`reduce_cols`] sums, as XLA's `init = 0`).
+    const ZERO: Self;
+    /// `-0.0` (the identity of a sum: `+0 + -0 = +0` but `-0 + -0 = -0`).
+    const NEG_ZERO: Self;
+    /// Negative infinity.
+    const NEG_INF: Self;
+    /// Positive infinity.
+    const INF: Self;
+}
+
+impl FastFloat for f32 {
+    type V = f32x8;
+    const ZERO: f32 = 0.0;
+    const NEG_ZERO: f32 = -0.0;
+    const NEG_INF: f32 = f32::NEG_INFINITY;
+    const INF: f32 = f32::INFINITY;
+}
+
+impl FastFloat for f64 {
+    type V = f64x4;
+    const ZERO: f64 = 0.0;
+    const NEG_ZERO: f64 = -0.0;
+    const NEG_INF: f64 = f64::NEG_INFINITY;
+    const INF: f64 = f64::INFINITY;
+}
+
+/// The identity element of `op`: `x (+) identity = x` for every `x` (including -0 and NaN).
+#[inline(always)]
+fn identity<T: FastFloat>(op: ReduceOp) -> T {
+    match op {
+        ReduceOp::Sum => T::NEG_ZERO,
+        ReduceOp::Max => T::NEG_INF,
+        ReduceOp::Min => T::INF,
+    }
+}
+
+/// What [`reduce_rows`] / [`reduce_cols`] start from: `+0` for a sum (XLA's usual init), the
+/// identity for max / min.
+#[inline(always)]
+fn start<T: FastFloat>(op: ReduceOp) -> T {
+    match op {
+        ReduceOp::Sum => T::ZERO,
+        ReduceOp::Max | ReduceOp::Min => identity(op),
+    }
+}
+
+/// `a (+) b` lane by lane.
+#[inline(always)]
+fn apply<V: VFloat>(op: ReduceOp, a: V, b: V) -> V {
+    match op {
+        ReduceOp::Sum => a + b,
+        ReduceOp::Max => a.max_xla(b),
+        ReduceOp::Min => a.min_xla(b),
+    }
+}
+
+/// The lanes of `v` combined in the fixed tree of [`VFloat::reduce_add`].
+#[inline(always)]
+fn lanes<V: VFloat>(op: ReduceOp, v: V) -> V::Elem {
+    match op {
+        ReduceOp::Sum => v.reduce_add(),
+        ReduceOp::Max => v.reduce_max_xla(),
+        ReduceOp::Min => v.reduce_min_xla(),
+    }
+}
+
+/// `a (+) b` on scalars, with exactly the vector op's semantics.
+#[inline(always)]
+fn scalar<T: FastFloat>(op: ReduceOp, a: T, b: T) -> T {
+    apply(op, T::V::splat(a), T::V::splat(b)).lane(0)
+}
+
+/// The simplified problem: dims `e` with a reduced flag each (alternating kinds after merging).
+struct Canon {
+    e: [usize; MAX_RANK],
+    red: [bool; MAX_RANK],
+    r: usize,
+}
+
+/// Checks `reduce_dims` (in range, no repeats) and the buffers; returns the simplified shape
+/// and the input size.
+fn canonicalize(
+    op: &'static str,
+    src_len: usize,
+    dims: &[usize],
+    reduce_dims: &[usize],
+    dst_len: usize,
+) -> Result<(Canon, usize), KernelError> {
+    let rank = dims.len();
+    if rank > MAX_RANK {
+        return Err(KernelError::invalid(
+            op,
+            format!("rank {rank} exceeds MAX_RANK = {MAX_RANK}"),
+        ));
+    }
+    let mut red = [false; MAX_RANK];
+    for &d in reduce_dims {
+        if d >= rank || std::mem::replace(&mut red[d], true) {
+            return Err(KernelError::invalid(
+                op,
+                format!(
+                    "reduce dimensions {reduce_dims:?} must be distinct dims of {dims:?} (rank \
+                     {rank})"
+                ),
+            ));
+        }
+    }
+    let total = element_count(op, dims)?;
+    let out: usize = (0..rank).filter(|&d| !red[d]).map(|d| dims[d]).product();
+    KernelError::check_len(op, "src", total, src_len)?;
+    KernelError::check_len(op, "dst", out, dst_len)?;
+    let mut c = Canon {
+        e: [1; MAX_RANK],
+        red: [false; MAX_RANK],
+        r: 0,
+    };
+    for d in 0..rank {
+        if dims[d] == 1 {
+            continue;
+        }
+        if c.r > 0 && c.red[c.r - 1] == red[d] {
+            c.e[c.r - 1] *= dims[d];
+        } else {
+            c.e[c.r] = dims[d];
+            c.red[c.r] = red[d];
+            c.r += 1;
+        }
+    }
+    Ok((c, total))
+}
+
+/// `dst = init (+) reduce(src over reduce_dims)` for f32/f64 and `op` in [`ReduceOp`], with
+/// `src` row-major of shape `dims` and `dst` row-major over the kept dims.
+///
+/// Errors (nothing written): a reduce dim out of range or repeated, rank above [`MAX_RANK`],
+/// or a buffer length that differs from its shape.
+pub fn reduce_fast<T: FastFloat>(
+    src: &[T],
+    dims: &[usize],
+    reduce_dims: &[usize],
+    op: ReduceOp,
+    init: T,
+    dst: &mut [T],
+) -> Result<(), KernelError> {
+    let (c, total) = canonicalize("reduce", src.len(), dims, reduce_dims, dst.len())?;
+    if dst.is_empty() {
+        return Ok(());
+    }
+    let (e, red, r) = (&c.e[..c.r], &c.red[..c.r], c.r);
+    if total == 0 {
+        // Empty reduction: every output is `init`.
+        dst.fill(init);
+        return Ok(());
+    }
+    match (r, red) {
+        (0, _) | (1, [false]) => fast::rows(src, 1, op, init, dst),
+        (1, [true]) | (2, [false, true]) => fast::rows(src, e[r - 1], op, init, dst),
+        (2, [true, false]) => fast::columns(src, e[0], e[1], op, init, dst),
+        (3, [false, true, false]) => fast::columns(src, e[1], e[2], op, init, dst),
+        _ => {
+            // Move the kept dims outermost (their order kept), then reduce rows.
+            let perm: Vec<usize> = (0..r)
+                .filter(|&d| !red[d])
+                .chain((0..r).filter(|&d| red[d]))
+                .collect();
+            let mut moved = vec![init; total];
+            transpose(src, e, &perm, &mut moved)?;
+            fast::rows(&moved, total / dst.len(), op, init, dst)
+        }
+    }
+    Ok(())
+}
+
+/// `out[r] = start (+) x[r, 0] (+) ... (+) x[r, cols - 1]` for a row-major `rows x cols` `x`,
+/// with `start` = +0 for a sum, -inf / +inf for max / min (so `cols == 0` gives it). The
+/// 2-D case of [`reduce_fast`] (same kernel, same order).
+pub fn reduce_rows<T: FastFloat>(
+    op: ReduceOp,
+    x: &[T],
+    rows: usize,
+    cols: usize,
+    out: &mut [T],
+) -> Result<(), KernelError> {
+    reduce_fast(x, &[rows, cols], &[1], op, start(op), out)
+}
+
+/// `out[c] = start (+) x[0, c] (+) ... (+) x[rows - 1, c]` for a row-major `rows x cols` `x`
+/// (`start` as [`reduce_rows`]). The 2-D case of [`reduce_fast`].
+pub fn reduce_cols<T: FastFloat>(
+    op: ReduceOp,
+    x: &[T],
+    rows: usize,
+    cols: usize,
+    out: &mut [T],
+) -> Result<(), KernelError> {
+    reduce_fast(x, &[rows, cols], &[0], op, start(op), out)
+}
+
+/// [`reduce_rows`] with [`ReduceOp::Sum`] on f32: `out[r] = sum_c x[r, c]`.
+pub fn sum_rows_f32(
+    x: &[f32],
+    rows: usize,
+    cols: usize,
+    out: &mut [f32],
+) -> Result<(), KernelError> {
+    reduce_rows(ReduceOp::Sum, x, rows, cols, out)
+}
+
+/// [`reduce_cols`] with [`ReduceOp::Sum`] on f32: `out[c] = sum_r x[r, c]`.
+pub fn sum_cols_f32(
+    x: &[f32],
+    rows: usize,
+    cols: usize,
+    out: &mut [f32],
+) -> Result<(), KernelError> {
+    reduce_cols(ReduceOp::Sum, x, rows, cols, out)
+}
+
+#[cfg(test)]
+mod tests;
