@@ -7,7 +7,7 @@ use std::time::Instant;
 use xla_kernels::conv::{conv, ConvDesc, ConvDims, ConvScratch};
 
 /// Best-of-5 median-free timing: (seconds per call, GFLOP/s).
-fn measure(d: &ConvDesc, im2col_only: bool) -> (f64, f64) {
+fn measure(d: &ConvDesc, how: &str) -> (f64, f64) {
     let n = d.rank();
     let input: Vec<f32> = (0..d.input_shape[..n].iter().product::<usize>())
         .map(|i| (i % 17) as f32 * 0.01)
@@ -18,7 +18,8 @@ fn measure(d: &ConvDesc, im2col_only: bool) -> (f64, f64) {
     let out_len: usize = d.output_shape().expect("valid")[..n].iter().product();
     let mut out = vec![0f32; out_len];
     let mut s = ConvScratch::new();
-    s.set_im2col_only(im2col_only);
+    s.set_im2col_only(how == "im2col");
+    s.set_no_winograd(how == "direct");
     let flops = d.flops() as f64;
     conv(d, &input, &kernel, &mut out, &mut s).expect("valid conv");
     let reps = ((3e8 / flops) as usize).clamp(1, 10_000);
@@ -102,8 +103,8 @@ fn main() {
         ),
     ];
     for (name, d) in rows {
-        for (how, im2col_only) in [("auto", false), ("im2col", true)] {
-            let (t, g) = measure(&d, im2col_only);
+        for how in ["auto", "direct", "im2col"] {
+            let (t, g) = measure(&d, how);
             println!(
                 "{name} [{how}]: {:.3} ms, {g:.1} GFLOP/s ({:.0}% of peak)",
                 t * 1e3,

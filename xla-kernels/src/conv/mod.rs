@@ -31,6 +31,7 @@ mod direct;
 mod direct_nchw;
 mod direct_nhwc;
 mod im2col;
+mod winograd;
 
 #[cfg(test)]
 mod tests;
@@ -398,9 +399,12 @@ pub(crate) fn strides_of(shape: &[usize]) -> [usize; MAX_RANK] {
 pub struct ConvScratch {
     /// Skip the specialised kernels (for measuring them against im2col).
     im2col_only: bool,
+    /// Skip Winograd (for measuring it against the direct kernels).
+    no_winograd: bool,
     gemm: GemmScratch,
     nchw: direct_nchw::Buffers,
     nhwc: direct_nhwc::Buffers,
+    winograd: winograd::Buffers,
     bufs: Option<Box<dyn Any + Send>>,
 }
 
@@ -415,6 +419,13 @@ impl ConvScratch {
     #[doc(hidden)]
     pub fn set_im2col_only(&mut self, on: bool) {
         self.im2col_only = on;
+    }
+
+    /// With `true`, 3x3 convolutions take the direct kernels instead of Winograd (benchmarks
+    /// compare the two with it; results agree up to rounding).
+    #[doc(hidden)]
+    pub fn set_no_winograd(&mut self, on: bool) {
+        self.no_winograd = on;
     }
 
     /// The typed buffers (created, or replaced if they held another element type).
@@ -465,6 +476,10 @@ impl ConvElem for f32 {
         scratch: &mut ConvScratch,
     ) -> bool {
         if direct::depthwise_f32(d, input, kernel, out) {
+            return true;
+        }
+        if !scratch.no_winograd && winograd::applies(d, out_shape) {
+            winograd::conv_winograd_f32(d, out_shape, input, kernel, out, &mut scratch.winograd);
             return true;
         }
         if direct_nchw::applies(d) {

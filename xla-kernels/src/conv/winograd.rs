@@ -1,0 +1,433 @@
+//! Winograd F(2x2, 3x3) for 2-D f32 convolutions with a 3x3 window, unit strides and
+//! dilations, one group, output `[N, O, H, W]` or `[N, H, W, O]` (any input and kernel layout,
+//! any padding, window reversal).
+//!
+//! Each 2x2 block of outputs (a *tile*) is `Y = A^T [ sum_c (G g_c G^T) ⊙ (B^T d_c B) ] A`
+//! with `d_c` the 4x4 input patch of feature `c` and `g_c` the 3x3 window: 16 multiplies per
+//! tile and feature instead of 36 (2.25x fewer flops than the direct sum). `B`, `G`, `A` are
+//! Lavin & Gray's matrices; `G` holds only halves, so on small integers every step is exact
+//! (the tests compare bit for bit with the naive reference), and on random data the error
+//! stays within a few units of the direct sum's (see `winograd_error_is_tight` in tests).
+//!
+//! A task is one row of up to [`TMAX`] tiles of one image: it copies its 4 padded input rows
+//! channels-last into its slot (features padded to whole vectors), transforms them into
+//! `V[ξ][t][c]` (16 points `ξ`), runs 16 small GEMMs `M[ξ][t][o] = sum_c V[ξ][t][c] U[ξ][c][o]`
+//! with a 6-tile x 16-feature register tile (the direct NHWC kernel's shape, `K` = features),
+//! and transforms `M` back into its outputs. The sum over `c` runs in index order and each
+//! output depends only on its tile, so results do not depend on the number of threads. Slots
+//! (per-task buffers) are reused from [`Buffers`]: nothing is allocated once they are warm.
+
+use rayon::prelude::*;
+
+use super::im2col::Geom;
+use super::{strides_of, ConvDesc, MAX_RANK};
+use crate::simd::{VFloat, F32V};
+
+/// Most tiles per task (a row of 56 outputs is 28 tiles: one task). Keeps a slot's `V` and
+/// `M` (16 x TMAX x 64 f32 each for 64 features) in L2 next to the transformed weights.
+const TMAX: usize = 30;
+/// Tiles per register tile (6 x 2 accumulators + 2 weights + 1 broadcast <= 16 registers).
+const MR: usize = 6;
+/// Output features per register tile (two vectors).
+const NR: usize = 2 * F32V::LANES;
+/// Slots per rayon thread: tasks are grouped into this many sequential runs per thread so a
+/// slow (shared) core does not hold the others up.
+const SLOTS_PER_THREAD: usize = 4;
+/// Below this many multiply-adds (direct count) everything runs on the caller's thread.
+const PAR_MIN_MACS: usize = 1 << 20;
+/// Fewest kernel input / output features for which the transforms pay (measured with
+/// `examples/conv_speed.rs`: see the module docs of [`super`]).
+pub(crate) const MIN_FEATURES: usize = 8;
+
+/// Whether `d` has the form this kernel handles (f32 is checked by the caller's type).
+pub(crate) fn applies(d: &ConvDesc, out_shape: &[usize; MAX_RANK]) -> bool {
+    let dm = &d.dims;
+    let ks = |i: usize| d.kernel_shape[dm.kernel_spatial[i]];
+    let nchw_out = dm.output_feature == 1 && dm.output_spatial[..2] == [2, 3];
+    let nhwc_out = dm.output_feature == 3 && dm.output_spatial[..2] == [1, 2];
+    d.spatial_rank == 2
+        && d.batch_group_count == 1
+        && d.feature_group_count == 1
+        && dm.output_batch == 0
+        && (nchw_out || nhwc_out)
+        && ks(0) == 3
+        && ks(1) == 3
+        && d.window_strides[..2] == [1, 1]
+        && d.lhs_dilation[..2] == [1, 1]
+        && d.rhs_dilation[..2] == [1, 1]
+        && d.kernel_shape[dm.kernel_input_feature] >= MIN_FEATURES
+        && d.kernel_shape[dm.kernel_output_feature] >= MIN_FEATURES
+        && out_shape[dm.output_spatial[0]] > 0
+        && out_shape[dm.output_spatial[1]] > 0
+}
+
+/// Transformed weights and the task slots.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    u: Vec<f32>,
+    slots: Vec<f32>,
+}
+
+/// Sizes of one convolution's tiling.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// Output rows and columns.
+    ho: usize,
+    wo: usize,
+    /// Tiles per task (the last task of a tile row may have fewer).
+    tcx: usize,
+    /// Input features (`ci`) rounded up to whole vectors; output features (`o`) rounded up
+    /// to whole register tiles.
+    ci: usize,
+    cp: usize,
+    o: usize,
+    op: usize,
+    /// Padded row pitch of a slot's input rows (`(2 * tcx + 2) * cp`).
+    row: usize,
+}
+
+impl Plan {
+    fn rows_len(&self) -> usize {
+        4 * self.row
+    }
+    fn v_len(&self) -> usize {
+        16 * self.tcx * self.cp
+    }
+    fn m_len(&self) -> usize {
+        16 * self.tcx * self.op
+    }
+    fn slot_len(&self) -> usize {
+        self.rows_len() + self.v_len() + self.m_len()
+    }
+}
+
+/// The output buffer, written by tasks at disjoint indices.
+struct SharedOut {
+    ptr: *mut f32,
+    len: usize,
+}
+
+// SAFETY: tasks write disjoint sets of indices (each output element belongs to exactly one
+// tile, and each tile to one task), every write is bounds-checked in `SharedOut::set`, and the
+// `&mut [f32]` the pointer comes from outlives the parallel loop (it is borrowed for the
+// whole of `conv_winograd_f32`).
+unsafe impl Sync for SharedOut {}
+
+impl SharedOut {
+    #[inline(always)]
+    fn set(&self, i: usize, v: f32) {
+        assert!(i < self.len, "winograd output index {i} >= {}", self.len);
+        // SAFETY: `i < len` (checked above) so the write is inside the borrowed slice, and no
+        // other task writes index `i` (see the `Sync` impl).
+        unsafe { *self.ptr.add(i) = v }
+    }
+
+    /// Stores `lanes` at `i..i + lanes.len()` (bounds-checked).
+    #[inline(always)]
+    fn set_run(&self, i: usize, lanes: &[f32]) {
+        assert!(
+            i <= self.len && lanes.len() <= self.len - i,
+            "winograd output run {i}+{} > {}",
+            lanes.len(),
+            self.len
+        );
+        // SAFETY: the run lies inside the borrowed slice (checked above), is written by this
+        // task only, and `lanes` is a different allocation (task-local), so no overlap.
+        unsafe { std::ptr::copy_nonoverlapping(lanes.as_ptr(), self.ptr.add(i), lanes.len()) }
+    }
+}
+
+/// Runs the convolution (the caller checked [`applies`] and validated `d`; `out` non-empty).
+pub(crate) fn conv_winograd_f32(
+    d: &ConvDesc,
+    out_shape: &[usize; MAX_RANK],
+    input: &[f32],
+    kernel: &[f32],
+    out: &mut [f32],
+    bufs: &mut Buffers,
+) {
+    let g = Geom::new(d, out_shape);
+    let l = F32V::LANES;
+    let (ho, wo) = (g.out_size[0], g.out_size[1]);
+    let (th, tw) = (ho.div_ceil(2), wo.div_ceil(2));
+    let chunks = tw.div_ceil(TMAX);
+    let tcx = tw.div_ceil(chunks);
+    let (ci, o) = (g.ci, g.og);
+    let (cp, op) = (ci.next_multiple_of(l), o.next_multiple_of(NR));
+    let plan = Plan {
+        ho,
+        wo,
+        tcx,
+        ci,
+        cp,
+        o,
+        op,
+        row: (2 * tcx + 2) * cp,
+    };
+    transform_weights(d, kernel, &plan, &mut bufs.u);
+
+    let tasks = g.out_batch * th * chunks;
+    let macs = out.len() * ci * 9;
+    let threads = if macs >= PAR_MIN_MACS {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    let nslots = (threads * SLOTS_PER_THREAD).min(tasks).max(1);
+    let slot_len = plan.slot_len();
+    bufs.slots.clear();
+    bufs.slots.resize(nslots * slot_len, 0.0);
+    let shared = SharedOut {
+        ptr: out.as_mut_ptr(),
+        len: out.len(),
+    };
+    let u = &bufs.u[..];
+    let run_slot = |s: usize, slot: &mut [f32]| {
+        // Slot s runs tasks s * tasks / nslots .. (s + 1) * tasks / nslots, in order.
+        let (t0, t1) = (s * tasks / nslots, (s + 1) * tasks / nslots);
+        let (rows, rest) = slot.split_at_mut(plan.rows_len());
+        let (v, m) = rest.split_at_mut(plan.v_len());
+        for task in t0..t1 {
+            let b = task / (th * chunks);
+            let ty = (task / chunks) % th;
+            let tx0 = (task % chunks) * tcx;
+            let nt = tcx.min(tw - tx0);
+            fill_rows(&g, &plan, input, b, ty, tx0, nt, rows);
+            input_transform(&plan, nt, rows, v);
+            for xi in 0..16 {
+                gemm_point(&plan, nt, xi, v, u, m);
+            }
+            output_transform(&g, &plan, b, ty, tx0, nt, m, &shared);
+        }
+    };
+    if nslots > 1 {
+        bufs.slots
+            .par_chunks_mut(slot_len)
+            .enumerate()
+            .for_each(|(s, slot)| run_slot(s, slot));
+    } else {
+        run_slot(0, &mut bufs.slots[..slot_len]);
+    }
+}
+
+/// `u[((ξ * (op / NR) + ob) * cp + c) * NR + j]` = `(G g G^T)[ξ]` for output feature
+/// `ob * NR + j` and input feature `c` (0 for padding features), computed in f64 and rounded
+/// once. `g` is the 3x3 window with reversal applied.
+fn transform_weights(d: &ConvDesc, kernel: &[f32], p: &Plan, u: &mut Vec<f32>) {
+    let n = d.rank();
+    let ks = strides_of(&d.kernel_shape[..n]);
+    let dm = &d.dims;
+    let obs = p.op / NR;
+    u.clear();
+    u.resize(16 * obs * p.cp * NR, 0.0);
+    for o in 0..p.o {
+        for c in 0..p.ci {
+            let mut w = [[0f64; 3]; 3];
+            for (ky, wr) in w.iter_mut().enumerate() {
+                for (kx, wv) in wr.iter_mut().enumerate() {
+                    let yy = if d.window_reversal[0] { 2 - ky } else { ky };
+                    let xx = if d.window_reversal[1] { 2 - kx } else { kx };
+                    let src = o * ks[dm.kernel_output_feature]
+                        + c * ks[dm.kernel_input_feature]
+                        + yy * ks[dm.kernel_spatial[0]]
+                        + xx * ks[dm.kernel_spatial[1]];
+                    *wv = kernel[src] as f64;
+                }
+            }
+            // h = G w (4x3), then h G^T (4x4).
+            let gcol = |a: f64, b: f64, c: f64| [a, (a + b + c) * 0.5, (a - b + c) * 0.5, c];
+            let mut h = [[0f64; 3]; 4];
+            for kx in 0..3 {
+                let col = gcol(w[0][kx], w[1][kx], w[2][kx]);
+                for i in 0..4 {
+                    h[i][kx] = col[i];
+                }
+            }
+            for (i, hr) in h.iter().enumerate() {
+                let r = gcol(hr[0], hr[1], hr[2]);
+                for (j, &val) in r.iter().enumerate() {
+                    let xi = 4 * i + j;
+                    u[((xi * obs + o / NR) * p.cp + c) * NR + o % NR] = val as f32;
+                }
+            }
+        }
+    }
+}
+
+/// Copies padded input rows `2 * ty .. 2 * ty + 4` and columns `2 * tx0 .. 2 * (tx0 + nt) + 2`
+/// of image `b` into `rows[r * row + x * cp + c]` (zeros outside the input and past `ci`).
+#[allow(clippy::too_many_arguments)]
+fn fill_rows(
+    g: &Geom,
+    p: &Plan,
+    input: &[f32],
+    b: usize,
+    ty: usize,
+    tx0: usize,
+    nt: usize,
+    rows: &mut [f32],
+) {
+    rows.fill(0.0);
+    let (h, w) = (g.in_size[0] as i64, g.in_size[1] as i64);
+    let cols = 2 * nt + 2;
+    // Input column of slot column x: 2 * tx0 + x - lo_x; valid x in x0..x1.
+    let first = 2 * tx0 as i64 - g.lo[1];
+    let x0 = (-first).clamp(0, cols as i64) as usize;
+    let x1 = (w - first).clamp(0, cols as i64) as usize;
+    if x1 <= x0 {
+        return;
+    }
+    let base_b = b * g.in_batch_stride;
+    for r in 0..4 {
+        let iy = (2 * ty + r) as i64 - g.lo[0];
+        if iy < 0 || iy >= h {
+            continue;
+        }
+        let base = base_b + iy as usize * g.in_stride[0];
+        let dst = &mut rows[r * p.row..(r + 1) * p.row];
+        let ix0 = (first + x0 as i64) as usize;
+        if g.in_feat_stride == 1 {
+            for x in x0..x1 {
+                let src = base + (ix0 + x - x0) * g.in_stride[1];
+                dst[x * p.cp..x * p.cp + p.ci].copy_from_slice(&input[src..src + p.ci]);
+            }
+        } else {
+            // Features far apart (NCHW): read each feature's row run contiguously.
+            for c in 0..p.ci {
+                let fb = base + c * g.in_feat_stride;
+                for x in x0..x1 {
+                    dst[x * p.cp + c] = input[fb + (ix0 + x - x0) * g.in_stride[1]];
+                }
+            }
+        }
+    }
+}
+
+/// `v[(ξ * tcx + t) * cp + c]` = `(B^T d B)[ξ]` of tile `t`'s 4x4 patch, vectorised over `c`.
+fn input_transform(p: &Plan, nt: usize, rows: &[f32], v: &mut [f32]) {
+    let l = F32V::LANES;
+    let cp = p.cp;
+    let plane = p.tcx * cp;
+    for t in 0..nt {
+        for c in (0..cp).step_by(l) {
+            let ld = |r: usize, x: usize| F32V::load(&rows[r * p.row + (2 * t + x) * cp + c..]);
+            // e = B^T d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3 (per column j).
+            let mut e = [[F32V::splat(0.0); 4]; 4];
+            for j in 0..4 {
+                let (d0, d1, d2, d3) = (ld(0, j), ld(1, j), ld(2, j), ld(3, j));
+                e[0][j] = d0 - d2;
+                e[1][j] = d1 + d2;
+                e[2][j] = d2 - d1;
+                e[3][j] = d1 - d3;
+            }
+            // (B^T d) B: the same combination along each row.
+            for (i, er) in e.iter().enumerate() {
+                let vals = [er[0] - er[2], er[1] + er[2], er[2] - er[1], er[1] - er[3]];
+                for (j, val) in vals.into_iter().enumerate() {
+                    val.store(&mut v[(4 * i + j) * plane + t * cp + c..]);
+                }
+            }
+        }
+    }
+}
+
+/// `m[(ξ * tcx + t) * op + o]` = `sum_c v[ξ][t][c] * u[ξ][c][o]` for tiles `0..nt`.
+fn gemm_point(p: &Plan, nt: usize, xi: usize, v: &[f32], u: &[f32], m: &mut [f32]) {
+    let obs = p.op / NR;
+    let vp = &v[xi * p.tcx * p.cp..][..p.tcx * p.cp];
+    let mp = &mut m[xi * p.tcx * p.op..][..p.tcx * p.op];
+    for ob in 0..obs {
+        let up = &u[(xi * obs + ob) * p.cp * NR..][..p.cp * NR];
+        for t0 in (0..nt).step_by(MR) {
+            let acc = match nt - t0 {
+                1 => tile::<1>(vp, up, t0, p.cp),
+                2 => tile::<2>(vp, up, t0, p.cp),
+                3 => tile::<3>(vp, up, t0, p.cp),
+                4 => tile::<4>(vp, up, t0, p.cp),
+                5 => tile::<5>(vp, up, t0, p.cp),
+                _ => tile::<6>(vp, up, t0, p.cp),
+            };
+            let rows = MR.min(nt - t0);
+            for (r, a) in acc.iter().enumerate().take(rows) {
+                let at = (t0 + r) * p.op + ob * NR;
+                a[0].store(&mut mp[at..]);
+                a[1].store(&mut mp[at + F32V::LANES..]);
+            }
+        }
+    }
+}
+
+/// `R` tiles x `NR` features: `acc[r][h] = sum_c v[t0 + r][c] * u[c][h * L ..]`, `c` in order.
+#[inline(always)]
+fn tile<const R: usize>(v: &[f32], u: &[f32], t0: usize, cp: usize) -> [[F32V; 2]; MR] {
+    let l = F32V::LANES;
+    let zero = F32V::splat(0.0);
+    let mut acc = [[zero; 2]; R];
+    let rows: [&[f32]; R] = std::array::from_fn(|r| &v[(t0 + r) * cp..(t0 + r + 1) * cp]);
+    for (c, uc) in u.chunks_exact(NR).enumerate().take(cp) {
+        let w0 = F32V::load(&uc[..l]);
+        let w1 = F32V::load(&uc[l..]);
+        for r in 0..R {
+            let a = F32V::splat(rows[r][c]);
+            acc[r][0] = a.mul_add(w0, acc[r][0]);
+            acc[r][1] = a.mul_add(w1, acc[r][1]);
+        }
+    }
+    let mut full = [[zero; 2]; MR];
+    full[..R].copy_from_slice(&acc);
+    full
+}
+
+/// `Y = A^T m A` for every tile and feature vector, written to the outputs inside `ho x wo`.
+#[allow(clippy::too_many_arguments)]
+fn output_transform(
+    g: &Geom,
+    p: &Plan,
+    b: usize,
+    ty: usize,
+    tx0: usize,
+    nt: usize,
+    m: &[f32],
+    out: &SharedOut,
+) {
+    let l = F32V::LANES;
+    let plane = p.tcx * p.op;
+    let ob = b * g.out_batch_stride;
+    let (sy, sx, sf) = (g.out_stride[0], g.out_stride[1], g.out_feat_stride);
+    let mut lanes = [0f32; 16];
+    for t in 0..nt {
+        for o0 in (0..p.o).step_by(l) {
+            let ld = |xi: usize| F32V::load(&m[xi * plane + t * p.op + o0..]);
+            // A^T m: rows m0 + m1 + m2 and m1 - m2 - m3 (per column j), then along rows.
+            let mut s = [[F32V::splat(0.0); 4]; 2];
+            for j in 0..4 {
+                let (m0, m1, m2, m3) = (ld(j), ld(4 + j), ld(8 + j), ld(12 + j));
+                s[0][j] = m0 + m1 + m2;
+                s[1][j] = m1 - m2 - m3;
+            }
+            let nf = l.min(p.o - o0);
+            for (r, sr) in s.iter().enumerate() {
+                let y = 2 * ty + r;
+                if y >= p.ho {
+                    continue;
+                }
+                let ys = [sr[0] + sr[1] + sr[2], sr[1] - sr[2] - sr[3]];
+                for (q, yv) in ys.into_iter().enumerate() {
+                    let x = 2 * (tx0 + t) + q;
+                    if x >= p.wo {
+                        continue;
+                    }
+                    yv.store(&mut lanes[..l]);
+                    let at = ob + y * sy + x * sx + o0 * sf;
+                    if sf == 1 {
+                        out.set_run(at, &lanes[..nf]);
+                    } else {
+                        for (k, &val) in lanes[..nf].iter().enumerate() {
+                            out.set(at + k * sf, val);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
