@@ -21,10 +21,13 @@
 //! strides would make two elements share a location is rejected, which is what lets threads
 //! write disjoint parts of `c` through `OutPtr`.
 
+pub mod backend;
+mod complex;
 mod generic;
 mod kernel;
 mod pack;
 mod small;
+mod widen;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -153,7 +156,10 @@ pub struct GemmScratch {
     f32: kernel::Buffers<f32>,
     f64: kernel::Buffers<f64>,
     /// f16/bf16 operands widened to dense f32 (A, B, C).
-    widened: [Vec<f32>; 3],
+    widened: widen::Widened,
+    /// c64 / c128: expanded B, dense A, dense C (see `complex`).
+    c64: complex::ComplexBuffers<f32>,
+    c128: complex::ComplexBuffers<f64>,
 }
 
 impl GemmScratch {
@@ -198,72 +204,29 @@ macro_rules! generic_elem {
     )*};
 }
 
-generic_elem!(
-    bool,
-    i8,
-    i16,
-    i32,
-    i64,
-    u8,
-    u16,
-    u32,
-    u64,
-    Complex<f32>,
-    Complex<f64>
-);
+generic_elem!(bool, i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl GemmElem for Complex<f32> {
+    fn gemm_validated(d: &GemmDesc, a: &[Self], b: &[Self], c: &mut [Self], s: &mut GemmScratch) {
+        complex::gemm_complex::<crate::simd::F32V>(d, a, b, c, &mut s.f32, &mut s.c64)
+    }
+}
+
+impl GemmElem for Complex<f64> {
+    fn gemm_validated(d: &GemmDesc, a: &[Self], b: &[Self], c: &mut [Self], s: &mut GemmScratch) {
+        complex::gemm_complex::<crate::simd::F64V>(d, a, b, c, &mut s.f64, &mut s.c128)
+    }
+}
 
 impl GemmElem for f16 {
     fn gemm_validated(d: &GemmDesc, a: &[f16], b: &[f16], c: &mut [f16], s: &mut GemmScratch) {
-        half_via_f32(d, a, b, c, s, f16::to_f32, f16::from_f32)
+        widen::gemm_narrow(d, a, b, c, &mut s.f32, &mut s.widened)
     }
 }
 
 impl GemmElem for bf16 {
     fn gemm_validated(d: &GemmDesc, a: &[bf16], b: &[bf16], c: &mut [bf16], s: &mut GemmScratch) {
-        half_via_f32(d, a, b, c, s, bf16::to_f32, bf16::from_f32)
-    }
-}
-
-/// f16 / bf16: widen A and B to dense f32 (exact), run the f32 kernel, round each result
-/// once (`C + result` is a second rounding, as an unfused add in the narrow type would be).
-fn half_via_f32<T: Copy>(
-    d: &GemmDesc,
-    a: &[T],
-    b: &[T],
-    c: &mut [T],
-    s: &mut GemmScratch,
-    to: fn(T) -> f32,
-    from: fn(f32) -> T,
-) {
-    let (sa, sb, sc) = kernel::strides(d);
-    let [wa, wb, wc] = &mut s.widened;
-    wa.clear();
-    wb.clear();
-    for bi in 0..d.batch {
-        for i in 0..d.m {
-            wa.extend((0..d.k).map(|p| to(a[offset(bi, i, p, sa)])));
-        }
-        for p in 0..d.k {
-            wb.extend((0..d.n).map(|j| to(b[offset(bi, p, j, sb)])));
-        }
-    }
-    wc.clear();
-    wc.resize(d.batch * d.m * d.n, 0.0);
-    let dense = GemmDesc::row_major(d.batch, d.m, d.n, d.k);
-    kernel::gemm_float::<crate::simd::F32V>(&dense, wa, wb, wc, &mut s.f32);
-    let mut vals = wc.iter();
-    for bi in 0..d.batch {
-        for i in 0..d.m {
-            for j in 0..d.n {
-                let v = from(*vals.next().expect("m*n results"));
-                let o = offset(bi, i, j, sc);
-                c[o] = if d.accumulate {
-                    from(to(c[o]) + to(v))
-                } else {
-                    v
-                };
-            }
-        }
+        widen::gemm_narrow(d, a, b, c, &mut s.f32, &mut s.widened)
     }
 }
 
