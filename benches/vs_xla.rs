@@ -1,6 +1,6 @@
 //! Generated code against XLA:CPU, side by side in the same run.
 //!
-//! Run: `bash scripts/bench.sh` (sets up the oracle venv, then
+//! Run: `bash scripts/bench.sh programs` (sets up the oracle venv, then
 //! `RUSTFLAGS="-C target-cpu=native" cargo bench -p xla-aot --bench vs_xla`).
 //!
 //! Each row runs one `xla!` fn through its allocation-free entry (`name::into`) and the same

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The benchmark (README: "Benchmark against XLA"): generated code vs XLA:CPU in the same run.
-# Builds with -C target-cpu=native so `wide` uses the widest vectors of this CPU (AVX-512 here).
+# The benchmarks against XLA:CPU, in the same run (README: "Benchmarks against XLA").
+#   bash scripts/bench.sh                   both tables
+#   bash scripts/bench.sh programs          generated code (xla! programs) vs XLA
+#   bash scripts/bench.sh kernels [filter]  the kernel library vs XLA and the machine's peaks
+# Builds with -C target-cpu=native so `wide` uses the widest vectors of this CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
@@ -9,4 +12,15 @@ if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
 fi
 # A target dir of its own: native flags would otherwise invalidate the test build's artefacts.
 export CARGO_TARGET_DIR="$PWD/target/native"
-RUSTFLAGS="${RUSTFLAGS:-} -C target-cpu=native" cargo bench -p xla-aot --bench vs_xla "$@"
+export RUSTFLAGS="${RUSTFLAGS:-} -C target-cpu=native"
+which="${1:-all}"
+[ $# -gt 0 ] && shift
+case "$which" in
+  programs) cargo bench -p xla-aot --bench vs_xla -- "$@" ;;
+  kernels) cargo bench -p xla-aot --bench kernels -- "$@" ;;
+  all)
+    cargo bench -p xla-aot --bench vs_xla
+    cargo bench -p xla-aot --bench kernels
+    ;;
+  *) echo "usage: bash scripts/bench.sh [programs | kernels [filter]]" >&2; exit 2 ;;
+esac
