@@ -5,6 +5,8 @@
 
 use core::ops::{Add, Mul};
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use super::{offset, pack, small, GemmDesc, OutPtr};
@@ -22,9 +24,16 @@ pub(crate) const NC: usize = 4096;
 /// Up to this many rows of A, a row-major B is read in place instead of packed: packing costs
 /// about as much as one row panel's multiply, so it pays only when several panels reuse it.
 pub(crate) const DIRECT_B_MAX_M: usize = 4 * MR;
+/// When A and B together take at most this many bytes, neither is packed (row-major rows are
+/// read in place): they stay in L2 (512 KiB) for the whole product, so packing would only add
+/// a copy.
+pub(crate) const UNPACKED_MAX_BYTES: usize = 192 << 10;
 /// Below `2 m n k` = this many flops a GEMM runs on the caller's thread (a rayon fork/join
 /// costs about as much as 2M flops on one core).
 pub(crate) const PAR_MIN_FLOPS: u128 = 1 << 21;
+/// Batch items of at most this many flops each are spread over threads whole (one chunk of
+/// items per thread, no fork/join per item) when the chunks balance.
+pub(crate) const BATCH_PAR_MAX_ITEM_FLOPS: u128 = 1 << 28;
 
 /// Lane types with a packed kernel.
 pub(crate) trait FloatElem:
@@ -34,10 +43,12 @@ pub(crate) trait FloatElem:
 impl FloatElem for f32 {}
 impl FloatElem for f64 {}
 
-/// Packing buffers of one element type: B panel, and one A block per task.
+/// Packing buffers of one element type: B panel, one A block per task, and a set of both per
+/// rayon worker for batch-parallel runs (locked by the worker running an item: uncontended).
 pub(crate) struct Buffers<T> {
     b: Vec<T>,
     a: Vec<Vec<T>>,
+    per_thread: Vec<Mutex<Buffers<T>>>,
 }
 
 impl<T> Default for Buffers<T> {
@@ -45,6 +56,7 @@ impl<T> Default for Buffers<T> {
         Buffers {
             b: Vec::new(),
             a: Vec::new(),
+            per_thread: Vec::new(),
         }
     }
 }
@@ -97,7 +109,8 @@ pub(crate) fn gemm_float<V: VFloat>(
     packed::<V>(d, a, b, &out, bufs)
 }
 
-/// The packed loop nest over the batch (items in parallel when each is small).
+/// The packed loop nest over the batch: whole items per thread when there are enough of them
+/// and they are small, else one item after another, each split over the threads.
 fn packed<V: VFloat>(
     d: &GemmDesc,
     a: &[V::Elem],
@@ -108,13 +121,27 @@ fn packed<V: VFloat>(
     V::Elem: FloatElem,
 {
     let per_item = GemmDesc { batch: 1, ..*d }.flops();
-    if d.batch > 1 && per_item < PAR_MIN_FLOPS && d.flops() >= PAR_MIN_FLOPS {
-        // Many small products: one task per batch item, each with its own buffers.
-        (0..d.batch)
-            .into_par_iter()
-            .for_each_init(Buffers::default, |bufs, bi| {
-                packed_item::<V>(d, bi, a, b, out, bufs, false);
-            });
+    let threads = rayon::current_num_threads().max(1);
+    let chunks = threads.min(d.batch);
+    // Fraction of the threads busy when items are dealt out whole, in eighths.
+    let balance8 = 8 * d.batch / (chunks * d.batch.div_ceil(chunks));
+    let by_item = chunks > 1
+        && d.flops() >= PAR_MIN_FLOPS
+        && (per_item < PAR_MIN_FLOPS || (per_item <= BATCH_PAR_MAX_ITEM_FLOPS && balance8 >= 7));
+    if by_item {
+        // One task per item (work stealing evens out a core shared with another process),
+        // each with the buffers of the worker running it.
+        if bufs.per_thread.len() < threads {
+            bufs.per_thread.resize_with(threads, Default::default);
+        }
+        let per_thread = &bufs.per_thread[..];
+        (0..d.batch).into_par_iter().for_each(|bi| {
+            let slot = rayon::current_thread_index().and_then(|t| per_thread.get(t));
+            match slot.and_then(|m| m.try_lock().ok()) {
+                Some(mut bufs) => packed_item::<V>(d, bi, a, b, out, &mut bufs, false),
+                None => packed_item::<V>(d, bi, a, b, out, &mut Buffers::default(), false),
+            }
+        });
     } else {
         let parallel = per_item >= PAR_MIN_FLOPS;
         for bi in 0..d.batch {
@@ -153,8 +180,15 @@ fn packed_item<V: VFloat>(
         d.m.div_ceil(n_ic.min(d.m.div_ceil(MR)))
             .next_multiple_of(MR);
     let n_ic = d.m.div_ceil(mc);
-    let Buffers { b: bbuf, a: abufs } = bufs;
-    let direct_b = sb[2] == 1 && sb[1] >= 0 && d.m <= DIRECT_B_MAX_M;
+    let Buffers {
+        b: bbuf, a: abufs, ..
+    } = bufs;
+    let elem = core::mem::size_of::<V::Elem>();
+    // Small row-major operands are read in place (see UNPACKED_MAX_BYTES); B also when few rows
+    // of A reuse it.
+    let small = (d.m * d.k + d.k * d.n) * elem <= UNPACKED_MAX_BYTES;
+    let direct_b = sb[2] == 1 && sb[1] >= 0 && (d.m <= DIRECT_B_MAX_M || small);
+    let direct_a = sa[2] == 1 && sa[1] >= 0 && small;
     for jc in (0..d.n).step_by(NC) {
         let nc = NC.min(d.n - jc);
         let panels = nc.div_ceil(nr);
@@ -188,25 +222,43 @@ fn packed_item<V: VFloat>(
             let run = |t: usize, abuf: &mut Vec<V::Elem>| {
                 let (ic, jr) = ((t / n_jr) * mc, t % n_jr);
                 let rows = mc.min(d.m - ic);
-                pack::pack_a(abuf, a, sa, bi, ic, rows, pc, kc);
+                if !direct_a {
+                    pack::pack_a(abuf, a, sa, bi, ic, rows, pc, kc);
+                }
                 let tile = Tile { bi, sc, first, nr };
                 for jp in jr * per_task..((jr + 1) * per_task).min(panels) {
                     let cols = nr.min(nc - jp * nr);
-                    let (bp, bs) = if jp < full {
+                    let (bp, b_rs) = if jp < full {
                         (&b[offset(bi, pc, jc + jp * nr, sb)..], sb[1] as usize)
                     } else {
                         let q = jp - full;
                         (&bbuf[q * kc * nr..(q + 1) * kc * nr], nr)
                     };
                     for ip in 0..rows.div_ceil(MR) {
-                        let ap = &abuf[ip * kc * MR..(ip + 1) * kc * MR];
                         let rows_here = MR.min(rows - ip * MR);
-                        let acc = if jp < full {
-                            micro_rows::<V, true>(rows_here, ap, bp, bs, kc)
+                        let (row0, col0) = (ic + ip * MR, jc + jp * nr);
+                        // The tile's C lines arrive while the k loop runs (C is read or
+                        // written once per slice, too rarely to stay cached).
+                        tile.prefetch::<V>(out, row0, col0, rows_here, cols);
+                        let (ap, a_rs) = if direct_a {
+                            (&a[offset(bi, row0, pc, sa)..], sa[1] as usize)
                         } else {
-                            micro_rows::<V, false>(rows_here, ap, bp, bs, kc)
+                            (&abuf[ip * kc * MR..(ip + 1) * kc * MR], MR)
                         };
-                        tile.store::<V>(&acc, out, ic + ip * MR, jc + jp * nr, rows_here, cols);
+                        let s = Src {
+                            ap,
+                            a_rs,
+                            bp,
+                            b_rs,
+                            kc,
+                        };
+                        let acc = match (direct_a, jp < full) {
+                            (false, false) => micro_rows::<V, false, false>(rows_here, s),
+                            (false, true) => micro_rows::<V, false, true>(rows_here, s),
+                            (true, false) => micro_rows::<V, true, false>(rows_here, s),
+                            (true, true) => micro_rows::<V, true, true>(rows_here, s),
+                        };
+                        tile.store::<V>(&acc, out, row0, col0, rows_here, cols);
                     }
                 }
             };
@@ -222,61 +274,89 @@ fn packed_item<V: VFloat>(
     }
 }
 
+/// Where the micro-kernel reads its operands: packed panels, or A / B in place.
+#[derive(Clone, Copy)]
+struct Src<'a, T> {
+    /// A: packed `MR`-row panel (`ap[p * MR + i]`), or with `DA` row `i` at `ap[i * a_rs..]`.
+    ap: &'a [T],
+    a_rs: usize,
+    /// B: packed `NR`-column panel (`bp[p * NR + j]`), or with `DB` row `p` at `bp[p * b_rs..]`.
+    bp: &'a [T],
+    b_rs: usize,
+    kc: usize,
+}
+
 /// [`micro`] for the first `rows` (1..=MR) rows of the panel: edge panels skip the padding
 /// rows instead of computing them. Rows past `rows` of the result are zero.
 #[inline(always)]
-fn micro_rows<V: VFloat, const DIRECT: bool>(
+fn micro_rows<V: VFloat, const DA: bool, const DB: bool>(
     rows: usize,
-    ap: &[V::Elem],
-    bp: &[V::Elem],
-    bs: usize,
-    kc: usize,
+    s: Src<'_, V::Elem>,
 ) -> [[V; 2]; MR]
 where
     V::Elem: FloatElem,
 {
     match rows {
-        6 => micro::<V, 6, DIRECT>(ap, bp, bs, kc),
-        5 => micro::<V, 5, DIRECT>(ap, bp, bs, kc),
-        4 => micro::<V, 4, DIRECT>(ap, bp, bs, kc),
-        3 => micro::<V, 3, DIRECT>(ap, bp, bs, kc),
-        2 => micro::<V, 2, DIRECT>(ap, bp, bs, kc),
-        _ => micro::<V, 1, DIRECT>(ap, bp, bs, kc),
+        6 => micro::<V, 6, DA, DB>(s),
+        5 => micro::<V, 5, DA, DB>(s),
+        4 => micro::<V, 4, DA, DB>(s),
+        3 => micro::<V, 3, DA, DB>(s),
+        2 => micro::<V, 2, DA, DB>(s),
+        _ => micro::<V, 1, DA, DB>(s),
+    }
+}
+
+/// `acc[i][h] += a[i] * b[h]` for the `R` rows of one step `p`.
+#[inline(always)]
+fn step<V: VFloat, const R: usize>(
+    acc: &mut [[V; 2]; R],
+    a: impl Fn(usize) -> V::Elem,
+    b: &[V::Elem],
+) where
+    V::Elem: FloatElem,
+{
+    let l = V::LANES;
+    let b0 = V::load(&b[..l]);
+    let b1 = V::load(&b[l..]);
+    for (i, r) in acc.iter_mut().enumerate() {
+        let ai = V::splat(a(i));
+        r[0] = ai.mul_add(b0, r[0]);
+        r[1] = ai.mul_add(b1, r[1]);
     }
 }
 
 /// The register tile: `acc[i][h]` = lanes `h*LANES..` of row `i < R`, summed over the slice in
-/// order `p = 0..kc` (`ap`: MR-row packed panel; `bp`: NR-column packed panel, or with
-/// `DIRECT` B itself, row `p` at `bp[p * bs..]`).
+/// order `p = 0..kc`, one fused multiply-add per step. Where A and B are read from (packed or
+/// in place, see [`Src`]) changes no arithmetic.
 #[inline(always)]
-fn micro<V: VFloat, const R: usize, const DIRECT: bool>(
-    ap: &[V::Elem],
-    bp: &[V::Elem],
-    bs: usize,
-    kc: usize,
+fn micro<V: VFloat, const R: usize, const DA: bool, const DB: bool>(
+    s: Src<'_, V::Elem>,
 ) -> [[V; 2]; MR]
 where
     V::Elem: FloatElem,
 {
-    let l = V::LANES;
+    let nr = 2 * V::LANES;
     let zero = V::splat(V::Elem::default());
     let mut acc = [[zero; 2]; R];
-    let mut step = |a: &[V::Elem], b: &[V::Elem]| {
-        let b0 = V::load(&b[..l]);
-        let b1 = V::load(&b[l..]);
-        for i in 0..R {
-            let ai = V::splat(a[i]);
-            acc[i][0] = ai.mul_add(b0, acc[i][0]);
-            acc[i][1] = ai.mul_add(b1, acc[i][1]);
+    let kc = s.kc;
+    if DA {
+        // Row i of the tile is A's row i: R streams read in order (the prefetcher follows).
+        let rows: [&[V::Elem]; R] = core::array::from_fn(|i| &s.ap[i * s.a_rs..][..kc]);
+        for p in 0..kc {
+            let b = if DB {
+                &s.bp[p * s.b_rs..][..nr]
+            } else {
+                &s.bp[p * nr..][..nr]
+            };
+            step::<V, R>(&mut acc, |i| rows[i][p], b);
         }
-    };
-    if DIRECT {
-        for (p, a) in ap.chunks_exact(MR).take(kc).enumerate() {
-            step(a, &bp[p * bs..p * bs + 2 * l]);
+    } else if DB {
+        for (p, a) in s.ap.chunks_exact(MR).take(kc).enumerate() {
+            step::<V, R>(&mut acc, |i| a[i], &s.bp[p * s.b_rs..][..nr]);
         }
     } else {
-        for (a, b) in ap.chunks_exact(MR).zip(bp.chunks_exact(2 * l)) {
-            step(a, b);
+        for (a, b) in s.ap.chunks_exact(MR).zip(s.bp.chunks_exact(nr)).take(kc) {
+            step::<V, R>(&mut acc, |i| a[i], b);
         }
     }
     let mut full = [[zero; 2]; MR];
@@ -294,6 +374,24 @@ struct Tile {
 }
 
 impl Tile {
+    /// Asks for the cache lines of the `rows x cols` tile at `(row0, col0)` of C.
+    #[inline(always)]
+    fn prefetch<V: VFloat>(
+        &self,
+        out: &OutPtr<'_, V::Elem>,
+        row0: usize,
+        col0: usize,
+        rows: usize,
+        cols: usize,
+    ) where
+        V::Elem: FloatElem,
+    {
+        for i in 0..rows {
+            out.prefetch(offset(self.bi, row0 + i, col0, self.sc));
+            out.prefetch(offset(self.bi, row0 + i, col0 + cols - 1, self.sc));
+        }
+    }
+
     /// Writes the top-left `rows x cols` of `acc` at `(row0, col0)` of C.
     #[inline(always)]
     fn store<V: VFloat>(

@@ -24,13 +24,10 @@
 pub mod backend;
 mod complex;
 mod generic;
-mod int8;
 mod kernel;
 mod pack;
 mod small;
 mod widen;
-
-pub use int8::gemm_s8_s32;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -163,8 +160,6 @@ pub struct GemmScratch {
     /// c64 / c128: expanded B, dense A, dense C (see `complex`).
     c64: complex::ComplexBuffers<f32>,
     c128: complex::ComplexBuffers<f64>,
-    /// s8 x s8 -> s32: packed i16 pairs (see `int8`).
-    s8: int8::Buffers,
 }
 
 impl GemmScratch {
@@ -408,6 +403,24 @@ impl<'a, T: Copy> OutPtr<'a, T> {
         );
         // SAFETY: in bounds (asserted); exclusive (caller's contract).
         unsafe { *self.ptr.add(off) = v }
+    }
+
+    /// Hints the cache to load element `off` (no effect on any value; ignored when `off` is out
+    /// of bounds or the target has no prefetch instruction).
+    #[inline(always)]
+    fn prefetch(&self, off: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if off < self.len {
+            // SAFETY: `off` is inside `c` (checked above), so the pointer is in bounds of one
+            // allocation; a prefetch reads nothing into the program and cannot fault.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    self.ptr.add(off).cast::<i8>(),
+                )
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = off;
     }
 
     /// Elements `off..off + n` as a slice (panics if out of bounds).
