@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use xla_kernels::gemm::{gemm, GemmDesc, GemmElem, GemmScratch};
-use xla_kernels::simd::{F32V, VFloat};
+use xla_kernels::simd::{VFloat, F32V};
 
 /// Independent FMA chains in the peak loop.
 const CHAINS: usize = 12;

@@ -24,10 +24,13 @@
 pub mod backend;
 mod complex;
 mod generic;
+mod int8;
 mod kernel;
 mod pack;
 mod small;
 mod widen;
+
+pub use int8::gemm_s8_s32;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -160,6 +163,8 @@ pub struct GemmScratch {
     /// c64 / c128: expanded B, dense A, dense C (see `complex`).
     c64: complex::ComplexBuffers<f32>,
     c128: complex::ComplexBuffers<f64>,
+    /// s8 x s8 -> s32: packed i16 pairs (see `int8`).
+    s8: int8::Buffers,
 }
 
 impl GemmScratch {
