@@ -28,8 +28,8 @@ use rayon::prelude::*;
 use xla_aot::__rt::xla_kernels::{
     aligned::AlignedBuf,
     conv::{conv, ConvDesc, ConvDims, ConvScratch},
-    gemm::{gemm, GemmDesc, GemmScratch},
-    reduce_nd::{reduce_fast, ReduceOp},
+    gemm::{gemm, gemm_s8_s32, GemmDesc, GemmScratch},
+    reduce::{reduce_fast, ReduceOp},
     simd::{VFloat, F32V},
     sort::{sort, top_k, Order},
     transpose::transpose,
@@ -393,6 +393,37 @@ fn dot_rows(b: &mut Bench) {
         |x| Complex::new(x, 0.5 - x * x),
         1e-5,
     );
+    s8_row(b);
+}
+
+/// s8 x s8 -> s32 (XLA: `dot_general` with an i32 result type), 1024^3.
+fn s8_row(b: &mut Bench) {
+    let n = 1024usize;
+    let to_s8 = |v: Vec<f32>| -> Vec<i8> { v.into_iter().map(|x| (x * 127.0) as i8).collect() };
+    let (av, bv) = (to_s8(data(13, n * n)), to_s8(data(14, n * n)));
+    let mut c = AlignedBuf::filled(i32::MIN, n * n);
+    let d = GemmDesc::row_major(1, n, n, n);
+    let mut s = GemmScratch::new();
+    gemm_s8_s32(&d, &av, &bv, &mut c, &mut s).expect("valid gemm");
+    let out: Vec<f64> = c.iter().map(|&x| x as f64).collect();
+    let mut run = || gemm_s8_s32(&d, &av, &bv, &mut c, &mut s).expect("valid gemm");
+    let mlir = format!(
+        "func.func public @main(%a: tensor<{n}x{n}xi8>, %b: tensor<{n}x{n}xi8>) -> tensor<{n}x{n}xi32> {{\n  \
+         %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<{n}x{n}xi8>, tensor<{n}x{n}xi8>) -> tensor<{n}x{n}xi32>\n  \
+         return %r : tensor<{n}x{n}xi32>\n}}\n"
+    );
+    let args = [lit(&[n, n], av.clone()), lit(&[n, n], bv.clone())];
+    b.row(
+        "dot",
+        &format!("{n}x{n} . {n}x{n}"),
+        "s8->s32",
+        &mlir,
+        &args,
+        0.0,
+        &mut || out.clone(),
+        &mut run,
+        Work::Flops(2.0 * (n * n * n) as f64),
+    );
 }
 
 fn conv_mlir(x: &str, w: &str, o: &str, dn: &str, groups: usize) -> String {
@@ -722,11 +753,11 @@ fn main() {
     math_rows(&mut b);
 
     println!(
-        "\n| {:<24} | {:<34} | {:<5} | {:>10} | {:>10} | {:>8} | {:>16} | {:>8} | {:>8} |",
+        "\n| {:<24} | {:<34} | {:<7} | {:>10} | {:>10} | {:>8} | {:>16} | {:>8} | {:>8} |",
         "kernel", "shape", "dtype", "ours", "XLA:CPU", "XLA/ours", "ours", "of peak", "err"
     );
     println!(
-        "|{:-<26}|{:-<36}|{:-<7}|{:-<12}|{:-<12}|{:-<10}|{:-<18}|{:-<10}|{:-<10}|",
+        "|{:-<26}|{:-<36}|{:-<9}|{:-<12}|{:-<12}|{:-<10}|{:-<18}|{:-<10}|{:-<10}|",
         "", "", "", "", "", "", "", "", ""
     );
     for r in &b.rows {
@@ -745,7 +776,7 @@ fn main() {
             }
         };
         println!(
-            "| {:<24} | {:<34} | {:<5} | {:>10} | {:>10} | {:>7.2}x | {:>16} | {:>7.0}% | {:>8.1e} |",
+            "| {:<24} | {:<34} | {:<7} | {:>10} | {:>10} | {:>7.2}x | {:>16} | {:>7.0}% | {:>8.1e} |",
             r.kernel,
             r.shape,
             r.dtype,
