@@ -32,6 +32,17 @@ pub(crate) fn pack_a<T: Copy + Default>(
         let dst = &mut buf[ip * kc * MR..(ip + 1) * kc * MR];
         let valid = (rows - ip * MR).min(MR);
         let r0 = row0 + ip * MR;
+        if sa[2] == 1 && valid == MR {
+            // Row-major A: MR contiguous row streams, interleaved.
+            let src: [&[T]; MR] =
+                core::array::from_fn(|i| &a[offset(bi, r0 + i, col0, sa)..][..kc]);
+            for (p, d) in dst.chunks_exact_mut(MR).enumerate() {
+                for (x, row) in d.iter_mut().zip(&src) {
+                    *x = row[p];
+                }
+            }
+            continue;
+        }
         if sa[1] == 1 && valid == MR {
             // Column-major A: each column of the panel is MR contiguous elements.
             for (p, d) in dst.chunks_exact_mut(MR).enumerate() {

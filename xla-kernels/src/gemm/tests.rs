@@ -561,7 +561,6 @@ fn out_ptr_accesses_are_bounds_checked() {
         assert_eq!(out.get(3), 5.0);
         out.slice(1, 3)[0] = 2.0;
     }
-    assert_eq!(c, [1.0, 2.0, 1.0, 5.0]);
     for bad in [4usize, usize::MAX] {
         let mut c = [0.0f32; 4];
         let out = OutPtr::new(&mut c);
@@ -573,7 +572,12 @@ fn out_ptr_accesses_are_bounds_checked() {
             unsafe { out.slice(2, bad.min(3)) }.len()
         }));
         assert!(r.is_err(), "slice(2, {bad}) must panic");
+        // A prefetch out of bounds is ignored (no pointer is formed), in bounds it changes
+        // nothing.
+        out.prefetch(bad);
+        out.prefetch(3);
     }
+    assert_eq!(c, [1.0, 2.0, 1.0, 5.0]);
 }
 
 #[test]
@@ -595,4 +599,83 @@ fn gemm_auto_matches_gemm_and_nests() {
         assert_eq!(inner, want);
     });
     assert!(gemm_auto(&d, &a[..10], &b, &mut got).is_err());
+}
+
+/// A copy of `x` (`batch x rows x cols`, row-major) in layout `l`, NaN in the gaps.
+fn relayout(
+    x: &[f32],
+    l: Layout,
+    batch: usize,
+    rows: usize,
+    cols: usize,
+) -> (Vec<f32>, [isize; 3]) {
+    let (s, len) = layout(l, batch, rows, cols);
+    let mut y = vec![f32::NAN; len];
+    for bi in 0..batch {
+        for i in 0..rows {
+            for j in 0..cols {
+                y[offset(bi, i, j, s)] = x[(bi * rows + i) * cols + j];
+            }
+        }
+    }
+    (y, s)
+}
+
+/// Packed or read in place, A or B transposed, C column-major, items in parallel or not: every
+/// element sums the same products in the same order, so every layout gives the same bits.
+/// Sizes straddle the in-place limits (`DIRECT_B_MAX_M`, `UNPACKED_MAX_BYTES`) and MR / NR / KC.
+#[test]
+fn every_path_gives_the_same_bits() {
+    use kernel::{DIRECT_B_MAX_M, UNPACKED_MAX_BYTES};
+    use Layout::*;
+    let nr = 2 * <crate::simd::F32V as crate::simd::VFloat>::LANES;
+    // k such that A + B of an m x n x k f32 product is just over the in-place limit.
+    let k_over = |m: usize, n: usize| UNPACKED_MAX_BYTES / 4 / (m + n) + 1;
+    let shapes = [
+        (1, DIRECT_B_MAX_M, 2 * nr + 3, 300),
+        (1, DIRECT_B_MAX_M + 1, nr, 300),
+        (1, 2 * MR + 1, nr + 1, k_over(2 * MR + 1, nr + 1)),
+        (1, 50, 40, k_over(50, 40) - 1),
+        (1, 50, 40, k_over(50, 40)),
+        (1, MC + 7, 3 * nr - 1, KC + 9),
+        (6, 37, 29, 41),
+    ];
+    for &(batch, m, n, k) in &shapes {
+        let a: Vec<f32> = fill(batch * m * k, 21).iter().map(|&x| x as f32).collect();
+        let b: Vec<f32> = fill(batch * k * n, 22).iter().map(|&x| x as f32).collect();
+        let mut want = vec![f32::NAN; batch * m * n];
+        gemm(
+            &GemmDesc::row_major(batch, m, n, k),
+            &a,
+            &b,
+            &mut want,
+            &mut GemmScratch::new(),
+        )
+        .unwrap();
+        for la in [RowMajor, ColMajor, Padded] {
+            for lb in [RowMajor, ColMajor, Padded] {
+                for lc in [RowMajor, ColMajor] {
+                    let (ax, sa) = relayout(&a, la, batch, m, k);
+                    let (bx, sb) = relayout(&b, lb, batch, k, n);
+                    let (sc, clen) = layout(lc, batch, m, n);
+                    let d = desc(batch, m, n, k, sa, sb, sc, false);
+                    let mut c = vec![f32::NAN; clen];
+                    with_threads(2, || gemm(&d, &ax, &bx, &mut c, &mut GemmScratch::new()))
+                        .unwrap();
+                    for bi in 0..batch {
+                        for i in 0..m {
+                            for j in 0..n {
+                                let (g, w) = (c[offset(bi, i, j, sc)], want[(bi * m + i) * n + j]);
+                                assert_eq!(
+                                    g.to_bits(),
+                                    w.to_bits(),
+                                    "{batch}x{m}x{n}x{k} {la:?} {lb:?} {lc:?} at ({bi},{i},{j})"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
