@@ -25,7 +25,7 @@ pub mod radix;
 use rayon::prelude::*;
 
 use crate::error::{element_count, KernelError};
-pub use radix::{RadixKey, SortKey};
+pub use radix::{RadixKey, SortKey, SKIP_CHUNK};
 
 /// Rows of at least this many elements use the radix sort; shorter ones sort their integer
 /// keys with `sort_unstable` (a radix pass costs a 256-bucket histogram scan, too much for
@@ -100,7 +100,32 @@ fn slabs<O: Send>(out: &mut [O], slab_len: usize, f: impl Fn(usize, &mut [O]) + 
     }
 }
 
-/// Sorts `data` (row-major, shape `dims`) in place along `dimension`.
+/// Reusable key buffers for [`sort_with_scratch`]: they grow to the largest problem seen and
+/// are then reused, so a warm scratch makes the sort allocation-free (also on the rayon path).
+#[derive(Clone, Debug, Default)]
+pub struct SortScratch {
+    k32: Vec<u32>,
+    k64: Vec<u64>,
+}
+
+impl SortScratch {
+    /// An empty scratch (nothing allocated until the first sort).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The buffer of key type `K`, at least `len` long (grown, never shrunk).
+    fn keys<K: RadixKey>(&mut self, len: usize) -> &mut [K] {
+        let buf = K::buffer(self);
+        if buf.len() < len {
+            buf.resize(len, K::default());
+        }
+        &mut buf[..len]
+    }
+}
+
+/// Sorts `data` (row-major, shape `dims`) in place along `dimension`; [`sort_with_scratch`]
+/// with a fresh scratch (one allocation per call).
 ///
 /// Equal keys are bit-identical, so stability is moot here. Errors (nothing written):
 /// `dimension >= rank`, a length mismatch, or a row longer than `u32::MAX`.
@@ -110,25 +135,51 @@ pub fn sort<T: SortKey>(
     dimension: usize,
     order: Order,
 ) -> Result<(), KernelError> {
+    sort_with_scratch(data, dims, dimension, order, &mut SortScratch::new())
+}
+
+/// [`sort`] with caller-owned key buffers: allocation-free once `scratch` has served a problem
+/// at least this large. Scratch needed: `2 n` keys for one long row, else `n` (plus `n` from
+/// [`RADIX_MIN`]) per parallel task of whole slabs.
+pub fn sort_with_scratch<T: SortKey>(
+    data: &mut [T],
+    dims: &[usize],
+    dimension: usize,
+    order: Order,
+    scratch: &mut SortScratch,
+) -> Result<(), KernelError> {
     const OP: &str = "sort";
     let (_, n, inner, total) = geometry(OP, dims, dimension)?;
     KernelError::check_len(OP, "data", total, data.len())?;
-    if n <= 1 {
+    if n <= 1 || total == 0 {
         return Ok(());
     }
     if total == n && n >= PAR_SPLIT_MIN {
-        sort_one_long_row(data, order);
+        let buf = scratch.keys::<T::Key>(2 * n);
+        sort_one_long_row(data, order, buf);
         return Ok(());
     }
-    slabs(data, n * inner, |_, chunk| {
-        let mut keys: Vec<T::Key> = Vec::with_capacity(n);
-        let mut tk = vec![T::Key::default(); if n >= RADIX_MIN { n } else { 0 }];
-        for slab in chunk.chunks_exact_mut(n * inner) {
+    let radix = n >= RADIX_MIN;
+    let per_row = if radix { 2 * n } else { n };
+    let slab = n * inner;
+    // The same task split as `slabs`: one scratch slot of `per_row` keys per task.
+    let per_task = (PAR_TASK_ELEMENTS / slab).max(1);
+    let parallel = total >= PAR_MIN_ELEMENTS && total > slab;
+    let tasks = if parallel {
+        total.div_ceil(per_task * slab)
+    } else {
+        1
+    };
+    let buf = scratch.keys::<T::Key>(tasks * per_row);
+    let job = |chunk: &mut [T], buf: &mut [T::Key]| {
+        let (keys, tk) = buf.split_at_mut(n);
+        for slab in chunk.chunks_exact_mut(slab) {
             for i in 0..inner {
-                keys.clear();
-                keys.extend((0..n).map(|k| slab[i + k * inner].to_key()));
-                if n >= RADIX_MIN {
-                    radix::radix_sort(&mut keys, &mut [], &mut tk, &mut []);
+                keys.iter_mut()
+                    .enumerate()
+                    .for_each(|(k, x)| *x = slab[i + k * inner].to_key());
+                if radix {
+                    radix::radix_sort(keys, &mut [], &mut tk[..n], &mut []);
                 } else {
                     keys.sort_unstable();
                 }
@@ -139,48 +190,42 @@ pub fn sort<T: SortKey>(
                 }
             }
         }
-    });
+    };
+    if parallel {
+        data.par_chunks_mut(per_task * slab)
+            .zip(buf.par_chunks_mut(per_row))
+            .for_each(|(c, b)| job(c, b));
+    } else {
+        job(data, buf);
+    }
     Ok(())
 }
 
 /// One row of at least [`PAR_SPLIT_MIN`] elements: one most-significant-byte counting pass
 /// scatters the keys into 256 buckets, then the buckets (a few KiB each on spread data, in
 /// cache) are radix-sorted on the remaining bytes in parallel. A sort of keys is exact, so the
-/// result is the same for any thread count.
-fn sort_one_long_row<T: SortKey>(data: &mut [T], order: Order) {
-    let keys: Vec<T::Key> = data.par_iter().map(|x| x.to_key()).collect();
+/// result is the same for any thread count. `buf` holds `2 * data.len()` keys.
+fn sort_one_long_row<T: SortKey>(data: &mut [T], order: Order, buf: &mut [T::Key]) {
+    let (keys, sorted) = buf.split_at_mut(data.len());
+    keys.par_iter_mut()
+        .zip(data.par_iter())
+        .for_each(|(k, x)| *k = x.to_key());
     let top = T::Key::BYTES - 1;
     let mut counts = [0usize; 256];
     keys.iter().for_each(|k| counts[k.byte(top)] += 1);
-    let mut starts = [0usize; 256];
+    let mut next = [0usize; 256];
     let mut sum = 0;
-    for (s, &c) in starts.iter_mut().zip(&counts) {
+    for (s, &c) in next.iter_mut().zip(&counts) {
         *s = sum;
         sum += c;
     }
-    let mut sorted = vec![T::Key::default(); keys.len()];
-    let mut next = starts;
-    for &k in &keys {
+    for &k in keys.iter() {
         let slot = &mut next[k.byte(top)];
         sorted[*slot] = k;
         *slot += 1;
     }
-    // Disjoint (bucket, scratch) slice pairs; `keys` is free to serve as the scratch.
-    let mut scratch = keys;
-    let mut pieces = Vec::with_capacity(256);
-    let (mut rest_s, mut rest_t) = (&mut sorted[..], &mut scratch[..]);
-    for &c in &counts {
-        let (b, rs) = rest_s.split_at_mut(c);
-        let (t, rt) = rest_t.split_at_mut(c);
-        (rest_s, rest_t) = (rs, rt);
-        if c > 1 {
-            pieces.push((b, t));
-        }
-    }
-    // The top byte is constant in a bucket, so radix_sort skips its pass.
-    pieces
-        .into_par_iter()
-        .for_each(|(b, t)| radix::radix_sort(b, &mut [], t, &mut []));
+    // `keys` is free to serve as the buckets' radix scratch.
+    sort_buckets(sorted, keys, &counts);
     match order {
         Order::Ascending => data
             .par_iter_mut()
@@ -191,6 +236,26 @@ fn sort_one_long_row<T: SortKey>(data: &mut [T], order: Order) {
             .zip(sorted.par_iter().rev())
             .for_each(|(x, &k)| *x = T::from_key(k)),
     }
+}
+
+/// Radix-sorts the consecutive buckets of `b` (sizes `counts`; `t` is scratch of the same
+/// length), halves of the bucket list in parallel. The top byte is constant in a bucket, so
+/// radix_sort skips its pass.
+fn sort_buckets<K: RadixKey>(b: &mut [K], t: &mut [K], counts: &[usize]) {
+    if counts.len() == 1 {
+        if b.len() > 1 {
+            radix::radix_sort(b, &mut [], t, &mut []);
+        }
+        return;
+    }
+    let mid = counts.len() / 2;
+    let left: usize = counts[..mid].iter().sum();
+    let (bl, br) = b.split_at_mut(left);
+    let (tl, tr) = t.split_at_mut(left);
+    rayon::join(
+        || sort_buckets(bl, tl, &counts[..mid]),
+        || sort_buckets(br, tr, &counts[mid..]),
+    );
 }
 
 /// Fills `perm` (shape `dims`) with the stable sorting permutation of `keys` along
@@ -418,18 +483,40 @@ pub fn top_k<T: SortKey>(
             };
             if k <= TOPK_INSERT_MAX && k < n {
                 // One pass keeping the k best sorted: most elements fail the one comparison
-                // with the current k-th best. A later equal element never displaces an earlier
-                // one (its index is larger), so ties keep the lower index.
-                for (j, x) in row.iter().enumerate() {
+                // with the current k-th best, and whole chunks of SKIP_CHUNK fail it at once
+                // (a vector compare). A later equal element never displaces an earlier one (its
+                // index is larger), so ties keep the lower index.
+                let insert = |pairs: &mut Vec<(T::Key, u32)>, j: usize, x: &T| {
                     let c = ranked(j, x);
                     if pairs.len() == k {
                         if c >= pairs[k - 1] {
-                            continue;
+                            return;
                         }
                         pairs.pop();
                     }
                     let at = pairs.partition_point(|p| *p < c);
                     pairs.insert(at, c);
+                };
+                let mut chunks = row.chunks_exact(SKIP_CHUNK);
+                let mut kth: Option<T> = None;
+                for (c, chunk) in (&mut chunks).enumerate() {
+                    let chunk: &[T; SKIP_CHUNK] = chunk.try_into().expect("a full chunk");
+                    if let Some(t) = kth {
+                        if T::all_worse(chunk, t, largest) {
+                            continue;
+                        }
+                    }
+                    for (q, x) in chunk.iter().enumerate() {
+                        insert(&mut pairs, c * SKIP_CHUNK + q, x);
+                    }
+                    if pairs.len() == k {
+                        let key = pairs[k - 1].0;
+                        kth = Some(T::from_key(if largest { key.not() } else { key }));
+                    }
+                }
+                let j0 = n - chunks.remainder().len();
+                for (q, x) in chunks.remainder().iter().enumerate() {
+                    insert(&mut pairs, j0 + q, x);
                 }
             } else {
                 pairs.extend(row.iter().enumerate().map(|(j, x)| ranked(j, x)));

@@ -2,6 +2,8 @@
 
 use half::{bf16, f16};
 
+use super::SortScratch;
+
 /// An unsigned radix key (`u32` or `u64`): sorted byte by byte from the least significant.
 pub trait RadixKey: Copy + Ord + Send + Sync + Default + 'static {
     /// Bytes in the key (passes of the radix sort).
@@ -10,6 +12,8 @@ pub trait RadixKey: Copy + Ord + Send + Sync + Default + 'static {
     fn byte(self, b: usize) -> usize;
     /// Bitwise not: reverses the order (for descending sorts).
     fn not(self) -> Self;
+    /// This key type's buffer in a [`SortScratch`].
+    fn buffer(s: &mut SortScratch) -> &mut Vec<Self>;
 }
 
 impl RadixKey for u32 {
@@ -21,6 +25,10 @@ impl RadixKey for u32 {
     #[inline(always)]
     fn not(self) -> Self {
         !self
+    }
+    #[inline(always)]
+    fn buffer(s: &mut SortScratch) -> &mut Vec<Self> {
+        &mut s.k32
     }
 }
 
@@ -34,6 +42,10 @@ impl RadixKey for u64 {
     fn not(self) -> Self {
         !self
     }
+    #[inline(always)]
+    fn buffer(s: &mut SortScratch) -> &mut Vec<Self> {
+        &mut s.k64
+    }
 }
 
 /// An element type sortable in XLA's order through an order-preserving unsigned key:
@@ -46,6 +58,40 @@ pub trait SortKey: Copy + Send + Sync + 'static {
     fn to_key(self) -> Self::Key;
     /// The inverse of [`SortKey::to_key`].
     fn from_key(k: Self::Key) -> Self;
+    /// TopK's skip test: `true` only if every element of `chunk` is strictly worse than `kth`
+    /// (smaller when `largest`, larger otherwise) in this order; `false` is always safe (the
+    /// chunk is then checked element by element). f32 and f64 answer with vector compares.
+    #[inline(always)]
+    fn all_worse(chunk: &[Self; SKIP_CHUNK], kth: Self, largest: bool) -> bool {
+        let t = kth.to_key();
+        if largest {
+            chunk.iter().all(|x| x.to_key() < t)
+        } else {
+            chunk.iter().all(|x| x.to_key() > t)
+        }
+    }
+}
+
+/// Elements per [`SortKey::all_worse`] test (one f32x8, two f64x4).
+pub const SKIP_CHUNK: usize = 8;
+
+/// IEEE `<` / `>` on vectors as a conservative total-order test: a lane that is NaN or equal
+/// (including `-0` vs `+0`) fails it, so only chunks strictly worse in the total order pass.
+macro_rules! vector_skip {
+    ($t:ty, $v:ty, $l:literal) => {
+        #[inline(always)]
+        fn all_worse(chunk: &[$t; SKIP_CHUNK], kth: $t, largest: bool) -> bool {
+            let t = <$v>::splat(kth);
+            chunk.chunks_exact($l).all(|c| {
+                let v = <$v>::new(c.try_into().expect("a full vector"));
+                if largest {
+                    v.simd_lt(t).all()
+                } else {
+                    v.simd_gt(t).all()
+                }
+            })
+        }
+    };
 }
 
 /// Float bits -> key: negative floats (sign set) have every bit flipped (larger magnitude =
@@ -53,7 +99,7 @@ pub trait SortKey: Copy + Send + Sync + 'static {
 /// `bits ^ (((bits as i32) >> 31) as u32 >> 1)` (a signed-comparable key) with the sign bit
 /// flipped to compare unsigned.
 macro_rules! float_key {
-    ($t:ty, $u:ty, $bits:expr) => {
+    ($t:ty, $u:ty, $bits:expr $(, $v:ty, $l:literal)?) => {
         impl SortKey for $t {
             type Key = $u;
             #[inline(always)]
@@ -73,11 +119,12 @@ macro_rules! float_key {
                 let b = if k & sign != 0 { k ^ sign } else { !k & mask };
                 <$t>::from_bits(b as _)
             }
+            $(vector_skip!($t, $v, $l);)?
         }
     };
 }
-float_key!(f32, u32, 32);
-float_key!(f64, u64, 64);
+float_key!(f32, u32, 32, wide::f32x8, 8);
+float_key!(f64, u64, 64, wide::f64x4, 4);
 float_key!(f16, u32, 16);
 float_key!(bf16, u32, 16);
 

@@ -312,6 +312,69 @@ fn top_k_matches_a_stable_sort() {
     }
 }
 
+/// The skip test of the one-pass TopK on f32 and f64: sizes around SKIP_CHUNK, rows of mostly
+/// equal values, signed zeros (-0 < +0 although IEEE says equal) and NaN, against a stable
+/// sort in the total order.
+#[test]
+fn top_k_chunk_skips_follow_the_total_order() {
+    fn check<T: SortKey + std::fmt::Debug>(
+        x: &[T],
+        n: usize,
+        k: usize,
+        cmp: impl Fn(&T, &T) -> Ordering,
+        bits: impl Fn(&T) -> u64,
+    ) {
+        let rows = x.len() / n;
+        for largest in [true, false] {
+            let (mut vals, mut idx) = (vec![x[0]; rows * k], vec![-1i32; rows * k]);
+            top_k(x, &[rows, n], k, largest, &mut vals, &mut idx).unwrap();
+            for r in 0..rows {
+                let row = &x[r * n..][..n];
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by(|&a, &b| {
+                    if largest {
+                        cmp(&row[b], &row[a])
+                    } else {
+                        cmp(&row[a], &row[b])
+                    }
+                });
+                let want: Vec<(i32, u64)> = order[..k]
+                    .iter()
+                    .map(|&j| (j as i32, bits(&row[j])))
+                    .collect();
+                let got: Vec<(i32, u64)> = (0..k)
+                    .map(|q| (idx[r * k + q], bits(&vals[r * k + q])))
+                    .collect();
+                assert_eq!(got, want, "n={n} k={k} largest={largest} row {r}");
+            }
+        }
+    }
+    let mut r = rng(21);
+    for n in [5usize, 7, 8, 9, 15, 16, 17, 23, 24, 25, 64, 1000] {
+        for k in [1usize, 2, 5, 8, 9].into_iter().filter(|&k| k < n) {
+            let pools: [&[f32]; 4] = [
+                &[0.0, -0.0],
+                &[1.0, 1.0, 1.0, 2.0, -0.0, 0.0],
+                &[f32::NAN, -f32::NAN, 3.0, -3.0, 0.0, -0.0],
+                &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0],
+            ];
+            for pool in pools {
+                let x: Vec<f32> = (0..3 * n)
+                    .map(|_| pool[(r() % pool.len() as u64) as usize])
+                    .collect();
+                check(&x, n, k, |a, b| a.total_cmp(b), |v| v.to_bits() as u64);
+                let y: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+                check(&y, n, k, |a, b| a.total_cmp(b), |v| v.to_bits());
+            }
+            // Ascending and descending runs: the threshold moves on every chunk.
+            let up: Vec<f32> = (0..2 * n).map(|i| (i % n) as f32).collect();
+            check(&up, n, k, |a, b| a.total_cmp(b), |v| v.to_bits() as u64);
+            let down: Vec<f32> = (0..2 * n).map(|i| -((i % n) as f32)).collect();
+            check(&down, n, k, |a, b| a.total_cmp(b), |v| v.to_bits() as u64);
+        }
+    }
+}
+
 #[test]
 fn one_and_two_threads_agree() {
     let pool = |t| {
