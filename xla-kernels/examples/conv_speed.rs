@@ -102,8 +102,14 @@ fn main() {
                 .with_groups(64, 1),
         ),
     ];
+    // `CONV_ROWS=NHWC` keeps the rows whose name contains it; `CONV_HOW=auto,direct` the paths.
+    let filter = std::env::var("CONV_ROWS").unwrap_or_default();
+    let hows = std::env::var("CONV_HOW").unwrap_or_else(|_| "auto,direct,im2col".into());
     for (name, d) in rows {
-        for how in ["auto", "direct", "im2col"] {
+        if !name.contains(filter.as_str()) {
+            continue;
+        }
+        for how in hows.split(',') {
             let (t, g) = measure(&d, how);
             println!(
                 "{name} [{how}]: {:.3} ms, {g:.1} GFLOP/s ({:.0}% of peak)",

@@ -21,8 +21,26 @@ const DW_NV: usize = 8;
 /// Below this many multiply-adds the planes run on the caller's thread.
 const PAR_MIN_MACS: usize = 1 << 18;
 
+/// Slots per rayon thread: planes are grouped into this many sequential runs per thread, each
+/// with its own taps and padded-plane buffer.
+const SLOTS_PER_THREAD: usize = 4;
+
+/// Tap offsets and per-slot `[taps | padded plane]` buffers, reused (nothing allocated once
+/// warm).
+#[derive(Default)]
+pub(crate) struct Buffers {
+    offs: Vec<usize>,
+    slots: Vec<f32>,
+}
+
 /// Depthwise f32 convolution; `false` (nothing written) if `d` is not of the handled form.
-pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &mut [f32]) -> bool {
+pub(crate) fn depthwise_f32(
+    d: &ConvDesc,
+    input: &[f32],
+    kernel: &[f32],
+    out: &mut [f32],
+    bufs: &mut Buffers,
+) -> bool {
     let dm = &d.dims;
     let Ok(out_shape) = d.output_shape() else {
         return false;
@@ -60,9 +78,10 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
         wo,
         ho,
     };
-    let offs: Vec<usize> = (0..kh * kw)
-        .map(|t| (t / kw) * dy * wp + (t % kw) * dx)
-        .collect();
+    bufs.offs.clear();
+    bufs.offs
+        .extend((0..kh * kw).map(|t| (t / kw) * dy * wp + (t % kw) * dx));
+    let offs = &bufs.offs[..];
     let plane = ho * wo;
     let n = d.rank();
     let ks = strides_of(&d.kernel_shape[..n]);
@@ -70,18 +89,10 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
     let (ksy, ksx) = (ks[dm.kernel_spatial[0]], ks[dm.kernel_spatial[1]]);
     let reversed = d.window_reversal;
     let n_out = out_shape[0] * out_shape[1];
-    let run = |idx: usize, dst: &mut [f32], pad: &mut Vec<f32>| {
+    let run = |idx: usize, dst: &mut [f32], taps: &mut [f32], pad: &mut [f32]| {
         let (b, o) = (idx / out_shape[1], idx % out_shape[1]);
         let (nb, f0) = g.input_origin(d, b, o / g.og);
         // Taps in row-major order, reversal applied.
-        let mut w = [0f32; 64];
-        let mut wv = Vec::new();
-        let taps: &mut [f32] = if kh * kw <= w.len() {
-            &mut w[..kh * kw]
-        } else {
-            wv.resize(kh * kw, 0.0);
-            &mut wv
-        };
         for y in 0..kh {
             for x in 0..kw {
                 let (yy, xx) = (
@@ -91,8 +102,7 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
                 taps[y * kw + x] = kernel[o * ko + yy * ksy + xx * ksx];
             }
         }
-        pad.clear();
-        pad.resize(hp * wp + l, 0.0);
+        pad.fill(0.0);
         fill_padded(
             &g,
             input,
@@ -103,27 +113,43 @@ pub(crate) fn depthwise_f32(d: &ConvDesc, input: &[f32], kernel: &[f32], out: &m
         );
         rows.for_each_segment(DW_NV, |base, q0, nv| {
             let acc = match nv {
-                8 => seg::<8>(pad, taps, &offs, base),
-                7 => seg::<7>(pad, taps, &offs, base),
-                6 => seg::<6>(pad, taps, &offs, base),
-                5 => seg::<5>(pad, taps, &offs, base),
-                4 => seg::<4>(pad, taps, &offs, base),
-                3 => seg::<3>(pad, taps, &offs, base),
-                2 => seg::<2>(pad, taps, &offs, base),
-                _ => seg::<1>(pad, taps, &offs, base),
+                8 => seg::<8>(pad, taps, offs, base),
+                7 => seg::<7>(pad, taps, offs, base),
+                6 => seg::<6>(pad, taps, offs, base),
+                5 => seg::<5>(pad, taps, offs, base),
+                4 => seg::<4>(pad, taps, offs, base),
+                3 => seg::<3>(pad, taps, offs, base),
+                2 => seg::<2>(pad, taps, offs, base),
+                _ => seg::<1>(pad, taps, offs, base),
             };
             rows.store(&acc[..nv], q0, dst);
         });
     };
-    if n_out * plane * kh * kw >= PAR_MIN_MACS && n_out > 1 {
-        out.par_chunks_mut(plane.max(1))
-            .enumerate()
-            .for_each_init(Vec::new, |pad, (i, dst)| run(i, dst, pad));
+    // Planes in `nslots` contiguous groups, one slot each; every plane is computed the same
+    // way whatever the grouping, so results do not depend on the number of threads.
+    let threads = if n_out * plane * kh * kw >= PAR_MIN_MACS {
+        rayon::current_num_threads()
     } else {
-        let mut pad = Vec::new();
-        for (i, dst) in out.chunks_mut(plane.max(1)).enumerate() {
-            run(i, dst, &mut pad);
+        1
+    };
+    let per = n_out.div_ceil((threads * SLOTS_PER_THREAD).min(n_out).max(1));
+    let nslots = n_out.div_ceil(per);
+    let slot_len = kh * kw + hp * wp + l;
+    bufs.slots.clear();
+    bufs.slots.resize(nslots * slot_len, 0.0);
+    let group = |s: usize, dst: &mut [f32], slot: &mut [f32]| {
+        let (taps, pad) = slot.split_at_mut(kh * kw);
+        for (i, plane_out) in dst.chunks_mut(plane).enumerate() {
+            run(s * per + i, plane_out, taps, pad);
         }
+    };
+    if nslots > 1 {
+        out.par_chunks_mut(per * plane)
+            .zip(bufs.slots.par_chunks_mut(slot_len))
+            .enumerate()
+            .for_each(|(s, (dst, slot))| group(s, dst, slot));
+    } else {
+        group(0, out, &mut bufs.slots[..slot_len]);
     }
     true
 }

@@ -404,6 +404,7 @@ pub struct ConvScratch {
     gemm: GemmScratch,
     nchw: direct_nchw::Buffers,
     nhwc: direct_nhwc::Buffers,
+    depthwise: direct::Buffers,
     winograd: winograd::Buffers,
     bufs: Option<Box<dyn Any + Send>>,
 }
@@ -475,7 +476,7 @@ impl ConvElem for f32 {
         out: &mut [f32],
         scratch: &mut ConvScratch,
     ) -> bool {
-        if direct::depthwise_f32(d, input, kernel, out) {
+        if direct::depthwise_f32(d, input, kernel, out, &mut scratch.depthwise) {
             return true;
         }
         if !scratch.no_winograd && winograd::applies(d, out_shape) {

@@ -332,7 +332,13 @@ fn depthwise_direct_path_matches_reference() {
                 let mut out = vec![f32::NAN; os[..n].iter().product()];
                 // The direct path takes it (returns true) and matches the reference.
                 assert!(
-                    direct::depthwise_f32(&d, &input, &kernel, &mut out),
+                    direct::depthwise_f32(
+                        &d,
+                        &input,
+                        &kernel,
+                        &mut out,
+                        &mut direct::Buffers::default()
+                    ),
                     "{d:?}"
                 );
                 let want = reference(&d, &input, &kernel, |x| x as f64);

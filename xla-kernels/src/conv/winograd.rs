@@ -96,8 +96,13 @@ impl Plan {
     fn m_len(&self) -> usize {
         16 * self.tcx * self.op
     }
+    /// Channels-last outputs of one task (`[2][2 * tcx][op]`), for outputs whose features
+    /// are not contiguous.
+    fn y_len(&self) -> usize {
+        4 * self.tcx * self.op
+    }
     fn slot_len(&self) -> usize {
-        self.rows_len() + self.v_len() + self.m_len()
+        self.rows_len() + self.v_len() + self.m_len() + self.y_len()
     }
 }
 
@@ -186,7 +191,8 @@ pub(crate) fn conv_winograd_f32(
         // Slot s runs tasks s * tasks / nslots .. (s + 1) * tasks / nslots, in order.
         let (t0, t1) = (s * tasks / nslots, (s + 1) * tasks / nslots);
         let (rows, rest) = slot.split_at_mut(plan.rows_len());
-        let (v, m) = rest.split_at_mut(plan.v_len());
+        let (v, rest) = rest.split_at_mut(plan.v_len());
+        let (m, ybuf) = rest.split_at_mut(plan.m_len());
         for task in t0..t1 {
             let b = task / (th * chunks);
             let ty = (task / chunks) % th;
@@ -197,7 +203,7 @@ pub(crate) fn conv_winograd_f32(
             for xi in 0..16 {
                 gemm_point(&plan, nt, xi, v, u, m);
             }
-            output_transform(&g, &plan, b, ty, tx0, nt, m, &shared);
+            output_transform(&g, &plan, b, ty, tx0, nt, m, ybuf, &shared);
         }
     };
     if nslots > 1 {
@@ -291,8 +297,37 @@ fn fill_rows(
                 let src = base + (ix0 + x - x0) * g.in_stride[1];
                 dst[x * p.cp..x * p.cp + p.ci].copy_from_slice(&input[src..src + p.ci]);
             }
+        } else if g.in_stride[1] == 1 {
+            // Features far apart, columns contiguous (NCHW): 8 features x 8 columns at a time
+            // transposed in registers, the rest element by element.
+            let n = x1 - x0;
+            let (c8, n8) = (p.ci / 8 * 8, n / 8 * 8);
+            for c0 in (0..c8).step_by(8) {
+                for j0 in (0..n8).step_by(8) {
+                    let rows: [wide::f32x8; 8] = std::array::from_fn(|k| {
+                        let at = base + (c0 + k) * g.in_feat_stride + ix0 + j0;
+                        wide::f32x8::new(input[at..at + 8].try_into().expect("8 lanes"))
+                    });
+                    for (j, v) in wide::f32x8::transpose(rows).into_iter().enumerate() {
+                        let at = (x0 + j0 + j) * p.cp + c0;
+                        dst[at..at + 8].copy_from_slice(&v.to_array());
+                    }
+                }
+                for c in c0..c0 + 8 {
+                    let fb = base + c * g.in_feat_stride + ix0;
+                    for j in n8..n {
+                        dst[(x0 + j) * p.cp + c] = input[fb + j];
+                    }
+                }
+            }
+            for c in c8..p.ci {
+                let fb = base + c * g.in_feat_stride + ix0;
+                for j in 0..n {
+                    dst[(x0 + j) * p.cp + c] = input[fb + j];
+                }
+            }
         } else {
-            // Features far apart (NCHW): read each feature's row run contiguously.
+            // Features and columns strided: element by element.
             for c in 0..p.ci {
                 let fb = base + c * g.in_feat_stride;
                 for x in x0..x1 {
@@ -378,7 +413,9 @@ fn tile<const R: usize>(v: &[f32], u: &[f32], t0: usize, cp: usize) -> [[F32V; 2
     full
 }
 
-/// `Y = A^T m A` for every tile and feature vector, written to the outputs inside `ho x wo`.
+/// `Y = A^T m A` for every tile and feature vector, written to the outputs inside `ho x wo`:
+/// straight to `out` when features are contiguous there (NHWC), else through `ybuf`
+/// (channels-last) and 8x8 transposes into runs along the output row (NCHW).
 #[allow(clippy::too_many_arguments)]
 fn output_transform(
     g: &Geom,
@@ -388,12 +425,14 @@ fn output_transform(
     tx0: usize,
     nt: usize,
     m: &[f32],
+    ybuf: &mut [f32],
     out: &SharedOut,
 ) {
     let l = F32V::LANES;
     let plane = p.tcx * p.op;
     let ob = b * g.out_batch_stride;
     let (sy, sx, sf) = (g.out_stride[0], g.out_stride[1], g.out_feat_stride);
+    let ypitch = 2 * p.tcx * p.op;
     let mut lanes = [0f32; 16];
     for t in 0..nt {
         for o0 in (0..p.o).step_by(l) {
@@ -407,27 +446,69 @@ fn output_transform(
             }
             let nf = l.min(p.o - o0);
             for (r, sr) in s.iter().enumerate() {
-                let y = 2 * ty + r;
-                if y >= p.ho {
-                    continue;
-                }
                 let ys = [sr[0] + sr[1] + sr[2], sr[1] - sr[2] - sr[3]];
                 for (q, yv) in ys.into_iter().enumerate() {
-                    let x = 2 * (tx0 + t) + q;
-                    if x >= p.wo {
+                    if sf != 1 {
+                        yv.store(&mut ybuf[r * ypitch + (2 * t + q) * p.op + o0..]);
                         continue;
                     }
-                    yv.store(&mut lanes[..l]);
-                    let at = ob + y * sy + x * sx + o0 * sf;
-                    if sf == 1 {
-                        out.set_run(at, &lanes[..nf]);
-                    } else {
-                        for (k, &val) in lanes[..nf].iter().enumerate() {
-                            out.set(at + k * sf, val);
-                        }
+                    let (y, x) = (2 * ty + r, 2 * (tx0 + t) + q);
+                    if y < p.ho && x < p.wo {
+                        yv.store(&mut lanes[..l]);
+                        out.set_run(ob + y * sy + x * sx + o0, &lanes[..nf]);
                     }
                 }
             }
+        }
+    }
+    if sf == 1 {
+        return;
+    }
+    // Features apart: rows of x for each feature, 8 x 8 blocks transposed in registers.
+    let x0 = 2 * tx0;
+    let nx = (2 * nt).min(p.wo - x0);
+    for r in 0..2 {
+        let y = 2 * ty + r;
+        if y >= p.ho {
+            continue;
+        }
+        let yr = &ybuf[r * ypitch..(r + 1) * ypitch];
+        let row0 = ob + y * sy + x0 * sx;
+        let mut xb = 0;
+        while xb < nx {
+            let bx = 8.min(nx - xb);
+            let mut ob8 = 0;
+            while ob8 < p.o {
+                let bo = 8.min(p.o - ob8);
+                let mut blk = [[0f32; 8]; 8];
+                if bx == 8 && bo == 8 {
+                    let rows: [wide::f32x8; 8] = std::array::from_fn(|j| {
+                        let at = (xb + j) * p.op + ob8;
+                        wide::f32x8::new(yr[at..at + 8].try_into().expect("8 lanes"))
+                    });
+                    for (k, v) in wide::f32x8::transpose(rows).into_iter().enumerate() {
+                        blk[k] = v.to_array();
+                    }
+                } else {
+                    for (j, x) in (xb..xb + bx).enumerate() {
+                        for k in 0..bo {
+                            blk[k][j] = yr[x * p.op + ob8 + k];
+                        }
+                    }
+                }
+                for (k, run) in blk.iter().enumerate().take(bo) {
+                    let at = row0 + (ob8 + k) * sf + xb * sx;
+                    if sx == 1 {
+                        out.set_run(at, &run[..bx]);
+                    } else {
+                        for (j, &val) in run[..bx].iter().enumerate() {
+                            out.set(at + j * sx, val);
+                        }
+                    }
+                }
+                ob8 += 8;
+            }
+            xb += 8;
         }
     }
 }
