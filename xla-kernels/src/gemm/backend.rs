@@ -61,3 +61,240 @@ impl GemmBackend for Native {
         gemm(desc, a, b, c, scratch)
     }
 }
+
+/// Runs `item(a_off, b_off, c_off)` for every batch item, with the offsets of element
+/// `(bi, 0, 0)` of each operand, after the checks [`gemm`] makes; empty and `k == 0` products
+/// go to [`gemm`] itself (nothing to multiply).
+#[cfg(feature = "gemm-crates")]
+fn per_item<T: super::GemmElem>(
+    d: &GemmDesc,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    scratch: &mut GemmScratch,
+    mut item: impl FnMut(usize, usize, usize, &mut [T]),
+) -> Result<(), GemmError> {
+    super::validate(d, a.len(), b.len(), c.len())?;
+    if d.batch == 0 || d.m == 0 || d.n == 0 || d.k == 0 {
+        return gemm(d, a, b, c, scratch);
+    }
+    for bi in 0..d.batch {
+        item(
+            super::offset(bi, 0, 0, [d.a_batch_stride, d.a_row_stride, d.a_col_stride]),
+            super::offset(bi, 0, 0, [d.b_batch_stride, d.b_row_stride, d.b_col_stride]),
+            super::offset(bi, 0, 0, [d.c_batch_stride, d.c_row_stride, d.c_col_stride]),
+            c,
+        );
+    }
+    Ok(())
+}
+
+/// The `gemm` crate (0.19, sarah-ek), on rayon's threads; AVX2/FMA chosen at run time (its
+/// AVX-512 path, feature `x86-v4`, is off: this machine has none).
+#[cfg(feature = "gemm-crates")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GemmCrate;
+
+/// `faer` 0.24's `matmul`, on rayon's threads.
+#[cfg(feature = "gemm-crates")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Faer;
+
+/// `matrixmultiply` 0.3 (`sgemm` / `dgemm`) with its `threading` feature (its own thread pool,
+/// sized by `MATMUL_NUM_THREADS`, else the physical core count).
+#[cfg(feature = "gemm-crates")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MatrixMultiply;
+
+/// One backend's f32 and f64 methods from a body generic over [`CrateElem`].
+#[cfg(feature = "gemm-crates")]
+macro_rules! backend_impl {
+    ($ty:ty, $name:literal, $body:ident $(,)?) => {
+        impl GemmBackend for $ty {
+            fn name(&self) -> &'static str {
+                $name
+            }
+            fn gemm_f32(
+                &self,
+                d: &GemmDesc,
+                a: &[f32],
+                b: &[f32],
+                c: &mut [f32],
+                s: &mut GemmScratch,
+            ) -> Result<(), GemmError> {
+                $body(d, a, b, c, s)
+            }
+            fn gemm_f64(
+                &self,
+                d: &GemmDesc,
+                a: &[f64],
+                b: &[f64],
+                c: &mut [f64],
+                s: &mut GemmScratch,
+            ) -> Result<(), GemmError> {
+                $body(d, a, b, c, s)
+            }
+        }
+    };
+}
+
+/// `matrixmultiply::{sgemm, dgemm}`'s signature.
+#[cfg(feature = "gemm-crates")]
+type MmFn<T> = unsafe fn(
+    usize,
+    usize,
+    usize,
+    T,
+    *const T,
+    isize,
+    isize,
+    *const T,
+    isize,
+    isize,
+    T,
+    *mut T,
+    isize,
+    isize,
+);
+
+/// f32 and f64 as every compared crate takes them.
+#[cfg(feature = "gemm-crates")]
+trait CrateElem:
+    super::GemmElem + faer::traits::ComplexField + num_traits::One + num_traits::Zero
+{
+    /// `matrixmultiply`'s routine for the type.
+    const MM: MmFn<Self>;
+}
+
+#[cfg(feature = "gemm-crates")]
+impl CrateElem for f32 {
+    const MM: MmFn<f32> = matrixmultiply::sgemm;
+}
+
+#[cfg(feature = "gemm-crates")]
+impl CrateElem for f64 {
+    const MM: MmFn<f64> = matrixmultiply::dgemm;
+}
+
+#[cfg(feature = "gemm-crates")]
+fn via_gemm_crate<T: CrateElem>(
+    d: &GemmDesc,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    s: &mut GemmScratch,
+) -> Result<(), GemmError> {
+    per_item(d, a, b, c, s, |ao, bo, co, c| {
+        // SAFETY: `validate` checked that every element addressed by the extents and strides
+        // of A, B and C lies inside its slice, so from the offsets of (bi, 0, 0) the crate
+        // reads and writes only in bounds; C's elements are distinct (checked injective) and
+        // C is an exclusive borrow, so no write aliases A, B or another C element.
+        unsafe {
+            gemm_crate::gemm(
+                d.m,
+                d.n,
+                d.k,
+                c.as_mut_ptr().add(co),
+                d.c_col_stride,
+                d.c_row_stride,
+                d.accumulate,
+                a.as_ptr().add(ao),
+                d.a_col_stride,
+                d.a_row_stride,
+                b.as_ptr().add(bo),
+                d.b_col_stride,
+                d.b_row_stride,
+                T::one(),
+                T::one(),
+                false,
+                false,
+                false,
+                gemm_crate::Parallelism::Rayon(0),
+            )
+        }
+    })
+}
+
+#[cfg(feature = "gemm-crates")]
+fn via_faer<T: CrateElem>(
+    d: &GemmDesc,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    s: &mut GemmScratch,
+) -> Result<(), GemmError> {
+    per_item(d, a, b, c, s, |ao, bo, co, c| {
+        // SAFETY: as in `via_gemm_crate`: the views cover exactly the validated elements of
+        // batch item bi, the output view is the only access to C during the call.
+        let (dst, lhs, rhs) = unsafe {
+            (
+                faer::MatMut::from_raw_parts_mut(
+                    c.as_mut_ptr().add(co),
+                    d.m,
+                    d.n,
+                    d.c_row_stride,
+                    d.c_col_stride,
+                ),
+                faer::MatRef::from_raw_parts(
+                    a.as_ptr().add(ao),
+                    d.m,
+                    d.k,
+                    d.a_row_stride,
+                    d.a_col_stride,
+                ),
+                faer::MatRef::from_raw_parts(
+                    b.as_ptr().add(bo),
+                    d.k,
+                    d.n,
+                    d.b_row_stride,
+                    d.b_col_stride,
+                ),
+            )
+        };
+        let accum = if d.accumulate {
+            faer::Accum::Add
+        } else {
+            faer::Accum::Replace
+        };
+        faer::linalg::matmul::matmul(dst, accum, lhs, rhs, T::one(), faer::Par::rayon(0));
+    })
+}
+
+#[cfg(feature = "gemm-crates")]
+fn via_matrixmultiply<T: CrateElem>(
+    d: &GemmDesc,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    s: &mut GemmScratch,
+) -> Result<(), GemmError> {
+    let beta = if d.accumulate { T::one() } else { T::zero() };
+    per_item(d, a, b, c, s, |ao, bo, co, c| {
+        // SAFETY: as in `via_gemm_crate`; with beta = 0 matrixmultiply does not read C.
+        unsafe {
+            (T::MM)(
+                d.m,
+                d.k,
+                d.n,
+                T::one(),
+                a.as_ptr().add(ao),
+                d.a_row_stride,
+                d.a_col_stride,
+                b.as_ptr().add(bo),
+                d.b_row_stride,
+                d.b_col_stride,
+                beta,
+                c.as_mut_ptr().add(co),
+                d.c_row_stride,
+                d.c_col_stride,
+            )
+        }
+    })
+}
+
+#[cfg(feature = "gemm-crates")]
+backend_impl!(GemmCrate, "gemm", via_gemm_crate,);
+#[cfg(feature = "gemm-crates")]
+backend_impl!(Faer, "faer", via_faer,);
+#[cfg(feature = "gemm-crates")]
+backend_impl!(MatrixMultiply, "matrixmultiply", via_matrixmultiply,);
