@@ -410,6 +410,8 @@ fn other_element_types_match_reference() {
 
 #[test]
 fn identical_bits_for_one_and_two_threads() {
+    // The first two run through Winograd, the third through im2col (base dilation), the fourth
+    // through the depthwise kernel; Winograd tiles [2, 64, 9, 61] with 2 tasks per tile row.
     let run = |threads: usize, d: &ConvDesc, input: &[f32], kernel: &[f32]| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -436,6 +438,8 @@ fn identical_bits_for_one_and_two_threads() {
         ConvDesc::new(&[2, 32, 30, 30], &[32, 1, 3, 3], ConvDims::nchw())
             .with_padding(&[(1, 1), (1, 1)])
             .with_groups(32, 1),
+        ConvDesc::new(&[2, 64, 9, 61], &[24, 64, 3, 3], ConvDims::nchw())
+            .with_padding(&[(1, 1), (1, 1)]),
     ] {
         let input = data(d.input_shape[..4].iter().product(), 1);
         let kernel = data(d.kernel_shape[..4].iter().product(), 2);
@@ -645,5 +649,129 @@ fn direct_nhwc_path_odd_widths_features_strides_groups() {
                 check_f32(&d, &mut rng, &mut scratch);
             }
         }
+    }
+}
+
+#[test]
+fn winograd_path_odd_sizes_features_layouts() {
+    // Output sizes odd and even around the tile (2) and task (TMAX = 30 tiles) sizes, features
+    // around the vector (8) and register-tile (16) widths, every padding sign, reversal, and
+    // all four input/output layout pairs; exact on small integers.
+    let mut rng = Rng(777);
+    let mut scratch = ConvScratch::new();
+    let mut cases = 0;
+    for &(ho, wo) in &[
+        (1usize, 1usize),
+        (2, 3),
+        (5, 8),
+        (3, 59),
+        (4, 60),
+        (7, 61),
+        (6, 121),
+    ] {
+        for &(c, o) in &[(8usize, 8usize), (9, 17), (16, 16), (23, 33)] {
+            let (pad, rev) = match cases % 3 {
+                0 => ((1i64, 1i64), false),
+                1 => ((0, 2), true),
+                _ => ((-1, 3), false),
+            };
+            cases += 1;
+            // Input extent giving `ho x wo` outputs with this padding (3x3, stride 1).
+            let hin = (ho + 2) as i64 - pad.0 - pad.1;
+            let win = (wo + 2) as i64 - pad.1 - pad.0;
+            if hin < 1 || win < 1 {
+                continue;
+            }
+            let (hin, win) = (hin as usize, win as usize);
+            for (in_cl, out_cl) in [(false, false), (true, true), (true, false), (false, true)] {
+                let mut dims = if in_cl {
+                    ConvDims::nhwc(2)
+                } else {
+                    ConvDims::nchw()
+                };
+                let (ofe, osp) = if out_cl {
+                    (3, [1, 2, 4])
+                } else {
+                    (1, [2, 3, 4])
+                };
+                dims.output_feature = ofe;
+                dims.output_spatial = osp;
+                let (ins, ks) = if in_cl {
+                    (vec![2, hin, win, c], vec![3, 3, c, o])
+                } else {
+                    (vec![2, c, hin, win], vec![o, c, 3, 3])
+                };
+                let d = ConvDesc::new(&ins, &ks, dims)
+                    .with_padding(&[pad, (pad.1, pad.0)])
+                    .with_window_reversal(&[rev, !rev]);
+                let os = d.output_shape().unwrap();
+                assert!(winograd::applies(&d, &os), "{d:?}");
+                assert_eq!(os[osp[0]], ho, "{d:?}");
+                assert_eq!(os[osp[1]], wo, "{d:?}");
+                check_f32(&d, &mut rng, &mut scratch);
+            }
+        }
+    }
+    // Below the feature threshold, grouped, strided or dilated: not Winograd.
+    let base = ConvDesc::new(&[1, 16, 9, 9], &[16, 16, 3, 3], ConvDims::nchw());
+    let os = |d: &ConvDesc| d.output_shape().unwrap();
+    let small = ConvDesc::new(&[1, 7, 9, 9], &[16, 7, 3, 3], ConvDims::nchw());
+    assert!(!winograd::applies(&small, &os(&small)));
+    for d in [
+        base.with_strides(&[1, 2]),
+        base.with_rhs_dilation(&[2, 1]),
+        base.with_lhs_dilation(&[1, 2]),
+        ConvDesc::new(&[1, 32, 9, 9], &[16, 16, 3, 3], ConvDims::nchw()).with_groups(2, 1),
+    ] {
+        assert!(!winograd::applies(&d, &os(&d)), "{d:?}");
+    }
+}
+
+/// Max over outputs of `|got - exact| / sum_k |x_k w_k|` (error relative to the magnitude of
+/// the terms summed, the scale of any f32 dot product's rounding).
+fn max_scaled_error(d: &ConvDesc, input: &[f32], kernel: &[f32], got: &[f32]) -> f64 {
+    let want = reference(d, input, kernel, |x| x as f64);
+    let absin: Vec<f32> = input.iter().map(|x| x.abs()).collect();
+    let absk: Vec<f32> = kernel.iter().map(|x| x.abs()).collect();
+    let scale = reference(d, &absin, &absk, |x| x as f64);
+    got.iter()
+        .zip(&want)
+        .zip(&scale)
+        .map(|((&g, &w), &s)| (g as f64 - w).abs() / s.max(f64::MIN_POSITIVE))
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn winograd_error_is_tight() {
+    // Random data in [-1, 1): Winograd's error stays within a small factor of the direct
+    // sum's (both measured against the f64 reference, relative to sum |x w|).
+    let data = |n: usize, seed: u64| -> Vec<f32> {
+        let mut rng = Rng(seed);
+        (0..n)
+            .map(|_| (rng.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+            .collect()
+    };
+    for d in [
+        ConvDesc::new(&[1, 64, 12, 13], &[64, 64, 3, 3], ConvDims::nchw())
+            .with_padding(&[(1, 1), (1, 1)]),
+        ConvDesc::new(&[1, 9, 10, 128], &[3, 3, 128, 24], ConvDims::nhwc(2))
+            .with_padding(&[(1, 1), (1, 1)]),
+    ] {
+        let input = data(d.input_shape[..4].iter().product(), 3);
+        let kernel = data(d.kernel_shape[..4].iter().product(), 4);
+        let os = d.output_shape().unwrap();
+        assert!(winograd::applies(&d, &os));
+        let len = os[..4].iter().product();
+        let (mut wino, mut direct) = (vec![f32::NAN; len], vec![f32::NAN; len]);
+        conv(&d, &input, &kernel, &mut wino, &mut ConvScratch::new()).unwrap();
+        let mut s = ConvScratch::new();
+        s.set_no_winograd(true);
+        conv(&d, &input, &kernel, &mut direct, &mut s).unwrap();
+        let ew = max_scaled_error(&d, &input, &kernel, &wino);
+        let ed = max_scaled_error(&d, &input, &kernel, &direct);
+        eprintln!("max error / sum|xw|: winograd {ew:.2e}, direct {ed:.2e}");
+        // f32 epsilon is 1.2e-7: both are a few epsilons of sum |x w|.
+        assert!(ew < 1e-6, "winograd error {ew:e} (direct {ed:e}) for {d:?}");
+        assert!(ew < 8.0 * ed.max(1e-7), "winograd {ew:e} vs direct {ed:e}");
     }
 }
