@@ -14,6 +14,7 @@ use core::ops::{BitAnd, BitOr};
 
 use wide::{f32x16, f32x8, f64x4, f64x8, i32x16, i32x8};
 
+use super::f64v::F64Lanes;
 use crate::simd::VFloat;
 
 /// Integer-exponent access to an f32 vector, the only per-type code of the polynomials.
@@ -37,7 +38,7 @@ pub(crate) trait F32Lanes:
     fn mul_pow2_magic(x: Self, k: Self) -> Self;
 
     /// The f64 vector of half the lanes (for functions evaluated in f64).
-    type Half: VFloat<Elem = f64> + BitOr<Output = Self::Half>;
+    type Half: F64Lanes;
     /// Lanes `0..LANES/2` and `LANES/2..` widened to f64 (exact).
     fn to_halves(x: Self) -> (Self::Half, Self::Half);
     /// The inverse of [`F32Lanes::to_halves`], each lane rounded once to f32.
@@ -458,6 +459,21 @@ pub(crate) fn trig<V: F32Lanes>(x: V, f: Trig, scalar: fn(f32) -> f32) -> V {
         Trig::Sin | Trig::Tan => sel(x.cmp_eq(V::splat(0.0)), x, res),
         Trig::Cos => res,
     }
+}
+
+/// An f32 function evaluated in f64 lanes by `f` (an f64 vector function within a few f64
+/// ulp) and rounded once, as the scalar op evaluates it: `cbrt`, `pow`, `atan2`.
+#[inline(always)]
+pub(crate) fn via_f64<V: F32Lanes>(x: V, f: impl Fn(V::Half) -> V::Half) -> V {
+    let (lo, hi) = V::to_halves(x);
+    V::from_halves(f(lo), f(hi))
+}
+
+/// [`via_f64`] for a function of two arguments.
+#[inline(always)]
+pub(crate) fn via_f64_2<V: F32Lanes>(x: V, y: V, f: impl Fn(V::Half, V::Half) -> V::Half) -> V {
+    let ((xl, xh), (yl, yh)) = (V::to_halves(x), V::to_halves(y));
+    V::from_halves(f(xl, yl), f(xh, yh))
 }
 
 /// `1 / sqrt x` in f32 (two roundings: within 1 ulp of the scalar op, which rounds once).

@@ -32,6 +32,7 @@
 //! the lane-by-lane scalar ops do 70-200 (erf 1).
 
 pub(crate) mod f32v;
+pub(crate) mod f64v;
 
 use wide::{f32x16, f32x8, f64x4, f64x8};
 use xla_core::scalar::Scalar;
@@ -54,20 +55,8 @@ pub(crate) trait Transcendental: Sized {
     fn atan2(self, o: Self) -> Self;
 }
 
-/// Applies the scalar op of `Scalar` to each lane.
-macro_rules! lanewise {
-    ($v:ident, $t:ident, $f:ident, $x:expr) => {{
-        let a = $x.as_array();
-        $v::new(core::array::from_fn(|i| <$t as Scalar>::$f(a[i])))
-    }};
-    ($v:ident, $t:ident, $f:ident, $x:expr, $y:expr) => {{
-        let (a, b) = ($x.as_array(), $y.as_array());
-        $v::new(core::array::from_fn(|i| <$t as Scalar>::$f(a[i], b[i])))
-    }};
-}
-
-/// f64 vectors: every function lane by lane through the scalar op.
-macro_rules! impl_lanewise_f64 {
+/// f64 vectors: the functions of [`f64v`]; sin/cos/tan beyond 2^20 lane by lane.
+macro_rules! impl_f64 {
     ($v:ident) => {
         impl Transcendental for $v {
             #[inline(always)]
@@ -75,64 +64,64 @@ macro_rules! impl_lanewise_f64 {
                 // The scalar op is `1 / sqrt(x)` with both roundings: the same here.
                 $v::ONE / self.sqrt()
             }
-            #[inline]
+            #[inline(always)]
             fn exp(self) -> Self {
-                lanewise!($v, f64, exp, self)
+                f64v::exp(self)
             }
-            #[inline]
+            #[inline(always)]
             fn expm1(self) -> Self {
-                lanewise!($v, f64, expm1, self)
+                f64v::expm1(self)
             }
-            #[inline]
+            #[inline(always)]
             fn log(self) -> Self {
-                lanewise!($v, f64, log, self)
+                f64v::log(self)
             }
-            #[inline]
+            #[inline(always)]
             fn log1p(self) -> Self {
-                lanewise!($v, f64, log1p, self)
+                f64v::log1p(self)
             }
-            #[inline]
+            #[inline(always)]
             fn logistic(self) -> Self {
-                lanewise!($v, f64, logistic, self)
+                f64v::logistic(self)
             }
-            #[inline]
+            #[inline(always)]
             fn tanh(self) -> Self {
-                lanewise!($v, f64, tanh, self)
+                f64v::tanh(self)
             }
-            #[inline]
+            #[inline(always)]
             fn erf(self) -> Self {
-                lanewise!($v, f64, erf, self)
+                f64v::erf(self)
             }
-            #[inline]
+            #[inline(always)]
             fn sin(self) -> Self {
-                lanewise!($v, f64, sin, self)
+                f64v::trig(self, f64v::Trig::Sin, <f64 as Scalar>::sin)
             }
-            #[inline]
+            #[inline(always)]
             fn cos(self) -> Self {
-                lanewise!($v, f64, cos, self)
+                f64v::trig(self, f64v::Trig::Cos, <f64 as Scalar>::cos)
             }
-            #[inline]
+            #[inline(always)]
             fn tan(self) -> Self {
-                lanewise!($v, f64, tan, self)
+                f64v::trig(self, f64v::Trig::Tan, <f64 as Scalar>::tan)
             }
-            #[inline]
+            #[inline(always)]
             fn cbrt(self) -> Self {
-                lanewise!($v, f64, cbrt, self)
+                f64v::cbrt(self)
             }
-            #[inline]
+            #[inline(always)]
             fn pow(self, o: Self) -> Self {
-                lanewise!($v, f64, pow, self, o)
+                f64v::pow(self, o)
             }
-            #[inline]
+            #[inline(always)]
             fn atan2(self, o: Self) -> Self {
-                lanewise!($v, f64, atan2, self, o)
+                f64v::atan2(self, o)
             }
         }
     };
 }
 
-impl_lanewise_f64!(f64x4);
-impl_lanewise_f64!(f64x8);
+impl_f64!(f64x4);
+impl_f64!(f64x8);
 
 /// f32 vectors: polynomials from [`f32v`] for the hot functions, the scalar op for the rest.
 macro_rules! impl_f32 {
@@ -182,17 +171,17 @@ macro_rules! impl_f32 {
             fn tan(self) -> Self {
                 f32v::trig(self, f32v::Trig::Tan, <f32 as Scalar>::tan)
             }
-            #[inline]
+            #[inline(always)]
             fn cbrt(self) -> Self {
-                lanewise!($v, f32, cbrt, self)
+                f32v::via_f64(self, f64v::cbrt)
             }
-            #[inline]
+            #[inline(always)]
             fn pow(self, o: Self) -> Self {
-                lanewise!($v, f32, pow, self, o)
+                f32v::via_f64_2(self, o, f64v::pow)
             }
-            #[inline]
+            #[inline(always)]
             fn atan2(self, o: Self) -> Self {
-                lanewise!($v, f32, atan2, self, o)
+                f32v::via_f64_2(self, o, f64v::atan2)
             }
         }
     };
