@@ -1,10 +1,11 @@
 //! GEMM throughput of the element types computed through the f32/f64 kernel (c64, c128, bf16,
 //! f16) beside f32 itself, in one run. Run with
 //! `CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run --release -p xla-kernels --example gemm_types`
-//! (optional argument: rounds, default 9). Rows are measured in alternating rounds (each round
-//! times every row once, ~30 ms per sample) and the best sample of each row is kept, so load
-//! from other processes is not charged to one row. Complex GFLOP/s count `8 m n k` flops
-//! (4 real multiplies and 4 adds per complex multiply-add), real ones `2 m n k`.
+//! (optional arguments: rounds, default 9; a substring selecting rows, e.g. `c64`). Rows are
+//! measured in alternating rounds (each round times every row once, ~30 ms per sample) and the
+//! best sample of each row is kept, so load from other processes is not charged to one row.
+//! Complex GFLOP/s count `8 m n k` flops (4 real multiplies and 4 adds per complex
+//! multiply-add), real ones `2 m n k`.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -65,6 +66,9 @@ fn main() {
         row("bf16", (256, 256, 256), 2.0, bf16::from_f32),
         row("f16 ", big, 2.0, f16::from_f32),
     ];
+    if let Some(pat) = std::env::args().nth(2) {
+        rows.retain(|r| r.name.contains(&pat));
+    }
     for _ in 0..rounds {
         for r in rows.iter_mut() {
             let reps = ((3e7 / r.flops) as usize).clamp(1, 100_000);

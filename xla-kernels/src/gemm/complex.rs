@@ -111,11 +111,101 @@ pub(crate) fn gemm_complex<V: VFloat>(
         }
         return;
     }
+    if d.m <= SPLIT_MAX_M {
+        return split::<V>(d, a, b, c, real, bufs);
+    }
     // A column-major C has contiguous rows only in C^T = B^T A^T.
     if d.c_col_stride != 1 && d.n > 1 && d.c_row_stride == 1 {
-        return expanded::<V>(&d.transposed(), b, a, c, real, bufs);
+        let t = d.transposed();
+        if t.m <= SPLIT_MAX_M {
+            return split::<V>(&t, b, a, c, real, bufs);
+        }
+        return expanded::<V>(&t, b, a, c, real, bufs);
     }
     expanded::<V>(d, a, b, c, real, bufs)
+}
+
+/// Up to this many rows of A, [`split`] is used instead of expanding B: for few rows the
+/// expansion (`4 k n` reals written, then read) costs more than the multiply itself, while the
+/// split path reads B in place and its extra pass over C is small (`m` rows). Measured on
+/// c64 1x784x128 and 8x784x128 (`examples/gemm_types.rs`).
+const SPLIT_MAX_M: usize = 32;
+
+/// Few rows: two real GEMMs on B's reals in place, `P = re(A) B'` and `Q = im(A) B'` with
+/// `B'` = B as `k x 2n` interleaved reals (strided views of A's parts), then
+/// `C = (re P - im Q) + i (im P + re Q)`, where `re P` / `im P` are P's even / odd columns.
+fn split<V: VFloat>(
+    d: &GemmDesc,
+    a: &[Complex<V::Elem>],
+    b: &[Complex<V::Elem>],
+    c: &mut [Complex<V::Elem>],
+    real: &mut Buffers<V::Elem>,
+    bufs: &mut ComplexBuffers<V::Elem>,
+) where
+    V::Elem: FloatElem + Neg<Output = V::Elem>,
+{
+    let (sa, sb, sc) = strides(d);
+    let (m, n, k) = (d.m, d.n, d.k);
+    let ComplexBuffers { dense, c: pq, .. } = bufs;
+    // B': a view when B's rows are contiguous, else a dense k x 2n copy per distinct item.
+    let (b_reals, b_str): (&[V::Elem], [isize; 3]) = if sb[2] == 1 || n == 1 {
+        (as_reals(b), [2 * sb[0], 2 * sb[1], 1])
+    } else {
+        let nb = items(d.batch, d.b_batch_stride);
+        ensure_len(dense, nb * 2 * k * n);
+        for bi in 0..nb {
+            for p in 0..k {
+                let row = &mut dense[(bi * k + p) * 2 * n..][..2 * n];
+                for (j, x) in row.chunks_exact_mut(2).enumerate() {
+                    let v = b[offset(bi, p, j, sb)];
+                    x[0] = v.re;
+                    x[1] = v.im;
+                }
+            }
+        }
+        let bb = if nb == 1 { 0 } else { (2 * k * n) as isize };
+        (&dense[..nb * 2 * k * n], [bb, (2 * n) as isize, 1])
+    };
+    let len = d.batch * m * 2 * n;
+    ensure_len(pq, 2 * len);
+    let (p_out, q_out) = pq[..2 * len].split_at_mut(len);
+    let a_reals = as_reals(a);
+    for (part, out) in [(0, p_out), (1, q_out)] {
+        let rd = GemmDesc {
+            batch: d.batch,
+            m,
+            n: 2 * n,
+            k,
+            a_batch_stride: 2 * sa[0],
+            a_row_stride: 2 * sa[1],
+            a_col_stride: 2 * sa[2],
+            b_batch_stride: b_str[0],
+            b_row_stride: b_str[1],
+            b_col_stride: b_str[2],
+            c_batch_stride: (m * 2 * n) as isize,
+            c_row_stride: (2 * n) as isize,
+            c_col_stride: 1,
+            accumulate: false,
+        };
+        kernel::gemm_float::<V>(&rd, &a_reals[part..], b_reals, out, real);
+    }
+    let (p_out, q_out) = pq[..2 * len].split_at(len);
+    let mut pairs = p_out.chunks_exact(2).zip(q_out.chunks_exact(2));
+    for bi in 0..d.batch {
+        for i in 0..m {
+            for j in 0..n {
+                let (p, q) = pairs.next().expect("batch*m*n results");
+                // `p + (-q)` is exactly `p - q` in IEEE arithmetic.
+                let v = Complex::new(p[0] + -q[1], p[1] + q[0]);
+                let o = offset(bi, i, j, sc);
+                c[o] = if d.accumulate {
+                    Complex::new(c[o].re + v.re, c[o].im + v.im)
+                } else {
+                    v
+                };
+            }
+        }
+    }
 }
 
 /// The real GEMM `C' = A' B'` for an orientation where C's columns are contiguous, or through
@@ -458,7 +548,8 @@ mod tests {
     #[test]
     fn sizes_around_the_real_blocks() {
         // Real problem: m x 2k x 2n; KC = 256 reals = 128 complex, MR = 6, NR = 16 f32.
-        for &m in &[1, 2, 5, 6, 7, 13] {
+        // m <= SPLIT_MAX_M: the split path; above: B expanded.
+        for &m in &[1, 2, 5, 6, 7, 13, 33, 38] {
             for &n in &[1, 3, 8, 9, 17] {
                 for &k in &[0, 1, 2, 127, 128, 129] {
                     let acc = (m + n + k) % 2 == 0;
@@ -481,7 +572,13 @@ mod tests {
         for la in LAYOUTS {
             for lb in LAYOUTS {
                 for lc in LAYOUTS {
-                    for &(m, n, k, acc) in &[(7, 9, 13, false), (1, 5, 4, true), (6, 1, 3, true)] {
+                    for &(m, n, k, acc) in &[
+                        (7, 9, 13, false),
+                        (1, 5, 4, true),
+                        (6, 1, 3, true),
+                        (40, 9, 13, true),
+                        (35, 2, 20, false),
+                    ] {
                         case::<Complex<f32>>(2, (m, n, k), (la, lb, lc), acc);
                         case::<Complex<f64>>(1, (m, n, k), (la, lb, lc), !acc);
                     }
@@ -536,7 +633,12 @@ mod tests {
             (Layout::Spread, Layout::ColMajor, Layout::Spread),
         ];
         for l in ls {
-            for &(batch, m, n, k) in &[(1, 150, 90, 300), (8, 40, 40, 40), (1, 1, 300, 500)] {
+            for &(batch, m, n, k) in &[
+                (1, 150, 90, 300),
+                (8, 40, 40, 40),
+                (1, 1, 300, 500),
+                (3, 20, 300, 200),
+            ] {
                 let one = with_threads(1, || case::<Complex<f32>>(batch, (m, n, k), l, false));
                 let two = with_threads(2, || case::<Complex<f32>>(batch, (m, n, k), l, false));
                 let bits = |v: &[Complex<f32>]| -> Vec<u32> {
