@@ -14,6 +14,16 @@
 //! Threads: destination rows are split into fixed blocks of [`PAR_TASK_ELEMENTS`] (a copy is
 //! exact, so the result never depends on the thread count); nothing is parallel below
 //! [`PAR_MIN_ELEMENTS`]. No heap allocation: shapes live in `[_; MAX_RANK]` arrays.
+//!
+//! Speed, `f32[4096,4096]` (`CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native"
+//! cargo run --release -p xla-kernels --example k3a_speed transpose`; 2-core AMD EPYC, AVX2):
+//! 16.3 ms wall on a quiet machine before the paired strips (memcpy 10.0 ms on one thread).
+//! On the loaded shared machine of this session, best-of-9 process CPU time (`CPU=1`, both
+//! threads), binaries alternated three times: 8x8 blocks one strip at a time (half a cache
+//! line per destination row and store) 20.1-21.9 ms; paired strips (a whole 64-byte line)
+//! 14.1-18.0 ms; paired strips with 128 x 4096 tiles 15.2-20.8 ms (no clear gain, not taken).
+//! Non-temporal stores (a prototype in k3a_speed, `PROTO=1`) showed no clear gain either, so
+//! the kernel stays in safe `wide` code.
 
 use std::any::TypeId;
 
@@ -392,7 +402,8 @@ fn tile<T: Copy>(
 
 /// Register-transposing tiles: `$name` is [`tile`] for `$t` elements with a unit source stride
 /// along `ii`: full `$n x $n` blocks through `wide`'s register transpose ($n loads, shuffles,
-/// $n stores), the edges through [`tile`].
+/// $n stores), the edges through [`tile`]. Blocks go in pairs of source-row strips, so each
+/// destination row receives `2 $n` elements (64 bytes, a whole cache line) per store pair.
 macro_rules! simd_tile {
     ($name:ident, $t:ty, $v:ty, $n:literal) => {
         #[allow(clippy::too_many_arguments)]
@@ -407,23 +418,41 @@ macro_rules! simd_tile {
             h: usize,
             w: usize,
         ) {
+            const N2: usize = 2 * $n;
             let (hb, wb) = (h - h % $n, w - w % $n);
-            // Source rows outermost: each group of $n source rows is read front to back (whole
+            let w2 = w - w % N2;
+            // The source rows of a strip, cut to the tile's hb elements once, so the inner
+            // loop's loads need no further bounds checks.
+            let strip = |jb: usize, jj: usize| {
+                let o = (so + (jb + jj) as isize * sl) as usize;
+                &src[o..o + hb]
+            };
+            let load = |rows: &[&[$t]], ib: usize| -> [$v; $n] {
+                std::array::from_fn(|jj| {
+                    <$v>::new(rows[jj][ib..ib + $n].try_into().expect("a full vector"))
+                })
+            };
+            // Source rows outermost: each group of source rows is read front to back (whole
             // cache lines) while the destination rows of each block fill up over successive
-            // groups; measured ~2x faster than the other order on 4096x4096 f32.
-            for jb in (0..wb).step_by($n) {
-                // The source rows of this strip, cut to the tile's hb elements once, so the
-                // inner loop's loads need no further bounds checks.
-                let rows: [&[$t]; $n] = std::array::from_fn(|jj| {
-                    let o = (so + (jb + jj) as isize * sl) as usize;
-                    &src[o..o + hb]
-                });
+            // groups.
+            for jb in (0..w2).step_by(N2) {
+                let rows: [&[$t]; N2] = std::array::from_fn(|jj| strip(jb, jj));
                 for ib in (0..hb).step_by($n) {
-                    let v: [$v; $n] = std::array::from_fn(|jj| {
-                        <$v>::new(rows[jj][ib..ib + $n].try_into().expect("a full vector"))
-                    });
-                    for (ii, v) in <$v>::transpose(v).iter().enumerate() {
+                    let a = <$v>::transpose(load(&rows[..$n], ib));
+                    let b = <$v>::transpose(load(&rows[$n..], ib));
+                    for (ii, (a, b)) in a.iter().zip(&b).enumerate() {
                         let o = d0 + (ib + ii) * ds + jb;
+                        let line = &mut dst[o..o + N2];
+                        line[..$n].copy_from_slice(a.as_array());
+                        line[$n..].copy_from_slice(b.as_array());
+                    }
+                }
+            }
+            if w2 < wb {
+                let rows: [&[$t]; $n] = std::array::from_fn(|jj| strip(w2, jj));
+                for ib in (0..hb).step_by($n) {
+                    for (ii, v) in <$v>::transpose(load(&rows, ib)).iter().enumerate() {
+                        let o = d0 + (ib + ii) * ds + w2;
                         dst[o..o + $n].copy_from_slice(v.as_array());
                     }
                 }
