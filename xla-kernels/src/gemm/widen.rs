@@ -174,3 +174,170 @@ pub(crate) fn gemm_narrow<T: Narrow>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! f16/bf16 against the definition: the f32 GEMM of the widened operands (dense,
+    //! row-major) rounded once per element, bit for bit, on every operand layout, broadcast
+    //! batches, accumulate, NaN-filled outputs, 1 and 2 threads; and within one narrow ulp of
+    //! the exact sum.
+
+    use half::{bf16, f16};
+
+    use super::Narrow;
+    use crate::gemm::{gemm, GemmDesc, GemmElem, GemmScratch};
+
+    /// Strides `[batch, row, col]` and length for layout `l` of a `batch x rows x cols`
+    /// operand: 0 row-major, 1 column-major, 2 padded rows, 3 no contiguous dimension,
+    /// 4 broadcast over the batch (stride 0).
+    fn layout(l: usize, batch: usize, rows: usize, cols: usize) -> ([isize; 3], usize) {
+        let (r, c) = (rows as isize, cols as isize);
+        let s = match l {
+            0 => [r * c, c, 1],
+            1 => [r * c, 1, r],
+            2 => [r * (c + 3) + 5, c + 3, 1],
+            3 => [2 * r * c, 2 * c, 2],
+            _ => [0, c, 1],
+        };
+        (s, ((batch as isize * s[0]).max(1) + r * c * 2) as usize)
+    }
+
+    fn vals<T: Narrow>(len: usize, seed: u32) -> Vec<T> {
+        (0..len as u32)
+            .map(|i| {
+                let x = (i.wrapping_mul(2_654_435_761) ^ seed).wrapping_mul(40_503) >> 20;
+                T::from_f32(x as f32 / 2048.0 - 1.0)
+            })
+            .collect()
+    }
+
+    fn off(bi: usize, i: usize, j: usize, s: [isize; 3]) -> usize {
+        (bi as isize * s[0] + i as isize * s[1] + j as isize * s[2]) as usize
+    }
+
+    /// Runs one case through `gemm::<T>` and checks it against the definition.
+    fn check<T: Narrow + GemmElem + std::fmt::Debug>(
+        batch: usize,
+        (m, n, k): (usize, usize, usize),
+        (la, lb, lc): (usize, usize, usize),
+        acc: bool,
+    ) -> Vec<T> {
+        let (sa, a_len) = layout(la, batch, m, k);
+        let (sb, b_len) = layout(lb, batch, k, n);
+        let (sc, c_len) = layout(lc.min(3), batch, m, n);
+        let d = GemmDesc {
+            batch,
+            m,
+            n,
+            k,
+            a_batch_stride: sa[0],
+            a_row_stride: sa[1],
+            a_col_stride: sa[2],
+            b_batch_stride: sb[0],
+            b_row_stride: sb[1],
+            b_col_stride: sb[2],
+            c_batch_stride: sc[0],
+            c_row_stride: sc[1],
+            c_col_stride: sc[2],
+            accumulate: acc,
+        };
+        let a: Vec<T> = vals(a_len, 1);
+        let b: Vec<T> = vals(b_len, 2);
+        let c0: Vec<T> = if acc {
+            vals(c_len, 3)
+        } else {
+            vec![T::from_f32(f32::NAN); c_len]
+        };
+        let mut c = c0.clone();
+        gemm(&d, &a, &b, &mut c, &mut GemmScratch::new()).expect("valid case");
+        // The definition: dense f32 copies, the f32 GEMM, one rounding.
+        let mut wa = Vec::new();
+        let mut wb = Vec::new();
+        for bi in 0..batch {
+            wa.extend((0..m * k).map(|t| a[off(bi, t / k, t % k, sa)].to_f32()));
+            wb.extend((0..k * n).map(|t| b[off(bi, t / n, t % n, sb)].to_f32()));
+        }
+        let mut wc = vec![f32::NAN; batch * m * n];
+        let dense = GemmDesc::row_major(batch, m, n, k);
+        gemm(&dense, &wa, &wb, &mut wc, &mut GemmScratch::new()).expect("valid");
+        let bits = |x: T| x.to_f32().to_bits();
+        let mut touched = vec![false; c_len];
+        for bi in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    let o = off(bi, i, j, sc);
+                    touched[o] = true;
+                    let r = T::from_f32(wc[(bi * m + i) * n + j]);
+                    let want = if acc {
+                        T::from_f32(c0[o].to_f32() + r.to_f32())
+                    } else {
+                        r
+                    };
+                    assert_eq!(bits(c[o]), bits(want), "{d:?} at ({bi},{i},{j})");
+                    // And close to the exact sum (values are multiples of 2^-11 in [-1, 1)).
+                    let exact: f64 = (0..k)
+                        .map(|p| wa[(bi * m + i) * k + p] as f64 * wb[(bi * k + p) * n + j] as f64)
+                        .sum();
+                    let got = r.to_f32() as f64;
+                    let ulp = (exact.abs().max(1e-3) * 2f64.powi(-7)).max(2f64.powi(-24));
+                    assert!((got - exact).abs() <= ulp, "{d:?}: {got} vs exact {exact}");
+                }
+            }
+        }
+        for (o, t) in touched.into_iter().enumerate() {
+            if !t {
+                assert_eq!(
+                    bits(c[o]),
+                    bits(c0[o]),
+                    "{d:?}: element {o} outside C written"
+                );
+            }
+        }
+        c
+    }
+
+    fn both(batch: usize, mnk: (usize, usize, usize), l: (usize, usize, usize), acc: bool) {
+        check::<f16>(batch, mnk, l, acc);
+        check::<bf16>(batch, mnk, l, acc);
+    }
+
+    #[test]
+    fn sizes_around_the_blocks() {
+        for &m in &[1, 2, 6, 7, 25, 121] {
+            for &n in &[1, 3, 8, 17, 33] {
+                for &k in &[0, 1, 5, 255, 257] {
+                    both(1, (m, n, k), (0, 0, 0), (m + n + k) % 2 == 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_layout_and_broadcast() {
+        for la in 0..5 {
+            for lb in 0..5 {
+                for lc in 0..4 {
+                    both(3, (7, 9, 13), (la, lb, lc), la % 2 == 0);
+                    both(2, (1, 20, 6), (la, lb, lc), lb % 2 == 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn large_and_identical_bits_on_one_and_two_threads() {
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool")
+                .install(|| {
+                    let x = check::<bf16>(2, (130, 150, 300), (0, 1, 0), false);
+                    let y = check::<f16>(1, (300, 257, 64), (2, 0, 3), true);
+                    let b = |v: &[_]| v.iter().map(|t: &bf16| t.to_bits()).collect::<Vec<_>>();
+                    (b(&x), y.iter().map(|t| t.to_bits()).collect::<Vec<_>>())
+                })
+        };
+        assert_eq!(run(1), run(2));
+    }
+}
