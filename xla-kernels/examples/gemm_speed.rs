@@ -2,7 +2,10 @@
 //! one compares against XLA in the same run, see `benches/`). Run with
 //! `CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run --release -p xla-kernels --example gemm_speed`
 //! (optional arguments: best-of-N samples, default 15; then shapes `BxMxNxK` to measure only
-//! those, f32, e.g. `gemm_speed 9 1x120x16x256`).
+//! those, f32, e.g. `gemm_speed 9 1x120x16x256`). With `GEMM_SPEED_CLOCK=cpu` the shapes are
+//! timed by the process's CPU time instead of wall time: on a loaded machine that compares two
+//! single-thread builds fairly (`RAYON_NUM_THREADS=1`), since time spent descheduled is not
+//! counted.
 //!
 //! The peak is a loop of independent `f32` vector FMAs (12 chains: enough to cover a 4-cycle
 //! latency on 2 pipes), on 1 thread and on every rayon thread at once.
@@ -52,6 +55,25 @@ fn peak(threads: usize, samples: usize) -> f64 {
     flops / best / 1e9
 }
 
+/// Seconds of wall time, or of CPU time of the whole process with `GEMM_SPEED_CLOCK=cpu`.
+fn now() -> f64 {
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("GEMM_SPEED_CLOCK").is_some_and(|v| v == "cpu") {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid, writable timespec; the call only writes it.
+        unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+        return t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9;
+    }
+    START.with(|s| s.elapsed().as_secs_f64())
+}
+
+thread_local! {
+    static START: Instant = Instant::now();
+}
+
 /// Best-of-`samples` GFLOP/s (the best sample is the least disturbed by other processes) of a
 /// `batch x m x k` by `batch x k x n` row-major GEMM.
 fn measure<T: GemmElem + From<f32>>(
@@ -76,11 +98,11 @@ fn measure<T: GemmElem + From<f32>>(
     gemm(&d, &a, &b, &mut c, &mut s).expect("valid gemm");
     let mut best = f64::INFINITY;
     for _ in 0..samples {
-        let t = Instant::now();
+        let t = now();
         for _ in 0..reps {
             gemm(&d, &a, &b, &mut c, &mut s).expect("valid gemm");
         }
-        best = best.min(t.elapsed().as_secs_f64() / reps as f64);
+        best = best.min((now() - t) / reps as f64);
     }
     black_box(&c);
     flops / best / 1e9

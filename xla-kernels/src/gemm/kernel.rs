@@ -257,13 +257,19 @@ fn packed_item<V: VFloat>(
                             b_rs,
                             kc,
                         };
-                        let acc = match (direct_a, jp < full) {
-                            (false, false) => micro_rows::<V, false, false>(rows_here, s),
-                            (false, true) => micro_rows::<V, false, true>(rows_here, s),
-                            (true, false) => micro_rows::<V, true, false>(rows_here, s),
-                            (true, true) => micro_rows::<V, true, true>(rows_here, s),
+                        let dst = Dst {
+                            tile: &tile,
+                            out,
+                            row0,
+                            col0,
+                            cols,
                         };
-                        tile.store::<V>(&acc, out, row0, col0, rows_here, cols);
+                        match (direct_a, jp < full) {
+                            (false, false) => micro_rows::<V, false, false>(rows_here, s, dst),
+                            (false, true) => micro_rows::<V, false, true>(rows_here, s, dst),
+                            (true, false) => micro_rows::<V, true, false>(rows_here, s, dst),
+                            (true, true) => micro_rows::<V, true, true>(rows_here, s, dst),
+                        }
                     }
                 }
             };
@@ -291,23 +297,33 @@ struct Src<'a, T> {
     kc: usize,
 }
 
+/// Where the micro-kernel's tile goes: `cols` columns at `(row0, col0)` of C.
+#[derive(Clone, Copy)]
+struct Dst<'t, 'o, 'c, T> {
+    tile: &'t Tile,
+    out: &'o OutPtr<'c, T>,
+    row0: usize,
+    col0: usize,
+    cols: usize,
+}
+
 /// [`micro`] for the first `rows` (1..=MR) rows of the panel: edge panels skip the padding
-/// rows instead of computing them. Rows past `rows` of the result are zero.
+/// rows instead of computing them.
 #[inline(always)]
 fn micro_rows<V: VFloat, const DA: bool, const DB: bool>(
     rows: usize,
     s: Src<'_, V::Elem>,
-) -> [[V; 2]; MR]
-where
+    d: Dst<'_, '_, '_, V::Elem>,
+) where
     V::Elem: FloatElem,
 {
     match rows {
-        6 => micro::<V, 6, DA, DB>(s),
-        5 => micro::<V, 5, DA, DB>(s),
-        4 => micro::<V, 4, DA, DB>(s),
-        3 => micro::<V, 3, DA, DB>(s),
-        2 => micro::<V, 2, DA, DB>(s),
-        _ => micro::<V, 1, DA, DB>(s),
+        6 => micro::<V, 6, DA, DB>(s, d),
+        5 => micro::<V, 5, DA, DB>(s, d),
+        4 => micro::<V, 4, DA, DB>(s, d),
+        3 => micro::<V, 3, DA, DB>(s, d),
+        2 => micro::<V, 2, DA, DB>(s, d),
+        _ => micro::<V, 1, DA, DB>(s, d),
     }
 }
 
@@ -331,13 +347,13 @@ fn step<V: VFloat, const R: usize>(
 }
 
 /// The register tile: `acc[i][h]` = lanes `h*LANES..` of row `i < R`, summed over the slice in
-/// order `p = 0..kc`, one fused multiply-add per step. Where A and B are read from (packed or
+/// order `p = 0..kc`, one fused multiply-add per step, then stored (or added) into C. Where A and B are read from (packed or
 /// in place, see [`Src`]) changes no arithmetic.
 #[inline(always)]
 fn micro<V: VFloat, const R: usize, const DA: bool, const DB: bool>(
     s: Src<'_, V::Elem>,
-) -> [[V; 2]; MR]
-where
+    d: Dst<'_, '_, '_, V::Elem>,
+) where
     V::Elem: FloatElem,
 {
     let nr = 2 * V::LANES;
@@ -364,9 +380,8 @@ where
             step::<V, R>(&mut acc, |i| a[i], b);
         }
     }
-    let mut full = [[zero; 2]; MR];
-    full[..R].copy_from_slice(&acc);
-    full
+    // Stored straight from the accumulators (no copy of the tile through the stack).
+    d.tile.store::<V>(&acc, d.out, d.row0, d.col0, d.cols);
 }
 
 /// Where a tile goes: batch item, C strides, whether this is the first k slice of a
@@ -397,22 +412,21 @@ impl Tile {
         }
     }
 
-    /// Writes the top-left `rows x cols` of `acc` at `(row0, col0)` of C.
+    /// Writes the first `cols` columns of the rows of `acc` at `(row0, col0)` of C.
     #[inline(always)]
     fn store<V: VFloat>(
         &self,
-        acc: &[[V; 2]; MR],
+        acc: &[[V; 2]],
         out: &OutPtr<'_, V::Elem>,
         row0: usize,
         col0: usize,
-        rows: usize,
         cols: usize,
     ) where
         V::Elem: FloatElem,
     {
         let l = V::LANES;
         if self.sc[2] == 1 && cols == self.nr {
-            for (i, r) in acc.iter().enumerate().take(rows) {
+            for (i, r) in acc.iter().enumerate() {
                 let o = offset(self.bi, row0 + i, col0, self.sc);
                 // SAFETY: this task owns rows row0.. x columns col0..col0+nr of C (disjoint
                 // tiles per task; C's strides validated injective), contiguous as col stride 1.
@@ -429,7 +443,7 @@ impl Tile {
             return;
         }
         let mut row = [V::Elem::default(); 64];
-        for (i, r) in acc.iter().enumerate().take(rows) {
+        for (i, r) in acc.iter().enumerate() {
             r[0].store(&mut row[..l]);
             r[1].store(&mut row[l..2 * l]);
             for (j, &v) in row.iter().enumerate().take(cols) {

@@ -34,11 +34,25 @@ pub(crate) fn pack_a<T: Copy + Default>(
         let r0 = row0 + ip * MR;
         if sa[2] == 1 && valid == MR {
             // Row-major A: MR contiguous row streams, interleaved.
+            // Blocks of 8 steps through fixed-size arrays: no bounds checks in the transpose.
             let src: [&[T]; MR] =
                 core::array::from_fn(|i| &a[offset(bi, r0 + i, col0, sa)..][..kc]);
-            for (p, d) in dst.chunks_exact_mut(MR).enumerate() {
+            let mut blocks = dst.chunks_exact_mut(8 * MR);
+            for (q, d) in (&mut blocks).enumerate() {
+                let d: &mut [T; 8 * MR] = d.try_into().expect("8 * MR elements");
+                let v: [&[T; 8]; MR] = core::array::from_fn(|i| {
+                    src[i][8 * q..8 * q + 8].try_into().expect("8 elements")
+                });
+                for s in 0..8 {
+                    for i in 0..MR {
+                        d[s * MR + i] = v[i][s];
+                    }
+                }
+            }
+            let done = kc - kc % 8;
+            for (p, d) in blocks.into_remainder().chunks_exact_mut(MR).enumerate() {
                 for (x, row) in d.iter_mut().zip(&src) {
-                    *x = row[p];
+                    *x = row[done + p];
                 }
             }
             continue;
@@ -84,20 +98,61 @@ pub(crate) fn pack_b<T: Copy + Default + Send + Sync>(
 ) {
     let panels = cols.div_ceil(nr);
     ensure_len(buf, panels * kc * nr);
-    let one = |jp: usize, dst: &mut [T]| {
-        let valid = (cols - jp * nr).min(nr);
-        pack_b_panel(dst, b, sb, bi, row0, kc, col0 + jp * nr, valid, nr);
-    };
     let dst = &mut buf[..panels * kc * nr];
-    if parallel && panels > 1 {
-        use rayon::prelude::*;
-        dst.par_chunks_mut(kc * nr)
-            .enumerate()
-            .for_each(|(jp, d)| one(jp, d));
+    // Panels per task: about half of them per thread (whole panels).
+    let per = if parallel && panels > 1 {
+        panels.div_ceil(rayon::current_num_threads().max(1))
     } else {
-        dst.chunks_mut(kc * nr)
+        panels
+    };
+    let run = |t: usize, d: &mut [T]| {
+        let jp0 = t * per;
+        if sb[2] == 1 {
+            pack_b_rows(d, b, sb, bi, row0, kc, col0 + jp0 * nr, cols - jp0 * nr, nr);
+        } else {
+            for (q, d) in d.chunks_mut(kc * nr).enumerate() {
+                let jp = jp0 + q;
+                let valid = (cols - jp * nr).min(nr);
+                pack_b_panel(d, b, sb, bi, row0, kc, col0 + jp * nr, valid, nr);
+            }
+        }
+    };
+    if per < panels {
+        use rayon::prelude::*;
+        dst.par_chunks_mut(per * kc * nr)
             .enumerate()
-            .for_each(|(jp, d)| one(jp, d));
+            .for_each(|(t, d)| run(t, d));
+    } else {
+        run(0, dst);
+    }
+}
+
+/// Row-major B into the panels `dst` holds (`dst.len() / (kc * nr)` of them, from column
+/// `c0`, of which `valid` columns exist): B is walked row after row, a stream the hardware
+/// prefetcher follows; panel by panel it would be one cache line per row at the row stride
+/// (4 KiB for n = 1024), which the prefetcher does not follow across pages.
+#[allow(clippy::too_many_arguments)]
+fn pack_b_rows<T: Copy + Default>(
+    dst: &mut [T],
+    b: &[T],
+    sb: [isize; 3],
+    bi: usize,
+    row0: usize,
+    kc: usize,
+    c0: usize,
+    valid: usize,
+    nr: usize,
+) {
+    let q = dst.len() / (kc * nr);
+    let w = valid.min(q * nr);
+    for p in 0..kc {
+        let o = offset(bi, row0 + p, c0, sb);
+        for (jj, seg) in b[o..o + w].chunks(nr).enumerate() {
+            let d = &mut dst[(jj * kc + p) * nr..][..nr];
+            let (head, tail) = d.split_at_mut(seg.len());
+            head.copy_from_slice(seg);
+            tail.fill(T::default());
+        }
     }
 }
 
