@@ -1,11 +1,11 @@
 //! Quick GEMM throughput check beside the machine's FMA peak (not the benchmark of record: that
 //! one compares against XLA in the same run, see `benches/`). Run with
 //! `CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run --release -p xla-kernels --example gemm_speed`
-//! (optional arguments: best-of-N samples, default 15; then shapes `BxMxNxK` to measure only
-//! those, f32, e.g. `gemm_speed 9 1x120x16x256`). With `GEMM_SPEED_CLOCK=cpu` the shapes are
-//! timed by the process's CPU time instead of wall time: on a loaded machine that compares two
-//! single-thread builds fairly (`RAYON_NUM_THREADS=1`), since time spent descheduled is not
-//! counted.
+//! (optional arguments: best-of-N samples, default 15; then shapes `BxMxNxK` (f32) or
+//! `dBxMxNxK` (f64) to measure only those, e.g. `gemm_speed 9 1x120x16x256 d1x256x256x256`).
+//! With `GEMM_SPEED_CLOCK=cpu` the shapes are timed by the process's CPU time instead of wall
+//! time: on a loaded machine that compares two single-thread builds fairly
+//! (`RAYON_NUM_THREADS=1`), since time spent descheduled is not counted.
 //!
 //! The peak is a loop of independent `f32` vector FMAs (12 chains: enough to cover a 4-cycle
 //! latency on 2 pipes), on 1 thread and on every rayon thread at once.
@@ -118,17 +118,27 @@ fn main() {
         "threads: {threads}, f32 lanes: {}, best of {samples}",
         <F32V as VFloat>::LANES
     );
-    let shapes: Vec<[usize; 4]> = std::env::args()
+    // `BxMxNxK` (f32) or `dBxMxNxK` (f64).
+    let shapes: Vec<(bool, [usize; 4])> = std::env::args()
         .skip(2)
         .map(|a| {
-            let v: Vec<usize> = a.split('x').map(|x| x.parse().expect("BxMxNxK")).collect();
-            v.try_into().expect("BxMxNxK")
+            let f64 = a.starts_with('d');
+            let v: Vec<usize> = a
+                .trim_start_matches('d')
+                .split('x')
+                .map(|x| x.parse().expect("BxMxNxK"))
+                .collect();
+            (f64, v.try_into().expect("BxMxNxK"))
         })
         .collect();
     if !shapes.is_empty() {
-        for [batch, m, n, k] in shapes {
-            let g = measure::<f32>(batch, m, n, k, samples);
-            println!("f32 {batch}x[{m}x{k} * {k}x{n}] {g:7.1} GFLOP/s");
+        for (f64, [batch, m, n, k]) in shapes {
+            let (ty, g) = if f64 {
+                ("f64", measure::<f64>(batch, m, n, k, samples))
+            } else {
+                ("f32", measure::<f32>(batch, m, n, k, samples))
+            };
+            println!("{ty} {batch}x[{m}x{k} * {k}x{n}] {g:7.1} GFLOP/s");
         }
         return;
     }

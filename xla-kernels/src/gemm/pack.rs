@@ -1,6 +1,12 @@
 //! Packing: copies a block of A into `MR`-row micro-panels and a block of B into `NR`-column
 //! micro-panels, in the order the micro-kernel reads them (one contiguous stream each), padding
 //! partial panels with zeros so the kernel always runs full tiles.
+//!
+//! Both read their source as streams: a row-major B row by row (panel by panel it was one cache
+//! line per row at the row stride, which the hardware prefetcher does not follow across pages:
+//! `memmove` alone was 4.3% of a 1024^3 product, 1.4% after), a row-major A as `MR` row
+//! streams interleaved in 8-step blocks (3.4% of a 1024^3 product on one thread; the rest is
+//! A's first touch from memory).
 
 use super::kernel::MR;
 use super::offset;
