@@ -7,11 +7,48 @@
 //! sample of each is kept. `matrixmultiply` runs on its own pool, sized here to rayon's thread
 //! count (`MATMUL_NUM_THREADS`) so every backend uses the same number of threads.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use xla_kernels::gemm::backend::{Faer, GemmBackend, GemmCrate, MatrixMultiply, Native};
 use xla_kernels::gemm::{gemm, GemmDesc, GemmScratch};
+
+/// The system allocator, counting allocations (to see which backends allocate per call).
+struct Counting;
+
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to `System` unchanged; the counter has no effect on memory.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Heap allocations made (by any thread) during one warm f32 call of `be` on `c`.
+fn allocs_per_warm_call(be: &dyn GemmBackend, c: &Case) -> usize {
+    let mut s = GemmScratch::new();
+    let mut out = vec![0.0f32; c.d.m * c.d.n];
+    for _ in 0..3 {
+        be.gemm_f32(&c.d, &c.a32, &c.b32, &mut out, &mut s)
+            .expect("valid");
+    }
+    let before = ALLOCS.load(Ordering::Relaxed);
+    be.gemm_f32(&c.d, &c.a32, &c.b32, &mut out, &mut s)
+        .expect("valid");
+    ALLOCS.load(Ordering::Relaxed) - before
+}
 
 /// Deterministic pseudo-random values in [-1, 1).
 fn fill(len: usize, seed: u64) -> Vec<f64> {
@@ -91,6 +128,27 @@ fn check_agreement(backends: &[&dyn GemmBackend], c: &Case) {
     }
 }
 
+/// Whether `be` gives the same f32 bits on 1 and 2 rayon threads for a deep product (a
+/// backend that splits k over threads, or picks blocking by thread count, would not).
+/// `matrixmultiply` sizes its own pool once per process, so for it this only checks that
+/// repeated calls agree.
+fn same_bits_on_1_and_2_threads(be: &dyn GemmBackend) -> bool {
+    let c = Case::new(200, 300, 3000);
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("thread pool")
+            .install(|| {
+                let mut out = vec![0.0f32; c.d.m * c.d.n];
+                be.gemm_f32(&c.d, &c.a32, &c.b32, &mut out, &mut GemmScratch::new())
+                    .expect("valid");
+                out.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            })
+    };
+    run(1) == run(2)
+}
+
 /// Seconds of one call (f32 when `f32`, else f64), the mean of enough calls for ~30 ms.
 fn sample(be: &dyn GemmBackend, c: &Case, f32: bool, s: &mut GemmScratch) -> f64 {
     let flops = c.d.flops() as f64;
@@ -140,6 +198,22 @@ fn main() {
         check_agreement(&backends, c);
     }
     println!("all backends agree (f32 and f64, overwrite and accumulate, every shape)");
+    for be in &backends {
+        let allocs: Vec<usize> = cases
+            .iter()
+            .filter(|(_, f32)| *f32)
+            .map(|(c, _)| allocs_per_warm_call(*be, c))
+            .collect();
+        println!(
+            "{:<15} heap allocations per warm f32 call, per shape below: {allocs:?}",
+            be.name()
+        );
+        println!(
+            "{:<15} same f32 bits on 1 and 2 threads (200x3000 * 3000x300): {}",
+            be.name(),
+            same_bits_on_1_and_2_threads(*be)
+        );
+    }
     let mut best = vec![vec![f64::INFINITY; backends.len()]; cases.len()];
     let mut scratch = GemmScratch::new();
     for _ in 0..rounds {
