@@ -22,7 +22,11 @@ fn measure(d: &ConvDesc, how: &str) -> (f64, f64) {
     s.set_no_winograd(how == "direct");
     let flops = d.flops() as f64;
     conv(d, &input, &kernel, &mut out, &mut s).expect("valid conv");
-    let reps = ((3e8 / flops) as usize).clamp(1, 10_000);
+    // `CONV_REPS=n` fixes the calls per round (CPU-time comparisons on a shared machine).
+    let reps = std::env::var("CONV_REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(((3e8 / flops) as usize).clamp(1, 10_000));
     let mut best = f64::INFINITY;
     for _ in 0..5 {
         let t = Instant::now();
@@ -60,7 +64,12 @@ fn fma_peak() -> f64 {
 }
 
 fn main() {
-    let peak = fma_peak();
+    // `CONV_NO_PEAK=1` skips the peak measurement (for cycle counts of the rows alone).
+    let peak = if std::env::var_os("CONV_NO_PEAK").is_some() {
+        f64::NAN
+    } else {
+        fma_peak()
+    };
     println!(
         "threads: {}, f32 FMA peak measured now: {peak:.1} GFLOP/s",
         rayon::current_num_threads()

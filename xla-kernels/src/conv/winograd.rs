@@ -127,6 +127,21 @@ impl SharedOut {
         unsafe { *self.ptr.add(i) = v }
     }
 
+    /// Stores the vector `v` at `i..i + L` (bounds-checked).
+    #[inline(always)]
+    fn set_vec<V: Copy>(&self, i: usize, v: V) {
+        let n = std::mem::size_of::<V>() / std::mem::size_of::<f32>();
+        assert!(
+            i <= self.len && n <= self.len - i,
+            "winograd output run {i}+{n} > {}",
+            self.len
+        );
+        // SAFETY: `V` is a vector of `n` f32 lanes (`F32V` or `f32x8`, plain data without
+        // padding); the `n` elements at `i` lie inside the borrowed slice (checked above) and
+        // are written by this task only. `write_unaligned` needs no alignment.
+        unsafe { std::ptr::write_unaligned(self.ptr.add(i) as *mut V, v) }
+    }
+
     /// Stores `lanes` at `i..i + lanes.len()` (bounds-checked).
     #[inline(always)]
     fn set_run(&self, i: usize, lanes: &[f32]) {
@@ -454,8 +469,13 @@ fn output_transform(
                     }
                     let (y, x) = (2 * ty + r, 2 * (tx0 + t) + q);
                     if y < p.ho && x < p.wo {
-                        yv.store(&mut lanes[..l]);
-                        out.set_run(ob + y * sy + x * sx + o0, &lanes[..nf]);
+                        let at = ob + y * sy + x * sx + o0;
+                        if nf == l {
+                            out.set_vec(at, yv);
+                        } else {
+                            yv.store(&mut lanes[..l]);
+                            out.set_run(at, &lanes[..nf]);
+                        }
                     }
                 }
             }
@@ -480,20 +500,21 @@ fn output_transform(
             let mut ob8 = 0;
             while ob8 < p.o {
                 let bo = 8.min(p.o - ob8);
-                let mut blk = [[0f32; 8]; 8];
-                if bx == 8 && bo == 8 {
+                if bx == 8 && bo == 8 && sx == 1 {
                     let rows: [wide::f32x8; 8] = std::array::from_fn(|j| {
                         let at = (xb + j) * p.op + ob8;
                         wide::f32x8::new(yr[at..at + 8].try_into().expect("8 lanes"))
                     });
                     for (k, v) in wide::f32x8::transpose(rows).into_iter().enumerate() {
-                        blk[k] = v.to_array();
+                        out.set_vec(row0 + (ob8 + k) * sf + xb, v);
                     }
-                } else {
-                    for (j, x) in (xb..xb + bx).enumerate() {
-                        for k in 0..bo {
-                            blk[k][j] = yr[x * p.op + ob8 + k];
-                        }
+                    ob8 += 8;
+                    continue;
+                }
+                let mut blk = [[0f32; 8]; 8];
+                for (j, x) in (xb..xb + bx).enumerate() {
+                    for (k, row) in blk.iter_mut().enumerate().take(bo) {
+                        row[j] = yr[x * p.op + ob8 + k];
                     }
                 }
                 for (k, run) in blk.iter().enumerate().take(bo) {
