@@ -238,6 +238,40 @@ fn main() {
             9,
         );
         println!("sort rows f32[1024,1024] {:8.3} ms", t * 1e3);
+        let mut scratch = xla_kernels::sort::SortScratch::new();
+        let t = median_secs(
+            || {
+                work.copy_from_slice(&data);
+                xla_kernels::sort::sort_with_scratch(
+                    &mut work,
+                    &[1024, 1024],
+                    1,
+                    Order::Ascending,
+                    &mut scratch,
+                )
+                .unwrap()
+            },
+            9,
+        );
+        println!(
+            "sort rows f32[1024,1024], warm SortScratch {:8.3} ms",
+            t * 1e3
+        );
+        let t = median_secs(
+            || {
+                work.copy_from_slice(&data);
+                xla_kernels::sort::sort_with_scratch(
+                    &mut work,
+                    &[m],
+                    0,
+                    Order::Ascending,
+                    &mut scratch,
+                )
+                .unwrap()
+            },
+            9,
+        );
+        println!("sort f32[{m}], warm SortScratch {:8.3} ms", t * 1e3);
         let (mut tv, mut ti) = (vec![0f32; 1024 * 5], vec![0i32; 1024 * 5]);
         let t = median_secs(
             || xla_kernels::sort::top_k(&data, &[1024, 1024], 5, true, &mut tv, &mut ti).unwrap(),

@@ -486,38 +486,51 @@ pub fn top_k<T: SortKey>(
                 // with the current k-th best, and whole chunks of SKIP_CHUNK fail it at once
                 // (a vector compare). A later equal element never displaces an earlier one (its
                 // index is larger), so ties keep the lower index.
-                let insert = |pairs: &mut Vec<(T::Key, u32)>, j: usize, x: &T| {
+                // The k best so far, sorted, in a stack array: an insertion shifts at most k
+                // entries in place (no Vec insert / pop calls).
+                let mut best = [(T::Key::default(), 0u32); TOPK_INSERT_MAX];
+                let mut len = 0usize;
+                let insert = |best: &mut [(T::Key, u32)], len: &mut usize, j: usize, x: &T| {
                     let c = ranked(j, x);
-                    if pairs.len() == k {
-                        if c >= pairs[k - 1] {
+                    let mut i = *len;
+                    if i == k {
+                        if c >= best[k - 1] {
                             return;
                         }
-                        pairs.pop();
+                        i = k - 1;
+                    } else {
+                        *len += 1;
                     }
-                    let at = pairs.partition_point(|p| *p < c);
-                    pairs.insert(at, c);
+                    while i > 0 && best[i - 1] > c {
+                        best[i] = best[i - 1];
+                        i -= 1;
+                    }
+                    best[i] = c;
                 };
                 let mut chunks = row.chunks_exact(SKIP_CHUNK);
                 let mut kth: Option<T> = None;
                 for (c, chunk) in (&mut chunks).enumerate() {
                     let chunk: &[T; SKIP_CHUNK] = chunk.try_into().expect("a full chunk");
-                    if let Some(t) = kth {
-                        if T::all_worse(chunk, t, largest) {
-                            continue;
-                        }
+                    let mut maybe = match kth {
+                        Some(t) => T::candidates(chunk, t, largest),
+                        None => (1 << SKIP_CHUNK) - 1,
+                    };
+                    // Only the lanes that may beat the k-th best, each checked exactly.
+                    while maybe != 0 {
+                        let q = maybe.trailing_zeros() as usize;
+                        maybe &= maybe - 1;
+                        insert(&mut best, &mut len, c * SKIP_CHUNK + q, &chunk[q]);
                     }
-                    for (q, x) in chunk.iter().enumerate() {
-                        insert(&mut pairs, c * SKIP_CHUNK + q, x);
-                    }
-                    if pairs.len() == k {
-                        let key = pairs[k - 1].0;
+                    if len == k {
+                        let key = best[k - 1].0;
                         kth = Some(T::from_key(if largest { key.not() } else { key }));
                     }
                 }
                 let j0 = n - chunks.remainder().len();
                 for (q, x) in chunks.remainder().iter().enumerate() {
-                    insert(&mut pairs, j0 + q, x);
+                    insert(&mut best, &mut len, j0 + q, x);
                 }
+                pairs.extend_from_slice(&best[..k]);
             } else {
                 pairs.extend(row.iter().enumerate().map(|(j, x)| ranked(j, x)));
                 if k < n {

@@ -58,21 +58,25 @@ pub trait SortKey: Copy + Send + Sync + 'static {
     fn to_key(self) -> Self::Key;
     /// The inverse of [`SortKey::to_key`].
     fn from_key(k: Self::Key) -> Self;
-    /// TopK's skip test: `true` only if every element of `chunk` is strictly worse than `kth`
-    /// (smaller when `largest`, larger otherwise) in this order; `false` is always safe (the
-    /// chunk is then checked element by element). f32 and f64 answer with vector compares.
+    /// TopK's skip test: bit `i` of the result is clear only if `chunk[i]` is strictly worse
+    /// than `kth` (smaller when `largest`, larger otherwise) in this order; a set bit is
+    /// always safe (that element is then checked exactly). f32 and f64 answer with vector
+    /// compares.
     #[inline(always)]
-    fn all_worse(chunk: &[Self; SKIP_CHUNK], kth: Self, largest: bool) -> bool {
+    fn candidates(chunk: &[Self; SKIP_CHUNK], kth: Self, largest: bool) -> u32 {
         let t = kth.to_key();
-        if largest {
-            chunk.iter().all(|x| x.to_key() < t)
-        } else {
-            chunk.iter().all(|x| x.to_key() > t)
-        }
+        chunk.iter().enumerate().fold(0, |m, (i, x)| {
+            let worse = if largest {
+                x.to_key() < t
+            } else {
+                x.to_key() > t
+            };
+            m | (u32::from(!worse) << i)
+        })
     }
 }
 
-/// Elements per [`SortKey::all_worse`] test (one f32x8, two f64x4).
+/// Elements per [`SortKey::candidates`] test (one f32x8, two f64x4).
 pub const SKIP_CHUNK: usize = 8;
 
 /// IEEE `<` / `>` on vectors as a conservative total-order test: a lane that is NaN or equal
@@ -80,16 +84,15 @@ pub const SKIP_CHUNK: usize = 8;
 macro_rules! vector_skip {
     ($t:ty, $v:ty, $l:literal) => {
         #[inline(always)]
-        fn all_worse(chunk: &[$t; SKIP_CHUNK], kth: $t, largest: bool) -> bool {
+        fn candidates(chunk: &[$t; SKIP_CHUNK], kth: $t, largest: bool) -> u32 {
             let t = <$v>::splat(kth);
-            chunk.chunks_exact($l).all(|c| {
+            let mut worse = 0;
+            for (q, c) in chunk.chunks_exact($l).enumerate() {
                 let v = <$v>::new(c.try_into().expect("a full vector"));
-                if largest {
-                    v.simd_lt(t).all()
-                } else {
-                    v.simd_gt(t).all()
-                }
-            })
+                let m = if largest { v.simd_lt(t) } else { v.simd_gt(t) };
+                worse |= m.to_bitmask() << (q * $l);
+            }
+            !worse & ((1 << SKIP_CHUNK) - 1)
         }
     };
 }
