@@ -1,17 +1,40 @@
 //! Batched matrix multiplication: `C[b] = A[b] * B[b]` (`+ C[b]` when accumulating), every
 //! operand addressed by element strides, for every element type XLA's `dot` accepts.
 //!
-//! - f32 / f64: packed panels and a `wide` register-tile micro-kernel (`kernel`), threads over
-//!   row blocks; B read in place for small `m`; `m == 1` / `n == 1` take a no-packing
-//!   matrix-vector path (`small`); a column-major C is computed as `C^T = B^T A^T`.
+//! - f32 / f64: packed panels and a `wide` 6 x 16 register-tile micro-kernel (`kernel`),
+//!   threads over row blocks (and column panels when rows are few), batch items whole per
+//!   task when they are small; small operands and small `m` read A and B in place (no
+//!   packing); `m == 1` / `n == 1` take a no-packing matrix-vector path (`small`); a
+//!   column-major C is computed as `C^T = B^T A^T`.
 //! - f16 / bf16: widened to f32, the f32 kernel, each result rounded once.
 //! - complex, integers (wrapping), pred (or of ands): a plain row loop in the element's own
 //!   semantics (`generic`), threads over rows.
 //!
-//! Speed (`RUSTFLAGS="-C target-cpu=native" cargo run --release --example gemm_speed -p
-//! xla-kernels`, AVX2+FMA EPYC, 2 cores shared with other builds, best of 15): f32 1024^3
-//! 66-120 GFLOP/s, 256^3 72-103, 64^3 54, 1x784x128 19, 8x784x128 54-58; f64 1024^3 30-33.
-//! One thread: f32 1024^3 65-76, 256^3 68-79.
+//! Speed of the f32/f64 paths (`CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native"
+//! cargo run --release -p xla-kernels --example gemm_speed`; AVX2+FMA EPYC, 2 cores; GFLOP/s).
+//! The machine was shared with 4-6 other jobs during the tuning (load average 6-8), so the
+//! "after" columns compare old and new builds in the same run, alternating, best of N (the
+//! first column is the old build alone at the session start, quiet):
+//!
+//! | product | before, quiet, 2T | loaded 2T: before / after | 1T CPU time: before / after |
+//! |---|---|---|---|
+//! | f32 1024^3 | 152.6 (74% of 205 peak) | 25.9 / 31.3 | 57.5 / 75.7 (peak ~95-102) |
+//! | f32 256^3 | 141.6 | 71.2 / 72.7 | 72.7 / 73.4 |
+//! | f32 64^3 | 55.4 | 52.6 / 75.5 | 52.9 / 72.8 |
+//! | f32 1x784x128 | 19.9 | 19.6 / 18.8 | (L2-bound, unchanged code) |
+//! | f32 8x784x128 | 51.5 | 55.7 / 65.3 | 49.5 / 58.2 |
+//! | f32 16x[256^3] | 134.3 | 28.5 / 33.6 | |
+//! | f64 1024^3 | 70.9 | 12.7 / 14.2 | 27.4 / 34.5 |
+//! | f64 256^3 | 66.3 | 34.2 / 34.6 | |
+//!
+//! "loaded" = median over 3 alternating rounds of best-of-25 (`gemm_speed 25`); "1T CPU
+//! time" = median over 5-6 alternating rounds of `RAYON_NUM_THREADS=1 GEMM_SPEED_CLOCK=cpu
+//! gemm_speed 5 <shapes>`, which does not count time spent descheduled. The 2-thread peak of
+//! independent f32 FMAs, quiet, is 205 GFLOP/s (`gemm_speed` prints it); the micro-kernel
+//! alone runs at 93% of the 1-thread peak in L1, the whole 1024^3 product at about 80% of it
+//! (packing A is 3%, the rest is the B panel and C traffic), so 85% of the 2-thread peak on
+//! 1024^3 is not reached. Same session, XLA:CPU (jax `jnp.matmul`, loaded): 1024^3 54
+//! GFLOP/s, 256^3 83, 64^3 27, 1x784x128 10.8, 8x784x128 46, 16x[256^3] 65; f64 1024^3 24.
 //!
 //! Determinism: each output element is computed by one thread, summing over `k` in an order
 //! fixed by the sizes and strides alone (packed path: k-blocks of `KC` = 256 in order,
