@@ -8,9 +8,13 @@
 //! A and C are used in place (row-major interleaved storage *is* `A'` and `C'`); only B is
 //! rewritten (`4 k n` reals, a cost of order `k n` against `m n k` multiply-adds).
 //!
-//! Why this design (measured, see the table in `gemm/mod.rs` and `examples/gemm_types.rs`):
-//! the previous generic row loop ran c64 1024^3 at about 1-2 GFLOP/s; this path runs at the
-//! real kernel's speed (the expansion is under 2% of a 1024^3 product). The alternatives were
+//! For few rows (`m <= 32`) the expansion costs more than the product, and `split` is used
+//! instead: `[P; Q] = [re A; im A] B'` with B's reals in place, then `C = P + i Q` recombined
+//! (`re c = re P - im Q`, `im c = im P + re Q`).
+//!
+//! Why this design: the previous generic row loop ran c64 at about 1-2 GFLOP/s; this path runs
+//! at the real kernel's speed (c64 1024^3 within noise of f32 1024^3's GFLOP/s in the same
+//! run; the expansion is a few percent of it). The alternatives were
 //! four real GEMMs on stride-2 views (needs a negated copy of `im A` or `im B` anyway, and
 //! four passes over C) and the 3M method (25% fewer flops but three extra operand sums and a
 //! weaker error bound than XLA's 4-multiplication products, so results would drift from
@@ -125,15 +129,17 @@ pub(crate) fn gemm_complex<V: VFloat>(
     expanded::<V>(d, a, b, c, real, bufs)
 }
 
-/// Up to this many rows of A, [`split`] is used instead of expanding B: for few rows the
+/// Up to this many rows of A, `split` is used instead of expanding B: for few rows the
 /// expansion (`4 k n` reals written, then read) costs more than the multiply itself, while the
-/// split path reads B in place and its extra pass over C is small (`m` rows). Measured on
-/// c64 1x784x128 and 8x784x128 (`examples/gemm_types.rs`).
+/// split path reads B in place and its extra copies (A stacked, the `2m x 2n` result) are
+/// small. Measured on c64 1x784x128: expanded 190-270 us, split 29-39 us (XLA 53-60 us).
 const SPLIT_MAX_M: usize = 32;
 
-/// Few rows: two real GEMMs on B's reals in place, `P = re(A) B'` and `Q = im(A) B'` with
-/// `B'` = B as `k x 2n` interleaved reals (strided views of A's parts), then
+/// Few rows: ONE real GEMM on B's reals in place, `[P; Q] = [re A; im A] B'` with `B'` = B
+/// as `k x 2n` interleaved reals and A's parts stacked into a dense `2m x k` block, then
 /// `C = (re P - im Q) + i (im P + re Q)`, where `re P` / `im P` are P's even / odd columns.
+/// (Two calls on stride-2 views of A instead read B twice: 1.5-2x slower on 1x784x128 and
+/// 8x784x128.)
 fn split<V: VFloat>(
     d: &GemmDesc,
     a: &[Complex<V::Elem>],
@@ -146,7 +152,11 @@ fn split<V: VFloat>(
 {
     let (sa, sb, sc) = strides(d);
     let (m, n, k) = (d.m, d.n, d.k);
-    let ComplexBuffers { dense, c: pq, .. } = bufs;
+    let ComplexBuffers {
+        expanded: stacked,
+        dense,
+        c: pq,
+    } = bufs;
     // B': a view when B's rows are contiguous, else a dense k x 2n copy per distinct item.
     let (b_reals, b_str): (&[V::Elem], [isize; 3]) = if sb[2] == 1 || n == 1 {
         (as_reals(b), [2 * sb[0], 2 * sb[1], 1])
@@ -166,35 +176,51 @@ fn split<V: VFloat>(
         let bb = if nb == 1 { 0 } else { (2 * k * n) as isize };
         (&dense[..nb * 2 * k * n], [bb, (2 * n) as isize, 1])
     };
-    let len = d.batch * m * 2 * n;
-    ensure_len(pq, 2 * len);
-    let (p_out, q_out) = pq[..2 * len].split_at_mut(len);
-    let a_reals = as_reals(a);
-    for (part, out) in [(0, p_out), (1, q_out)] {
-        let rd = GemmDesc {
-            batch: d.batch,
-            m,
-            n: 2 * n,
-            k,
-            a_batch_stride: 2 * sa[0],
-            a_row_stride: 2 * sa[1],
-            a_col_stride: 2 * sa[2],
-            b_batch_stride: b_str[0],
-            b_row_stride: b_str[1],
-            b_col_stride: b_str[2],
-            c_batch_stride: (m * 2 * n) as isize,
-            c_row_stride: (2 * n) as isize,
-            c_col_stride: 1,
-            accumulate: false,
-        };
-        kernel::gemm_float::<V>(&rd, &a_reals[part..], b_reals, out, real);
-    }
-    let (p_out, q_out) = pq[..2 * len].split_at(len);
-    let mut pairs = p_out.chunks_exact(2).zip(q_out.chunks_exact(2));
-    for bi in 0..d.batch {
+    // A stacked: rows 0..m are re(A), rows m..2m im(A), one dense 2m x k block per distinct
+    // batch item (O(m k), small here), so ONE real GEMM reads B once.
+    let na = items(d.batch, d.a_batch_stride);
+    ensure_len(stacked, na * 2 * m * k);
+    for bi in 0..na {
         for i in 0..m {
-            for j in 0..n {
-                let (p, q) = pairs.next().expect("batch*m*n results");
+            let (re, im) = stacked[bi * 2 * m * k..][..2 * m * k].split_at_mut(m * k);
+            for p in 0..k {
+                let v = a[offset(bi, i, p, sa)];
+                re[i * k + p] = v.re;
+                im[i * k + p] = v.im;
+            }
+        }
+    }
+    let len = d.batch * 2 * m * 2 * n;
+    ensure_len(pq, len);
+    let rd = GemmDesc {
+        batch: d.batch,
+        m: 2 * m,
+        n: 2 * n,
+        k,
+        a_batch_stride: if na == 1 { 0 } else { (2 * m * k) as isize },
+        a_row_stride: k as isize,
+        a_col_stride: 1,
+        b_batch_stride: b_str[0],
+        b_row_stride: b_str[1],
+        b_col_stride: b_str[2],
+        c_batch_stride: (2 * m * 2 * n) as isize,
+        c_row_stride: (2 * n) as isize,
+        c_col_stride: 1,
+        accumulate: false,
+    };
+    kernel::gemm_float::<V>(
+        &rd,
+        &stacked[..na * 2 * m * k],
+        b_reals,
+        &mut pq[..len],
+        real,
+    );
+    for bi in 0..d.batch {
+        let (p_rows, q_rows) = pq[bi * 2 * m * 2 * n..][..2 * m * 2 * n].split_at(m * 2 * n);
+        for i in 0..m {
+            let p_row = p_rows[i * 2 * n..][..2 * n].chunks_exact(2);
+            let q_row = q_rows[i * 2 * n..][..2 * n].chunks_exact(2);
+            for (j, (p, q)) in p_row.zip(q_row).enumerate() {
                 // `p + (-q)` is exactly `p - q` in IEEE arithmetic.
                 let v = Complex::new(p[0] + -q[1], p[1] + q[0]);
                 let o = offset(bi, i, j, sc);
