@@ -6,9 +6,15 @@
 //!   task when they are small; small operands and small `m` read A and B in place (no
 //!   packing); `m == 1` / `n == 1` take a no-packing matrix-vector path (`small`); a
 //!   column-major C is computed as `C^T = B^T A^T`.
-//! - f16 / bf16: widened to f32, the f32 kernel, each result rounded once.
-//! - complex, integers (wrapping), pred (or of ands): a plain row loop in the element's own
+//! - f16 / bf16: widened to dense f32 by vectorised slice conversions into the scratch, the
+//!   f32 kernel, each result rounded once (`widen`).
+//! - c64 / c128: the f32 / f64 kernel on the interleaved reals (`complex`): one real GEMM
+//!   `A' (m x 2k) * B' (2k x 2n)` with B expanded to 2x2 blocks `[[x, y], [-y, x]]`, or, for
+//!   `m <= 32`, `[re A; im A] * B'` with B's reals read in place, recombined after.
+//! - integers (wrapping), pred (or of ands): a plain row loop in the element's own
 //!   semantics (`generic`), threads over rows.
+//! - [`backend::GemmBackend`]: the f32/f64 interface other GEMM crates plug into (optional
+//!   feature `gemm-crates`), with the measured comparison.
 //!
 //! Speed of the f32/f64 paths (`CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native"
 //! cargo run --release -p xla-kernels --example gemm_speed`; AVX2+FMA EPYC, 2 cores; GFLOP/s).
