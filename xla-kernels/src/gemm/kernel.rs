@@ -383,6 +383,8 @@ fn micro<V: VFloat, const R: usize, const DA: bool, const DB: bool>(
     if DA {
         // Row i of the tile is A's row i: R streams read in order (the prefetcher follows).
         let rows: [&[V::Elem]; R] = core::array::from_fn(|i| &s.ap[i * s.a_rs..][..kc]);
+        // `p` indexes all R rows and B's row stride at once: no single iterator to zip.
+        #[allow(clippy::needless_range_loop)]
         for p in 0..kc {
             let b = if DB {
                 &s.bp[p * s.b_rs..][..nr]
