@@ -1,12 +1,6 @@
 //! The f32 / f64 kernels of [`super::reduce_fast`]: contiguous rows and strided columns.
 //!
-//! Measured (`f32[4096,4096]`, 64 MiB read, 2 threads; command in [`super`]'s docs; "read" is
-//! a plain two-thread pass summing the buffer's bits as integers, the machine's read speed):
-//!
-//! | kernel | before (reduce.rs / reduce_nd.rs) | after | read |
-//! |---|---|---|---|
-//! | row sum | 4.18 ms, 16.0 GB/s | see k3a_speed | |
-//! | column sum | 6.12 ms, 11.0 GB/s (old 2-D: 27 ms) | | |
+//! The speed table and the reasons for this design are in the parent module's docs.
 
 use std::ops::Range;
 
