@@ -85,6 +85,14 @@ fn main() {
             ConvDesc::new(&[8, 56, 56, 64], &[3, 3, 64, 64], ConvDims::nhwc(2)).with_padding(&same),
         ),
         (
+            "conv NCHW [8,16,56,56]*[16,16,3,3] SAME",
+            ConvDesc::new(&[8, 16, 56, 56], &[16, 16, 3, 3], ConvDims::nchw()).with_padding(&same),
+        ),
+        (
+            "conv NHWC [8,56,56,16]*[3,3,16,16] SAME",
+            ConvDesc::new(&[8, 56, 56, 16], &[3, 3, 16, 16], ConvDims::nhwc(2)).with_padding(&same),
+        ),
+        (
             "conv 1x1 NCHW [8,256,28,28]*[256,256,1,1]",
             ConvDesc::new(&[8, 256, 28, 28], &[256, 256, 1, 1], ConvDims::nchw()),
         ),

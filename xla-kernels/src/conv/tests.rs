@@ -655,7 +655,7 @@ fn direct_nhwc_path_odd_widths_features_strides_groups() {
 #[test]
 fn winograd_path_odd_sizes_features_layouts() {
     // Output sizes odd and even around the tile (2) and task (TMAX = 30 tiles) sizes, features
-    // around the vector (8) and register-tile (16) widths, every padding sign, reversal, and
+    // from the thresholds (16 in, 8 out) around the vector (8) and register-tile (16) widths, every padding sign, reversal, and
     // all four input/output layout pairs; exact on small integers.
     let mut rng = Rng(777);
     let mut scratch = ConvScratch::new();
@@ -669,7 +669,7 @@ fn winograd_path_odd_sizes_features_layouts() {
         (7, 61),
         (6, 121),
     ] {
-        for &(c, o) in &[(8usize, 8usize), (9, 17), (16, 16), (23, 33)] {
+        for &(c, o) in &[(16usize, 8usize), (17, 17), (24, 16), (33, 33)] {
             let (pad, rev) = match cases % 3 {
                 0 => ((1i64, 1i64), false),
                 1 => ((0, 2), true),
@@ -715,8 +715,12 @@ fn winograd_path_odd_sizes_features_layouts() {
     // Below the feature threshold, grouped, strided or dilated: not Winograd.
     let base = ConvDesc::new(&[1, 16, 9, 9], &[16, 16, 3, 3], ConvDims::nchw());
     let os = |d: &ConvDesc| d.output_shape().unwrap();
-    let small = ConvDesc::new(&[1, 7, 9, 9], &[16, 7, 3, 3], ConvDims::nchw());
-    assert!(!winograd::applies(&small, &os(&small)));
+    for small in [
+        ConvDesc::new(&[1, 15, 9, 9], &[16, 15, 3, 3], ConvDims::nchw()),
+        ConvDesc::new(&[1, 16, 9, 9], &[7, 16, 3, 3], ConvDims::nchw()),
+    ] {
+        assert!(!winograd::applies(&small, &os(&small)));
+    }
     for d in [
         base.with_strides(&[1, 2]),
         base.with_rhs_dilation(&[2, 1]),

@@ -16,6 +16,16 @@
 //! and transforms `M` back into its outputs. The sum over `c` runs in index order and each
 //! output depends only on its tile, so results do not depend on the number of threads. Slots
 //! (per-task buffers) are reused from [`Buffers`]: nothing is allocated once they are warm.
+//!
+//! Why this design: the direct kernels already ran near this machine's GEMM speed, so only
+//! fewer multiplies could go further; F(2x2, 3x3) is the Winograd variant whose transforms
+//! are exact in binary (F(4x4, 3x3) would cut 4x but its 1/6, 1/24 weights cost accuracy).
+//! The GEMM part is ~70% of the time (perf); NCHW inputs and outputs go through 8x8 register
+//! transposes (`wide::f32x8::transpose`) to and from the channels-last slot buffers.
+//! Measured (`CONV_ROWS=SAME CONV_HOW=auto,direct` with `examples/conv_speed.rs`, loaded
+//! 2-core machine, alternating with XLA): `[8,64,56,56]*[64,64,3,3]` SAME NCHW 31.9 ms vs
+//! XLA:CPU 59.5 ms, NHWC 31.1 ms vs 47.9 ms (13.0 / 14.3 ms at a quiet moment); the table
+//! is in [`super`]'s docs.
 
 use rayon::prelude::*;
 
@@ -35,9 +45,12 @@ const NR: usize = 2 * F32V::LANES;
 const SLOTS_PER_THREAD: usize = 4;
 /// Below this many multiply-adds (direct count) everything runs on the caller's thread.
 const PAR_MIN_MACS: usize = 1 << 20;
-/// Fewest kernel input / output features for which the transforms pay (measured with
-/// `examples/conv_speed.rs`: see the module docs of [`super`]).
-pub(crate) const MIN_FEATURES: usize = 8;
+/// Fewest kernel input features (the GEMMs' `K`) for which the transforms pay: measured with
+/// `examples/conv_speed.rs`, at 8 the direct kernels win, at 16 the two are within noise, at 64
+/// Winograd is ~1.7x faster.
+pub(crate) const MIN_IN_FEATURES: usize = 16;
+/// Fewest output features (below one vector the GEMMs compute mostly padding).
+pub(crate) const MIN_OUT_FEATURES: usize = 8;
 
 /// Whether `d` has the form this kernel handles (f32 is checked by the caller's type).
 pub(crate) fn applies(d: &ConvDesc, out_shape: &[usize; MAX_RANK]) -> bool {
@@ -55,8 +68,8 @@ pub(crate) fn applies(d: &ConvDesc, out_shape: &[usize; MAX_RANK]) -> bool {
         && d.window_strides[..2] == [1, 1]
         && d.lhs_dilation[..2] == [1, 1]
         && d.rhs_dilation[..2] == [1, 1]
-        && d.kernel_shape[dm.kernel_input_feature] >= MIN_FEATURES
-        && d.kernel_shape[dm.kernel_output_feature] >= MIN_FEATURES
+        && d.kernel_shape[dm.kernel_input_feature] >= MIN_IN_FEATURES
+        && d.kernel_shape[dm.kernel_output_feature] >= MIN_OUT_FEATURES
         && out_shape[dm.output_spatial[0]] > 0
         && out_shape[dm.output_spatial[1]] > 0
 }
