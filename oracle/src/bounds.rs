@@ -59,6 +59,15 @@ pub const GEN_ULP_BOUNDS: &[(&str, ElementType, u64)] = &[
     // The f32 vector logistic (on the vector exp): measured 2 ulp on the special-value inputs
     // of oracle_gen_unary where the evaluator is within 1 (`XLA_ORACLE_MEASURE=1`).
     ("logistic", F32, 2),
+    // The f64 vector functions of xla-kernels' math::f64v, where XLA:CPU's f64 op is the
+    // correctly rounded libm result (exact for the evaluator): the vector versions' measured
+    // max distance to the scalar (libm) op over the sweeps of math::f64v's tests.
+    ("log", F64, 1),
+    ("sin", F64, 1),
+    ("cos", F64, 1),
+    ("tan", F64, 2),
+    ("pow", F64, 1),
+    ("atan2", F64, 1),
 ];
 
 /// The evaluator's bound against XLA for `op` on `ty` ([`ULP_BOUNDS`]; exact when not listed).

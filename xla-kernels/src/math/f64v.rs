@@ -18,7 +18,7 @@
 
 use core::ops::{BitAnd, BitOr};
 
-use wide::{f64x4, f64x8, i64x4, i64x8};
+use wide::{f64x4, f64x8, i64x4, i64x8, u64x4, u64x8};
 
 use crate::simd::VFloat;
 
@@ -44,7 +44,7 @@ pub(crate) trait F64Lanes:
 }
 
 macro_rules! impl_f64_lanes {
-    ($v:ident, $i:ident) => {
+    ($v:ident, $i:ident, $u:ident) => {
         impl F64Lanes for $v {
             #[inline(always)]
             fn pow2i(n: Self) -> Self {
@@ -56,14 +56,15 @@ macro_rules! impl_f64_lanes {
             }
             #[inline(always)]
             fn split_exponent(x: Self) -> (Self, Self) {
-                let bits: $i = wide::bytemuck::cast(x);
+                let bits: $u = wide::bytemuck::cast(x);
                 // The biased exponent (x > 0: the sign bit is clear) put in the low bits of
-                // 2^52: that float minus 2^52 + 1023 is the exponent, exactly.
-                let eb = (bits >> 52u32) | $i::splat(0x4330_0000_0000_0000);
-                let e = wide::bytemuck::cast::<$i, $v>(eb)
+                // 2^52: that float minus 2^52 + 1023 is the exponent, exactly. (A logical
+                // shift: AVX2 has no 64-bit arithmetic one.)
+                let eb = (bits >> 52u32) | $u::splat(0x4330_0000_0000_0000);
+                let e = wide::bytemuck::cast::<$u, $v>(eb)
                     - $v::splat(4_503_599_627_370_496.0 + 1023.0);
                 let m =
-                    (bits & $i::splat(0x000f_ffff_ffff_ffff)) | $i::splat(0x3ff0_0000_0000_0000);
+                    (bits & $u::splat(0x000f_ffff_ffff_ffff)) | $u::splat(0x3ff0_0000_0000_0000);
                 (wide::bytemuck::cast(m), e)
             }
             #[inline(always)]
@@ -94,8 +95,8 @@ macro_rules! impl_f64_lanes {
     };
 }
 
-impl_f64_lanes!(f64x4, i64x4);
-impl_f64_lanes!(f64x8, i64x8);
+impl_f64_lanes!(f64x4, i64x4, u64x4);
+impl_f64_lanes!(f64x8, i64x8, u64x8);
 /// `(e^r - 1 - r) / r^2` on `|r| <= 1.0005 ln2/2`, degree 10, max abs error 1.4e-18.
 const EXP_Q: [f64; 11] = [
     0.5,
@@ -632,27 +633,54 @@ pub(crate) fn pow<V: F64Lanes>(x: V, y: V) -> V {
 
 /// `atan2(y, x)`: `a = min(|x|, |y|) / max(|x|, |y|)` in `[0, 1]`, `atan a` directly for
 /// `a <= tan(pi/8)`, else `pi/4 + atan((a - 1) / (a + 1))`; then `pi/2 - .` when `|y| > |x|`,
-/// `pi - .` when `x` has its sign bit set, and the sign of `y`. `0/0` counts as 0 and
-/// `inf/inf` as 1, which gives C's special cases (`atan2(±0, -0) = ±pi`,
-/// `atan2(±inf, -inf) = ±3pi/4`, ...).
+/// `pi - .` when `x` has its sign bit set, and the sign of `y`. The quotients and the sums
+/// are carried in two parts (exact division residuals, two-sums), so the result is rounded
+/// about once. `0/0` counts as 0 and `inf/inf` as 1, which gives C's special cases
+/// (`atan2(±0, -0) = ±pi`, `atan2(±inf, -inf) = ±3pi/4`, ...).
 #[inline(always)]
 pub(crate) fn atan2<V: F64Lanes>(y: V, x: V) -> V {
+    let (zero, one, inf) = (V::splat(0.0), V::splat(1.0), V::splat(f64::INFINITY));
     let (ax, ay) = (x.abs(), y.abs());
     let swap = ay.cmp_gt(ax);
     let (num, den) = (sel(swap, ax, ay), sel(swap, ay, ax));
     let a = num / den;
-    let a = sel(den.cmp_eq(V::splat(0.0)), V::splat(0.0), a);
-    let a = sel(num.cmp_eq(V::splat(f64::INFINITY)), V::splat(1.0), a);
+    let (p, pe) = two_prod(a, den);
+    let a_lo = ((num - p) - pe) / den;
+    // No residual where the product a * den is subnormal (its error is not representable) or
+    // where it or Dekker's split overflows.
+    let plain =
+        num.cmp_lt(V::splat(1e-290)) | den.cmp_eq(inf) | num.cmp_eq(inf) | a_lo.cmp_ne(a_lo);
+    let a_lo = sel(plain, zero, a_lo);
+    let a = sel(den.cmp_eq(zero), zero, a);
+    let a = sel(num.cmp_eq(inf), one, a);
+    // Reduced argument t + t_lo: a itself, or (a - 1) / (a + 1) for a > tan(pi/8).
     let big = a.cmp_gt(V::splat(0.414_213_562_373_095_03));
-    let t = sel(big, (a - V::splat(1.0)) / (a + V::splat(1.0)), a);
+    let (nh, ne) = two_sum(a, -one);
+    let (dh, de) = two_sum(a, one);
+    let tb = nh / dh;
+    let (q, qe) = two_prod(tb, dh);
+    let tb_lo = ((((nh - q) - qe) + (ne + a_lo)) - tb * (de + a_lo)) / dh;
+    let t = sel(big, tb, a);
+    let t_lo = sel(big, tb_lo, a_lo);
+    // atan(t + t_lo) = t + t^3 A(t^2) + t_lo / (1 + t^2) (+ O(t_lo^2)).
     let z = t * t;
-    let at = (t * z).mul_add(poly(z, &ATAN_A), t);
-    let zero = V::splat(0.0);
-    let r = sel(big, V::splat(PIO4_HI) + (at + V::splat(PIO4_LO)), at);
-    let r = sel(swap, (V::splat(PIO2_HI) - r) + V::splat(PIO2_LO), r);
+    let tail = (t * z).mul_add(poly(z, &ATAN_A), t_lo * (one - z));
+    let (rh, re) = two_sum(sel(big, V::splat(PIO4_HI), zero), t);
+    let rl = re + (tail + sel(big, V::splat(PIO4_LO), zero));
+    // pi/2 - r where |y| > |x|, then pi - r where x has its sign bit set, in two parts.
+    let (sh, se) = two_sum(V::splat(PIO2_HI), -rh);
+    let (rh, rl) = (
+        sel(swap, sh, rh),
+        sel(swap, (se - rl) + V::splat(PIO2_LO), rl),
+    );
     // The sign bit of x (-0 too) as a mask: ±1 with that sign, compared with 0.
-    let x_neg = (V::splat(1.0) | (x & V::splat(-0.0))).cmp_lt(zero);
-    let r = sel(x_neg, (V::splat(PI_HI) - r) + V::splat(PI_LO), r);
+    let x_neg = (one | (x & V::splat(-0.0))).cmp_lt(zero);
+    let (nh, ne) = two_sum(V::splat(PI_HI), -rh);
+    let (rh, rl) = (
+        sel(x_neg, nh, rh),
+        sel(x_neg, (ne - rl) + V::splat(PI_LO), rl),
+    );
+    let r = rh + rl;
     sel(x.is_nan() | y.is_nan(), x + y, r | (y & V::splat(-0.0)))
 }
 

@@ -255,7 +255,7 @@ fn check_all<V: F64Lanes>() {
     r.push((
         "atan2",
         sweep2::<V>("atan2", &ps, atan2, <f64 as Scalar>::atan2),
-        3,
+        1,
     ));
     // Every measurement is printed before any bound is checked.
     for (name, got, bound) in r {
