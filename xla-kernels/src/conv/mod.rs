@@ -502,8 +502,10 @@ impl ConvElem for f32 {
         if direct::depthwise_f32(d, input, kernel, out, &mut scratch.depthwise) {
             return true;
         }
-        if !scratch.no_winograd && winograd::applies(d, out_shape) {
-            winograd::conv_winograd_f32(d, out_shape, input, kernel, out, &mut scratch.winograd);
+        if !scratch.no_winograd
+            && winograd::applies(d, out_shape)
+            && winograd::conv_winograd_f32(d, out_shape, input, kernel, out, &mut scratch.winograd)
+        {
             return true;
         }
         if direct_nchw::applies(d) {

@@ -779,3 +779,62 @@ fn winograd_error_is_tight() {
         assert!(ew < 8.0 * ed.max(1e-7), "winograd {ew:e} vs direct {ed:e}");
     }
 }
+
+#[test]
+fn winograd_keeps_direct_semantics_for_inf_nan_and_huge_values() {
+    // inf - inf inside the transforms would turn an infinite output into NaN, and huge finite
+    // values could overflow there: such tasks (and non-finite weights: the whole conv) are
+    // summed directly. Compared with the direct kernels: same NaN / inf pattern, finite
+    // values close.
+    let d = ConvDesc::new(&[2, 16, 9, 70], &[8, 16, 3, 3], ConvDims::nchw())
+        .with_padding(&[(1, 1), (1, 1)]);
+    let os = d.output_shape().unwrap();
+    assert!(winograd::applies(&d, &os));
+    let len: usize = os[..4].iter().product();
+    let n_in: usize = d.input_shape[..4].iter().product();
+    let n_k: usize = d.kernel_shape[..4].iter().product();
+    let base_in: Vec<f32> = (0..n_in).map(|i| (i % 7) as f32 * 0.25 + 0.5).collect();
+    let base_k: Vec<f32> = (0..n_k).map(|i| (i % 5) as f32 * 0.5 + 0.25).collect();
+    let mut cases = Vec::new();
+    for (at, v) in [
+        (1usize, f32::INFINITY),
+        (70 + 5, f32::NEG_INFINITY),
+        (630 + 140 + 33, f32::NAN),
+        (3 * 630 + 200, 3e38),
+        (n_in - 1, 1e37),
+    ] {
+        let mut input = base_in.clone();
+        input[at] = v;
+        // 1e37 times weights <= 2.25 stays finite in a direct sum: it must here too.
+        cases.push((input, base_k.clone(), v != 1e37));
+    }
+    let mut k = base_k.clone();
+    k[4] = f32::INFINITY;
+    cases.push((base_in.clone(), k, true));
+    let mut k = base_k.clone();
+    k[n_k - 1] = f32::NAN;
+    cases.push((base_in.clone(), k, true));
+    for (input, kernel, special) in &cases {
+        let (mut got, mut want) = (vec![f32::NAN; len], vec![f32::NAN; len]);
+        conv(&d, input, kernel, &mut got, &mut ConvScratch::new()).unwrap();
+        let mut s = ConvScratch::new();
+        s.set_no_winograd(true);
+        conv(&d, input, kernel, &mut want, &mut s).unwrap();
+        let mut specials = 0;
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            if w.is_nan() || w.is_infinite() {
+                specials += 1;
+                assert!(
+                    (g.is_nan() && w.is_nan()) || g == w,
+                    "element {i}: {g} vs direct {w}"
+                );
+            } else {
+                assert!(
+                    (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+                    "element {i}: {g} vs direct {w}"
+                );
+            }
+        }
+        assert_eq!(specials > 0, *special, "{specials} non-finite outputs");
+    }
+}

@@ -78,6 +78,8 @@ pub(crate) fn applies(d: &ConvDesc, out_shape: &[usize; MAX_RANK]) -> bool {
 #[derive(Default)]
 pub(crate) struct Buffers {
     u: Vec<f32>,
+    /// The raw window `[o][ky][kx][c]` (reversal applied), for tasks summed directly.
+    wraw: Vec<f32>,
     slots: Vec<f32>,
 }
 
@@ -171,6 +173,13 @@ impl SharedOut {
 }
 
 /// Runs the convolution (the caller checked [`applies`] and validated `d`; `out` non-empty).
+/// Returns `false`, writing nothing, if a weight is not finite (the direct kernels then keep
+/// IEEE semantics: the transforms would turn `inf` into `inf - inf = NaN`).
+///
+/// Values large enough to overflow in the transforms, and infinities or NaNs in the input, are
+/// caught per task: a task whose input rows hold any `|x| > f32::MAX / (72 * Ci * max|w|)`
+/// (a bound on every transformed and accumulated value, `|y| <= 36 * Ci * max|x| * max|w|`)
+/// or a non-finite value is summed directly instead, so results are those of a direct sum.
 pub(crate) fn conv_winograd_f32(
     d: &ConvDesc,
     out_shape: &[usize; MAX_RANK],
@@ -178,7 +187,7 @@ pub(crate) fn conv_winograd_f32(
     kernel: &[f32],
     out: &mut [f32],
     bufs: &mut Buffers,
-) {
+) -> bool {
     let g = Geom::new(d, out_shape);
     let l = F32V::LANES;
     let (ho, wo) = (g.out_size[0], g.out_size[1]);
@@ -197,7 +206,11 @@ pub(crate) fn conv_winograd_f32(
         op,
         row: (2 * tcx + 2) * cp,
     };
-    transform_weights(d, kernel, &plan, &mut bufs.u);
+    let wmax = transform_weights(d, kernel, &plan, &mut bufs.u, &mut bufs.wraw);
+    if !wmax.is_finite() {
+        return false;
+    }
+    let limit = (f32::MAX / (72.0 * ci as f32 * wmax.max(f32::MIN_POSITIVE))).min(f32::MAX);
 
     let tasks = g.out_batch * th * chunks;
     let macs = out.len() * ci * 9;
@@ -214,7 +227,7 @@ pub(crate) fn conv_winograd_f32(
         ptr: out.as_mut_ptr(),
         len: out.len(),
     };
-    let u = &bufs.u[..];
+    let (u, wraw) = (&bufs.u[..], &bufs.wraw[..]);
     let run_slot = |s: usize, slot: &mut [f32]| {
         // Slot s runs tasks s * tasks / nslots .. (s + 1) * tasks / nslots, in order.
         let (t0, t1) = (s * tasks / nslots, (s + 1) * tasks / nslots);
@@ -227,6 +240,10 @@ pub(crate) fn conv_winograd_f32(
             let tx0 = (task % chunks) * tcx;
             let nt = tcx.min(tw - tx0);
             fill_rows(&g, &plan, input, b, ty, tx0, nt, rows);
+            if !rows_within(rows, limit) {
+                direct_task(&g, &plan, b, ty, tx0, nt, rows, wraw, &shared);
+                continue;
+            }
             input_transform(&plan, nt, rows, v);
             for xi in 0..16 {
                 gemm_point(&plan, nt, xi, v, u, m);
@@ -242,18 +259,82 @@ pub(crate) fn conv_winograd_f32(
     } else {
         run_slot(0, &mut bufs.slots[..slot_len]);
     }
+    true
+}
+
+/// Whether every value of `rows` is a number with `|x| <= limit` (one vector pass).
+fn rows_within(rows: &[f32], limit: f32) -> bool {
+    let l = F32V::LANES;
+    let mut worst = F32V::splat(0.0);
+    for ch in rows.chunks_exact(l) {
+        // max_xla propagates NaN, so a NaN anywhere ends as a NaN lane.
+        worst = worst.max_xla(VFloat::abs(F32V::load(ch)));
+    }
+    (0..l).all(|i| worst.lane(i) <= limit)
+}
+
+/// The task's outputs as direct sums over `(ky, kx, c)` from its padded rows (for inputs the
+/// transforms could overflow, or non-finite ones).
+#[allow(clippy::too_many_arguments)]
+fn direct_task(
+    g: &Geom,
+    p: &Plan,
+    b: usize,
+    ty: usize,
+    tx0: usize,
+    nt: usize,
+    rows: &[f32],
+    wraw: &[f32],
+    out: &SharedOut,
+) {
+    let ob = b * g.out_batch_stride;
+    let (sy, sx, sf) = (g.out_stride[0], g.out_stride[1], g.out_feat_stride);
+    for r in 0..2 {
+        let y = 2 * ty + r;
+        if y >= p.ho {
+            continue;
+        }
+        for q in 0..2 * nt {
+            let x = 2 * tx0 + q;
+            if x >= p.wo {
+                continue;
+            }
+            for o in 0..p.o {
+                let mut acc = 0f32;
+                for t in 0..9 {
+                    let at = (r + t / 3) * p.row + (q + t % 3) * p.cp;
+                    let w = &wraw[(o * 9 + t) * p.ci..][..p.ci];
+                    for (&xv, &wv) in rows[at..at + p.ci].iter().zip(w) {
+                        acc = xv.mul_add(wv, acc);
+                    }
+                }
+                out.set(ob + y * sy + x * sx + o * sf, acc);
+            }
+        }
+    }
 }
 
 /// `u[((ξ * (op / NR) + ob) * cp + c) * NR + j]` = `(G g G^T)[ξ]` for output feature
 /// `ob * NR + j` and input feature `c` (0 for padding features), computed in f64 and rounded
-/// once. `g` is the 3x3 window with reversal applied.
-fn transform_weights(d: &ConvDesc, kernel: &[f32], p: &Plan, u: &mut Vec<f32>) {
+/// once. `g` is the 3x3 window with reversal applied, also stored as
+/// `wraw[(o * 9 + ky * 3 + kx) * ci + c]`. Returns `max |w|` (NaN or inf if a weight is not
+/// finite).
+fn transform_weights(
+    d: &ConvDesc,
+    kernel: &[f32],
+    p: &Plan,
+    u: &mut Vec<f32>,
+    wraw: &mut Vec<f32>,
+) -> f32 {
     let n = d.rank();
     let ks = strides_of(&d.kernel_shape[..n]);
     let dm = &d.dims;
     let obs = p.op / NR;
     u.clear();
     u.resize(16 * obs * p.cp * NR, 0.0);
+    wraw.clear();
+    wraw.resize(p.o * 9 * p.ci, 0.0);
+    let mut wmax = 0f32;
     for o in 0..p.o {
         for c in 0..p.ci {
             let mut w = [[0f64; 3]; 3];
@@ -265,7 +346,15 @@ fn transform_weights(d: &ConvDesc, kernel: &[f32], p: &Plan, u: &mut Vec<f32>) {
                         + c * ks[dm.kernel_input_feature]
                         + yy * ks[dm.kernel_spatial[0]]
                         + xx * ks[dm.kernel_spatial[1]];
-                    *wv = kernel[src] as f64;
+                    let k = kernel[src];
+                    wraw[(o * 9 + ky * 3 + kx) * p.ci + c] = k;
+                    // Not f32::max: a NaN weight must make wmax NaN.
+                    wmax = if k.abs() > wmax || k.is_nan() {
+                        k.abs()
+                    } else {
+                        wmax
+                    };
+                    *wv = k as f64;
                 }
             }
             // h = G w (4x3), then h G^T (4x4).
@@ -286,6 +375,7 @@ fn transform_weights(d: &ConvDesc, kernel: &[f32], p: &Plan, u: &mut Vec<f32>) {
             }
         }
     }
+    wmax
 }
 
 /// Copies padded input rows `2 * ty .. 2 * ty + 4` and columns `2 * tx0 .. 2 * (tx0 + nt) + 2`
