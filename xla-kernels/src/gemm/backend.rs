@@ -23,7 +23,7 @@
 //! 3 2 1 0 1, `faer` 12 9 9 2 12, `matrixmultiply` 1 1 1 1 1. All four agree within
 //! `2 k eps sum_p |a_ip b_pj|` and gave the same bits on 1 and 2 threads for 200x3000x300.
 //!
-//! Why [`Native`] stays the implementation behind [`gemm`](super::gemm): it allocates nothing
+//! Why [`Native`] stays the implementation behind [`gemm`]: it allocates nothing
 //! once its [`GemmScratch`] is warm (the generated code's no-allocation guarantee rests on it);
 //! bit-identical results for any thread count are a property of its design (fixed k blocks,
 //! one thread per output element) rather than an observation on one shape; and the same
