@@ -41,8 +41,10 @@
 //! | NHWC `[8,56,56,64]*[3,3,64,64]` | 47.9 ms | 54.0 ms | 31.1 ms | 1.54x |
 //! | depthwise NCHW `[8,64,56,56]*[64,1,3,3]` | 87-111 ms | 3.9-4.9 ms | 2.4-5.1 ms | > 20x |
 //!
-//! On a quieter moment of the same session Winograd ran the NCHW row in 13.0 ms (143
-//! GFLOP/s-equivalent) and NHWC in 14.3 ms (XLA ~17.7 ms quiet, from the issue).
+//! Two later alternating rounds at load 3-5 (same commands; XLA min of 20, ours best of 5):
+//! NCHW 10.7 ms vs XLA 27.1 ms (2.5x), NHWC 12.0 vs 23.2 ms (1.9x); then NCHW 24.7 vs 28.2 ms
+//! (1.14x), NHWC 19.4 vs 23.2 ms (1.2x): the ratio swings with the load on our two threads,
+//! the median over rounds is the figure above. Quiet-machine XLA is ~17.7 ms (the issue).
 //!
 //! Allocation: every path reuses the buffers of its [`ConvScratch`] (`tests/conv_no_alloc.rs`
 //! counts zero allocations on a warm scratch, rayon path included).

@@ -465,14 +465,11 @@ fn input_transform(p: &Plan, nt: usize, rows: &[f32], v: &mut [f32]) {
         for c in (0..cp).step_by(l) {
             let ld = |r: usize, x: usize| F32V::load(&rows[r * p.row + (2 * t + x) * cp + c..]);
             // e = B^T d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3 (per column j).
-            let mut e = [[F32V::splat(0.0); 4]; 4];
-            for j in 0..4 {
+            let cols: [[F32V; 4]; 4] = std::array::from_fn(|j| {
                 let (d0, d1, d2, d3) = (ld(0, j), ld(1, j), ld(2, j), ld(3, j));
-                e[0][j] = d0 - d2;
-                e[1][j] = d1 + d2;
-                e[2][j] = d2 - d1;
-                e[3][j] = d1 - d3;
-            }
+                [d0 - d2, d1 + d2, d2 - d1, d1 - d3]
+            });
+            let e: [[F32V; 4]; 4] = std::array::from_fn(|i| std::array::from_fn(|j| cols[j][i]));
             // (B^T d) B: the same combination along each row.
             for (i, er) in e.iter().enumerate() {
                 let vals = [er[0] - er[2], er[1] + er[2], er[2] - er[1], er[1] - er[3]];
@@ -556,12 +553,11 @@ fn output_transform(
         for o0 in (0..p.o).step_by(l) {
             let ld = |xi: usize| F32V::load(&m[xi * plane + t * p.op + o0..]);
             // A^T m: rows m0 + m1 + m2 and m1 - m2 - m3 (per column j), then along rows.
-            let mut s = [[F32V::splat(0.0); 4]; 2];
-            for j in 0..4 {
+            let cols: [[F32V; 2]; 4] = std::array::from_fn(|j| {
                 let (m0, m1, m2, m3) = (ld(j), ld(4 + j), ld(8 + j), ld(12 + j));
-                s[0][j] = m0 + m1 + m2;
-                s[1][j] = m1 - m2 - m3;
-            }
+                [m0 + m1 + m2, m1 - m2 - m3]
+            });
+            let s: [[F32V; 4]; 2] = std::array::from_fn(|r| std::array::from_fn(|j| cols[j][r]));
             let nf = l.min(p.o - o0);
             for (r, sr) in s.iter().enumerate() {
                 let ys = [sr[0] + sr[1] + sr[2], sr[1] - sr[2] - sr[3]];
