@@ -118,16 +118,11 @@ macro_rules! exact_ops {
             );
             unary::<$v>("sign", &xs, VFloat::sign, <$t as Scalar>::sign);
             unary::<$v>("neg", &xs, |x| -x, <$t as Scalar>::neg);
-            // Lane-wise fallbacks are the scalar op itself.
-            unary::<$v>("sin", &xs, VFloat::sin, <$t as Scalar>::sin);
-            unary::<$v>("cbrt", &xs, VFloat::cbrt, <$t as Scalar>::cbrt);
             binary::<$v>("max", &xs, VFloat::max_xla, <$t as Scalar>::max);
             binary::<$v>("min", &xs, VFloat::min_xla, <$t as Scalar>::min);
             binary::<$v>("add", &xs, |a, b| a + b, <$t as Scalar>::add);
             binary::<$v>("div", &xs, |a, b| a / b, <$t as Scalar>::div);
             binary::<$v>("rem", &xs, VFloat::rem, <$t as Scalar>::rem);
-            binary::<$v>("pow", &xs, VFloat::pow, <$t as Scalar>::pow);
-            binary::<$v>("atan2", &xs, VFloat::atan2, <$t as Scalar>::atan2);
             use xla_core::ComparisonDirection as D;
             let cmp = |x: $t, y: $t, d: D| Scalar::compare(x, y, d);
             for &y in &xs {
@@ -163,6 +158,25 @@ macro_rules! exact_ops {
         }
     };
 }
+
+/// f32 sin, cbrt, pow and atan2 are evaluated in f64 lanes and rounded once, which lands on
+/// the scalar op's value on these inputs; the f64 vector versions are within the ulp bounds that
+/// `math::`'s sweeps measure, so they are not expected bit-exact here.
+macro_rules! f32_exact_transcendentals {
+    ($name:ident, $v:ident) => {
+        #[test]
+        fn $name() {
+            let xs = f32_specials();
+            unary::<$v>("sin", &xs, VFloat::sin, <f32 as Scalar>::sin);
+            unary::<$v>("cbrt", &xs, VFloat::cbrt, <f32 as Scalar>::cbrt);
+            binary::<$v>("pow", &xs, VFloat::pow, <f32 as Scalar>::pow);
+            binary::<$v>("atan2", &xs, VFloat::atan2, <f32 as Scalar>::atan2);
+        }
+    };
+}
+
+f32_exact_transcendentals!(f32x8_sin_cbrt_pow_atan2_match_scalar, f32x8);
+f32_exact_transcendentals!(f32x16_sin_cbrt_pow_atan2_match_scalar, f32x16);
 
 exact_ops!(f32x8_exact_ops_match_scalar, f32x8, f32, f32_specials());
 exact_ops!(f32x16_exact_ops_match_scalar, f32x16, f32, f32_specials());
