@@ -730,16 +730,19 @@ fn main() {
             "baseline x86-64 (4 f32 lanes; build with -C target-cpu=native for speed)"
         }
     );
-    let (read_bw, copy_bw) = bandwidth();
-    let m = Machine {
-        fma_1t: fma_peak(1),
-        fma_all: fma_peak(threads),
-        read_bw,
-        copy_bw,
+    let measure = || {
+        let (read_bw, copy_bw) = bandwidth();
+        Machine {
+            fma_1t: fma_peak(1),
+            fma_all: fma_peak(threads),
+            read_bw,
+            copy_bw,
+        }
     };
+    let before = measure();
     println!(
-        "machine: f32 FMA peak {:.0} GFLOP/s on 1 thread, {:.0} on {threads}; streaming read {:.1} GB/s, copy {:.1} GB/s (read + write)",
-        m.fma_1t, m.fma_all, m.read_bw, m.copy_bw
+        "machine (before the rows): f32 FMA peak {:.0} GFLOP/s on 1 thread, {:.0} on {threads}; streaming read {:.1} GB/s, copy {:.1} GB/s (read + write)",
+        before.fma_1t, before.fma_all, before.read_bw, before.copy_bw
     );
     let mut b = Bench {
         oracle,
@@ -751,10 +754,23 @@ fn main() {
     memory_rows(&mut b);
     sort_rows(&mut b);
     math_rows(&mut b);
+    // The limits are measured again after the rows and the larger figure is kept: a limit
+    // measured while something else ran would flatter every fraction of it.
+    let after = measure();
+    println!(
+        "machine (after the rows): f32 FMA peak {:.0} GFLOP/s on 1 thread, {:.0} on {threads}; streaming read {:.1} GB/s, copy {:.1} GB/s (read + write)",
+        after.fma_1t, after.fma_all, after.read_bw, after.copy_bw
+    );
+    let m = Machine {
+        fma_1t: before.fma_1t.max(after.fma_1t),
+        fma_all: before.fma_all.max(after.fma_all),
+        read_bw: before.read_bw.max(after.read_bw),
+        copy_bw: before.copy_bw.max(after.copy_bw),
+    };
 
     println!(
         "\n| {:<24} | {:<34} | {:<7} | {:>10} | {:>10} | {:>8} | {:>16} | {:>8} | {:>8} |",
-        "kernel", "shape", "dtype", "ours", "XLA:CPU", "XLA/ours", "ours", "of peak", "err"
+        "kernel", "shape", "dtype", "ours", "XLA:CPU", "XLA/ours", "ours", "of limit", "err"
     );
     println!(
         "|{:-<26}|{:-<36}|{:-<9}|{:-<12}|{:-<12}|{:-<10}|{:-<18}|{:-<10}|{:-<10}|",
@@ -789,7 +805,7 @@ fn main() {
         );
     }
     println!(
-        "\nXLA/ours > 1 means ours is faster. \"of peak\": of the f32 FMA peak on {threads} threads \
+        "\nXLA/ours > 1 means ours is faster. \"of limit\": of the f32 FMA peak on {threads} threads \
          (dot, conv), of the streaming read bandwidth (reductions, top_k, elementwise: bytes in + out), \
          of the copy bandwidth (transpose, sort: bytes read + written once). err: normwise \
          max|ours - XLA| / max|XLA| (sort: bit-exact, checked separately)."
