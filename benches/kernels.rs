@@ -303,6 +303,7 @@ fn dot_mlir(batch: usize, m: usize, k: usize, n: usize, ty: &str) -> String {
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn gemm_row<T>(
     b: &mut Bench,
     batch: usize,
@@ -435,13 +436,15 @@ fn conv_mlir(x: &str, w: &str, o: &str, dn: &str, groups: usize) -> String {
     )
 }
 
+/// A conv row: name, input dims, kernel dims, StableHLO dim numbers, ours, feature groups.
+type ConvCase = (&'static str, [usize; 4], [usize; 4], &'static str, ConvDims, usize);
+
 fn conv_rows(b: &mut Bench) {
     if !b.wants("conv") {
         return;
     }
     let (n, c, h, w, o) = (8, 64, 56, 56, 64);
-    // (name, input dims, kernel dims, dim numbers, ours, groups)
-    let cases: [(&str, [usize; 4], [usize; 4], &str, ConvDims, usize); 3] = [
+    let cases: [ConvCase; 3] = [
         (
             "conv 3x3 SAME NCHW",
             [n, c, h, w],
