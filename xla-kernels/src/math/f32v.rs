@@ -137,34 +137,6 @@ const LOG1P_Q: [f32; 9] = [
     0.069_807_019_586_649_74,
 ];
 
-/// `erf(sqrt z) / sqrt z` on `z` in `[0, 1]`, degree 6, max abs error 1.3e-9.
-const ERF_SMALL: [f32; 7] = [
-    1.128_379_165_848_351,
-    -0.376_126_266_667_203_3,
-    0.112_835_947_151_602_18,
-    -0.026_854_212_010_626_41,
-    0.005_189_087_423_433_974,
-    -0.000_801_686_428_716_587,
-    7.875_875_062_685_488e-5,
-];
-
-/// `erfc(1/t) e^{1/t^2}` on `t` in `[1/3.9, 1]`, degree 9, max abs error 4.3e-9.
-const ERFC_SCALED: [f32; 10] = [
-    0.000_162_867_719_057_607_13,
-    0.561_026_202_072_231_4,
-    0.026_215_260_070_892_934,
-    -0.400_492_303_645_081_6,
-    0.297_111_788_707_009_87,
-    0.121_137_859_908_812_18,
-    -0.403_275_671_162_122_25,
-    0.342_643_068_299_092_95,
-    -0.140_758_345_865_306_83,
-    0.023_812_852_310_206_243,
-];
-
-/// From this `|x|` on, `erf(x)` rounds to ±1 in f32 (`erfc(3.9) < 2^-25`).
-const ERF_ONE: f32 = 3.9;
-
 /// `c[0] + c[1] x + ... + c[n] x^n` by Horner's rule with multiply-adds.
 #[inline(always)]
 fn poly<V: F32Lanes, const N: usize>(x: V, c: &[f32; N]) -> V {
@@ -355,20 +327,43 @@ pub(crate) fn tanh<V: F32Lanes>(x: V) -> V {
     r | (x & V::splat(-0.0))
 }
 
-/// `erf x`: `x P(x^2)` for `|x| < 1`, `1 - e^{-x^2} Q(1/|x|)` for `1 <= |x| < 3.9`, else ±1.
+/// `erf(x) / x` as `P(t) / Q(t)`, `t = x^2` in `[0, 15.37]` (`|x| <= 3.9193`): a rational fit
+/// of our own (linearised least squares with Lawson reweighting on the relative error at 8000
+/// points, numpy f64), max relative error 1.8e-9 before f32 rounding. `P(0)` rounds to
+/// `2/sqrt(pi)` in f32.
+const ERF_P: [f32; 7] = [
+    1.128_379_169_129_631_9,
+    0.185_137_060_078_175_54,
+    0.054_243_319_557_903_1,
+    0.003_838_579_392_712_299,
+    0.000_376_720_978_505_317_4,
+    4.608_164_269_550_499e-6,
+    -1.279_430_629_399_145e-8,
+];
+/// The denominator of [`ERF_P`] (`Q(0) = 1`; every coefficient positive, so no pole).
+const ERF_Q: [f32; 6] = [
+    1.0,
+    0.497_406_853_490_535_6,
+    0.113_873_696_629_950_52,
+    0.015_429_827_977_911_951,
+    0.001_301_465_342_164_765_4,
+    6.238_910_960_243_07e-5,
+];
+/// From this `|x|` on, `erf x` rounds to ±1 in f32 (`erfc x <= 2^-25`; the f32 below gives
+/// `1 - 2^-24`).
+const ERF_ONE: f32 = 3.919_205_9;
+
+/// `erf x = x P(x^2) / Q(x^2)` for `|x| < ERF_ONE`, at most 1, and exactly ±1 from
+/// [`ERF_ONE`] on. Two short polynomials and one division, no exponential and no branch
+/// (the form XLA uses, with coefficients of our own). NaN propagates through the arithmetic;
+/// the sign (of ±0 too) is copied back.
 #[inline(always)]
 pub(crate) fn erf<V: F32Lanes>(x: V) -> V {
-    let a = x.abs();
-    let small = a * poly(a * a, &ERF_SMALL);
-    let ac = V::clamp_fast(a, 1.0, ERF_ONE);
-    let q = poly(V::splat(1.0) / ac, &ERFC_SCALED);
-    let large = V::splat(1.0) - exp(-(ac * ac)) * q;
-    let res = sel(
-        a.cmp_lt(V::splat(1.0)),
-        small,
-        sel(a.cmp_ge(V::splat(ERF_ONE)), V::splat(1.0), large),
-    );
-    sel(x.is_nan(), x, res | (x & V::splat(-0.0)))
+    let a = V::min_keep_nan(x.abs(), ERF_ONE);
+    let t = a * a;
+    let r = V::min_keep_nan((a * poly(t, &ERF_P)) / poly(t, &ERF_Q), 1.0);
+    let r = sel(a.cmp_ge(V::splat(ERF_ONE)), V::splat(1.0), r);
+    r | (x & V::splat(-0.0))
 }
 
 /// `pi/2 = PIO2_HI + PIO2_LO` (to 2^-86): `PIO2_HI` has 33 significant bits, so `j * PIO2_HI`
