@@ -78,8 +78,10 @@ fn allocations(f: impl FnOnce()) -> usize {
 // One test fn: the counter is global, so nothing may run concurrently with a measurement.
 #[test]
 fn into_allocates_nothing_after_scratch_new() {
-    // Start rayon's pool (spawning threads allocates) before measuring.
-    rayon::join(|| (), || ());
+    // Start every thread of rayon's pool before measuring: a worker allocates as it starts,
+    // and on a loaded machine a late starter would land inside a measurement. `broadcast`
+    // returns only once each worker has run the closure.
+    rayon::broadcast(|_| ());
     assert!(
         allocations(|| drop(vec![1u8; 10])) >= 1,
         "the counter counts"
