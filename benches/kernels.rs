@@ -437,7 +437,14 @@ fn conv_mlir(x: &str, w: &str, o: &str, dn: &str, groups: usize) -> String {
 }
 
 /// A conv row: name, input dims, kernel dims, StableHLO dim numbers, ours, feature groups.
-type ConvCase = (&'static str, [usize; 4], [usize; 4], &'static str, ConvDims, usize);
+type ConvCase = (
+    &'static str,
+    [usize; 4],
+    [usize; 4],
+    &'static str,
+    ConvDims,
+    usize,
+);
 
 fn conv_rows(b: &mut Bench) {
     if !b.wants("conv") {
