@@ -94,7 +94,7 @@ fn main() {
         &y32,
         &mut o32,
         F32V,
-        |a, b| <F32V as VFloat>::pow(a, b),
+        <F32V as VFloat>::pow,
         |a, b| lanes2(a, b, <f32 as Scalar>::pow)
     );
     row!(
@@ -104,7 +104,7 @@ fn main() {
         &y32,
         &mut o32,
         F32V,
-        |a, b| <F32V as VFloat>::atan2(a, b),
+        <F32V as VFloat>::atan2,
         |a, b| lanes2(a, b, <f32 as Scalar>::atan2)
     );
     unary!("f64", f64, F64V, &x64, &p64, &mut o64;
@@ -118,7 +118,7 @@ fn main() {
         &y64,
         &mut o64,
         F64V,
-        |a, b| <F64V as VFloat>::pow(a, b),
+        <F64V as VFloat>::pow,
         |a, b| lanes2(a, b, <f64 as Scalar>::pow)
     );
     row!(
@@ -128,7 +128,7 @@ fn main() {
         &y64,
         &mut o64,
         F64V,
-        |a, b| <F64V as VFloat>::atan2(a, b),
+        <F64V as VFloat>::atan2,
         |a, b| lanes2(a, b, <f64 as Scalar>::atan2)
     );
 }
