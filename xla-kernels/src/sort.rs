@@ -19,7 +19,7 @@
 //! integer keys below. Rows run in parallel on rayon (fixed blocks of whole rows, so the result
 //! never depends on the thread count) from [`PAR_MIN_ELEMENTS`] elements.
 //! [`sort_with_scratch`] takes its key buffers from a caller's [`SortScratch`] (one slot per
-//! task, sized by the shapes alone): allocation-free once warm (`tests/sort_no_alloc.rs`
+//! task, sized by the shapes alone): allocation-free once warm (`tests/no_alloc.rs`
 //! counts); [`sort`] makes a fresh one per call.
 //!
 //! TopK with small `k` is one pass per row: the `k` best so far sorted in a stack array, and

@@ -46,7 +46,7 @@
 //! (1.14x), NHWC 19.4 vs 23.2 ms (1.2x): the ratio swings with the load on our two threads,
 //! the median over rounds is the figure above. Quiet-machine XLA is ~17.7 ms (the issue).
 //!
-//! Allocation: every path reuses the buffers of its [`ConvScratch`] (`tests/conv_no_alloc.rs`
+//! Allocation: every path reuses the buffers of its [`ConvScratch`] (`tests/no_alloc.rs`
 //! counts zero allocations on a warm scratch, rayon path included).
 //!
 //! Determinism: every output element is computed by one task, summing in an order fixed by the
