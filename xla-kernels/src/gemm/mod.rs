@@ -475,4 +475,6 @@ impl<'a, T: Copy> OutPtr<'a, T> {
 }
 
 #[cfg(test)]
+mod eval_tests;
+#[cfg(test)]
 mod tests;
