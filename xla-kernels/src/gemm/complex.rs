@@ -482,20 +482,8 @@ mod tests {
         accumulate: bool,
     ) -> GemmDesc {
         GemmDesc {
-            batch,
-            m,
-            n,
-            k,
-            a_batch_stride: sa[0],
-            a_row_stride: sa[1],
-            a_col_stride: sa[2],
-            b_batch_stride: sb[0],
-            b_row_stride: sb[1],
-            b_col_stride: sb[2],
-            c_batch_stride: sc[0],
-            c_row_stride: sc[1],
-            c_col_stride: sc[2],
             accumulate,
+            ..GemmDesc::from_strides(batch, m, n, k, sa, sb, sc)
         }
     }
 

@@ -21,25 +21,18 @@ const K: usize = 37;
 
 fn dot_desc() -> GemmDesc {
     let (nb, m, n, k) = (NB as isize, M as isize, N as isize, K as isize);
-    GemmDesc {
-        batch: NB,
-        m: M,
-        n: N,
-        k: K,
+    GemmDesc::from_strides(
+        NB,
+        M,
+        N,
+        K,
         // lhs[p][b][i]: offset p * nb * m + b * m + i.
-        a_batch_stride: m,
-        a_row_stride: 1,
-        a_col_stride: nb * m,
+        [m, 1, nb * m],
         // rhs[j][p][b]: offset j * k * nb + p * nb + b.
-        b_batch_stride: 1,
-        b_row_stride: nb,
-        b_col_stride: k * nb,
+        [1, nb, k * nb],
         // result[b][i][j], row-major.
-        c_batch_stride: m * n,
-        c_row_stride: n,
-        c_col_stride: 1,
-        accumulate: false,
-    }
+        [m * n, n, 1],
+    )
 }
 
 /// Evaluates the DotGeneral of `lhs` and `rhs` (element type `ty`, result type `out`).

@@ -118,6 +118,36 @@ impl GemmDesc {
         }
     }
 
+    /// Operands by strides `[batch, row, col]` (element `(b, i, j)` of A at
+    /// `b * a[0] + i * a[1] + j * a[2]`, and so on), overwriting C. This is how a `DotGeneral`
+    /// with batch and contracting dimensions anywhere maps onto a GEMM without a copy.
+    pub fn from_strides(
+        batch: usize,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: [isize; 3],
+        b: [isize; 3],
+        c: [isize; 3],
+    ) -> Self {
+        GemmDesc {
+            batch,
+            m,
+            n,
+            k,
+            a_batch_stride: a[0],
+            a_row_stride: a[1],
+            a_col_stride: a[2],
+            b_batch_stride: b[0],
+            b_row_stride: b[1],
+            b_col_stride: b[2],
+            c_batch_stride: c[0],
+            c_row_stride: c[1],
+            c_col_stride: c[2],
+            accumulate: false,
+        }
+    }
+
     /// The same product transposed: `C^T (n x m) = B^T (n x k) * A^T (k x m)`. Every output
     /// element sums the same products in the same order.
     pub(crate) fn transposed(&self) -> Self {

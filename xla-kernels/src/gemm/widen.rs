@@ -234,20 +234,8 @@ mod tests {
         let (sb, b_len) = layout(lb, batch, k, n);
         let (sc, c_len) = layout(lc.min(3), batch, m, n);
         let d = GemmDesc {
-            batch,
-            m,
-            n,
-            k,
-            a_batch_stride: sa[0],
-            a_row_stride: sa[1],
-            a_col_stride: sa[2],
-            b_batch_stride: sb[0],
-            b_row_stride: sb[1],
-            b_col_stride: sb[2],
-            c_batch_stride: sc[0],
-            c_row_stride: sc[1],
-            c_col_stride: sc[2],
             accumulate: acc,
+            ..GemmDesc::from_strides(batch, m, n, k, sa, sb, sc)
         };
         let a: Vec<T> = vals(a_len, 1);
         let b: Vec<T> = vals(b_len, 2);
