@@ -20,6 +20,10 @@
 //! dot and conv (complex products count 8 real flops per multiply-add), the streaming read
 //! bandwidth for reductions and elementwise math, the copy bandwidth for transpose and sort.
 
+mod common;
+
+use common::{alternate, built_for, data, fmt_time};
+
 use std::time::Instant;
 
 use half::bf16;
@@ -57,19 +61,6 @@ const ROUNDS: usize = 5;
 /// Seconds one side spends on one round of one row.
 const ROUND_BUDGET: f64 = 0.12;
 
-/// Deterministic values in [-1, 1).
-fn data(seed: u64, n: usize) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
-}
-
 fn lit<T: xla_aot::core::literal::ArrayElement>(dims: &[usize], v: Vec<T>) -> Literal {
     let d: Vec<i64> = dims.iter().map(|&x| x as i64).collect();
     Literal::from_vec(&d, v).expect("literal of matching size")
@@ -104,29 +95,6 @@ fn normwise_err(ours: &[f64], xla: &[f64]) -> f64 {
         }
     });
     diff / scale
-}
-
-/// Median seconds of `f`, over enough runs to fill `budget` seconds (at least 3, after warm-up).
-fn median_secs(budget: f64, f: &mut dyn FnMut()) -> f64 {
-    f();
-    let t0 = Instant::now();
-    f();
-    let once = t0.elapsed().as_secs_f64().max(1e-7);
-    let n = ((budget / once) as usize).clamp(3, 5000);
-    let mut v: Vec<f64> = (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[n / 2]
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// What bounds a row: compute (flops, against the FMA peak) or memory (bytes, against the read
@@ -191,23 +159,22 @@ impl Bench {
             err <= tol,
             "{kernel} {shape} {dtype}: ours and XLA disagree (normwise error {err:e} > {tol:e})"
         );
-        let (mut o, mut x) = (Vec::new(), Vec::new());
-        for _ in 0..ROUNDS {
-            let t = median_secs(ROUND_BUDGET, ours);
-            o.push(t);
-            let iters = ((ROUND_BUDGET / t.max(1e-6)) as usize).clamp(3, 5000);
-            x.push(
-                self.oracle
-                    .time(mlir, args, iters)
-                    .unwrap_or_else(|e| panic!("{kernel}: XLA timing failed: {e}")),
-            );
-        }
+        let label = format!("{kernel} {shape}");
+        let (o, x) = alternate(
+            &mut self.oracle,
+            &label,
+            mlir,
+            args,
+            ROUNDS,
+            ROUND_BUDGET,
+            ours,
+        );
         self.rows.push(Row {
             kernel: kernel.into(),
             shape: shape.into(),
             dtype,
-            ours: median(o),
-            xla: median(x),
+            ours: o,
+            xla: x,
             work,
             err,
         });
@@ -715,14 +682,6 @@ fn math_rows(b: &mut Bench) {
     }
 }
 
-fn fmt_time(s: f64) -> String {
-    if s >= 1e-3 {
-        format!("{:.2} ms", s * 1e3)
-    } else {
-        format!("{:.1} us", s * 1e6)
-    }
-}
-
 fn main() {
     let filter = std::env::args()
         .skip(1)
@@ -730,16 +689,7 @@ fn main() {
         .filter(|a| a != "kernels");
     let oracle = Oracle::start().unwrap_or_else(|e| panic!("cannot start the XLA oracle: {e}"));
     let threads = rayon::current_num_threads();
-    println!(
-        "threads: {threads} (rayon); built for: {}",
-        if cfg!(target_feature = "avx512f") {
-            "AVX-512 (16 f32 lanes)"
-        } else if cfg!(all(target_feature = "avx2", target_feature = "fma")) {
-            "AVX2 + FMA (8 f32 lanes)"
-        } else {
-            "baseline x86-64 (4 f32 lanes; build with -C target-cpu=native for speed)"
-        }
-    );
+    println!("threads: {threads} (rayon); built for: {}", built_for());
     let measure = || {
         let (read_bw, copy_bw) = bandwidth();
         Machine {

@@ -9,7 +9,9 @@
 //! `execute` + `block_until_ready`, so process-crossing costs are not charged to it). Before
 //! timing, the two results are compared, so a fast wrong answer cannot pass.
 
-use std::time::Instant;
+mod common;
+
+use common::{alternate, built_for, data, fmt_time};
 
 use xla_aot::{xla, Literal, Tensor, D1, D2};
 use xla_oracle::Oracle;
@@ -49,45 +51,8 @@ xla! {
     }
 }
 
-/// Deterministic values in [-1, 1).
-fn data(seed: u64, n: usize) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
-}
-
-/// Median seconds of `f` over enough runs to fill ~`budget` seconds (at least 5, after 2 warm-ups).
-fn median_secs(budget: f64, mut f: impl FnMut()) -> f64 {
-    f();
-    f();
-    let t0 = Instant::now();
-    f();
-    let once = t0.elapsed().as_secs_f64().max(1e-7);
-    let n = ((budget / once) as usize).clamp(5, 2000);
-    let mut v: Vec<f64> = (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[n / 2]
-}
-
 /// Rounds of alternating measurements per row.
 const ROUNDS: usize = 7;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 /// Largest |a-b| / max(1, |b|) over two f32 literals.
 fn max_rel_diff(ours: &Literal, xla: &Literal) -> f64 {
@@ -111,14 +76,6 @@ struct Row {
     max_rel: f64,
 }
 
-fn fmt_time(s: f64) -> String {
-    if s >= 1e-3 {
-        format!("{:.3} ms", s * 1e3)
-    } else {
-        format!("{:.1} us", s * 1e6)
-    }
-}
-
 /// Times `ours` (the generated `into`), runs `mlir` on XLA with `args`, checks agreement.
 #[allow(clippy::too_many_arguments)]
 fn row(
@@ -139,25 +96,12 @@ fn row(
         max_rel < 1e-4,
         "{name}: generated code and XLA disagree (max rel diff {max_rel:e})"
     );
-    // Alternate rounds of ours and XLA's and take the median of each side's round medians: on a
-    // shared machine the load drifts, and timing one side after the other would charge the
-    // drift to one of them.
     let mut ours = ours;
-    let (mut ours_t, mut xla_t) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        let t = median_secs(0.08, &mut ours);
-        let iters = ((0.08 / t.max(1e-6)) as usize).clamp(5, 2000);
-        ours_t.push(t);
-        xla_t.push(
-            oracle
-                .time(mlir, args, iters)
-                .unwrap_or_else(|e| panic!("{name}: XLA timing failed: {e}")),
-        );
-    }
+    let (ours_t, xla_t) = alternate(oracle, name, mlir, args, ROUNDS, 0.08, &mut ours);
     Row {
         name,
-        ours: median(ours_t),
-        xla: median(xla_t),
+        ours: ours_t,
+        xla: xla_t,
         bytes,
         flops,
         max_rel,
@@ -169,13 +113,7 @@ fn main() {
     println!(
         "threads: {} (rayon); built for: {}",
         rayon::current_num_threads(),
-        if cfg!(target_feature = "avx512f") {
-            "AVX-512 (16 f32 lanes)"
-        } else if cfg!(all(target_feature = "avx2", target_feature = "fma")) {
-            "AVX2 + FMA (8 f32 lanes)"
-        } else {
-            "baseline x86-64 (4 f32 lanes; build with -C target-cpu=native for speed)"
-        }
+        built_for()
     );
     let mut rows = Vec::new();
 
