@@ -53,7 +53,8 @@ use num_complex::Complex;
 use rayon::prelude::*;
 
 use super::kernel::{self, strides, Buffers, FloatElem, PAR_MIN_FLOPS};
-use super::{offset, GemmDesc};
+use super::pack::ensure_len;
+use super::{items, offset, GemmDesc};
 use crate::simd::VFloat;
 
 /// Scratch of the complex path for one real type: the expanded operand, a dense copy of the
@@ -88,23 +89,6 @@ pub(crate) fn as_reals_mut<T>(x: &mut [Complex<T>]) -> &mut [T] {
     // SAFETY: as in `as_reals`; the exclusive borrow of `x` moves to the result, and every bit
     // pattern written through it is a valid `T` (so a valid `Complex<T>`).
     unsafe { std::slice::from_raw_parts_mut(x.as_mut_ptr().cast::<T>(), 2 * x.len()) }
-}
-
-/// Grows `buf` to at least `len` (never shrinks, never re-zeroes: every element read later is
-/// written first).
-fn ensure_len<T: Copy + Default>(buf: &mut Vec<T>, len: usize) {
-    if buf.len() < len {
-        buf.resize(len, T::default());
-    }
-}
-
-/// Distinct batch items of an operand: 1 when it is broadcast (batch stride 0).
-fn items(batch: usize, batch_stride: isize) -> usize {
-    if batch_stride == 0 {
-        1
-    } else {
-        batch
-    }
 }
 
 /// `C = A B` (`+ C`) for complex operands on validated strides with `batch, m, n > 0`.

@@ -416,6 +416,15 @@ fn offset(b: usize, i: usize, j: usize, strides: [isize; 3]) -> usize {
     (b as isize * strides[0] + i as isize * strides[1] + j as isize * strides[2]) as usize
 }
 
+/// Distinct batch items of an operand: 1 when it is broadcast (batch stride 0).
+fn items(batch: usize, batch_stride: isize) -> usize {
+    if batch_stride == 0 {
+        1
+    } else {
+        batch
+    }
+}
+
 /// Shared write access to `c` for the threads of one GEMM, each owning a disjoint set of
 /// output elements (C's strides were checked injective by [`validate`]).
 struct OutPtr<'a, T> {

@@ -13,7 +13,7 @@ use super::offset;
 
 /// Makes `buf` at least `len` long (grows once; never shrinks, never re-zeroes).
 #[inline]
-fn ensure_len<T: Copy + Default>(buf: &mut Vec<T>, len: usize) {
+pub(crate) fn ensure_len<T: Copy + Default>(buf: &mut Vec<T>, len: usize) {
     if buf.len() < len {
         buf.resize(len, T::default());
     }

@@ -25,7 +25,8 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::kernel::{self, strides, Buffers, PAR_MIN_FLOPS};
-use super::{offset, GemmDesc};
+use super::pack::ensure_len;
+use super::{items, offset, GemmDesc};
 
 /// A 16-bit float type computed through f32.
 pub(crate) trait Narrow: Copy + Default + Send + Sync + 'static {
@@ -75,14 +76,6 @@ impl Narrow for bf16 {
 /// Widened operands: A (`batch x m x k`), B (`batch x k x n`), C (`batch x m x n`), dense.
 pub(crate) type Widened = [Vec<f32>; 3];
 
-/// Grows `buf` to at least `len` (never shrinks, never re-zeroes: every element read later is
-/// written first).
-fn ensure_len(buf: &mut Vec<f32>, len: usize) {
-    if buf.len() < len {
-        buf.resize(len, 0.0);
-    }
-}
-
 /// Rows of at least this many elements in total are converted on rayon (a fork/join costs
 /// about as much as converting 16K elements).
 const PAR_MIN_ELEMS: usize = 1 << 16;
@@ -108,15 +101,6 @@ fn widen_operand<T: Narrow>(x: &[T], s: [isize; 3], rows: usize, cols: usize, ds
         dst.chunks_exact_mut(cols)
             .enumerate()
             .for_each(|(t, out)| row(t, out));
-    }
-}
-
-/// Distinct batch items of an operand: 1 when it is broadcast (batch stride 0).
-fn items(batch: usize, batch_stride: isize) -> usize {
-    if batch_stride == 0 {
-        1
-    } else {
-        batch
     }
 }
 
