@@ -133,6 +133,8 @@ fn pack_a(d: &GemmDesc, bt: usize, a: &[i8], kq: usize, dst: &mut Vec<i32>) {
 #[inline(always)]
 fn tile(pa: &[i32], kq: usize, mr: usize, pb: &[i16x16]) -> [[i32x8; 2]; MR] {
     let mut acc = [[i32x8::default(); 2]; MR];
+    // The full tile gets its own loop so the row loop has a constant trip count and unrolls;
+    // the `take(mr)` loop serves the last rows.
     if mr == MR {
         for q in 0..kq {
             let (b0, b1) = (pb[2 * q], pb[2 * q + 1]);
