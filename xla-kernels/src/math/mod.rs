@@ -81,6 +81,8 @@
 
 pub(crate) mod f32v;
 pub(crate) mod f64v;
+#[cfg(test)]
+mod sweep;
 
 use wide::{f32x16, f32x8, f64x4, f64x8};
 use xla_core::scalar::Scalar;

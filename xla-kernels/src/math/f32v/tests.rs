@@ -6,26 +6,7 @@ use wide::{f32x16, f32x8};
 use xla_core::scalar::Scalar;
 
 use super::*;
-
-/// Distance in ulp between two f32 (0 for two NaNs, `u64::MAX` for NaN vs number).
-fn ulp_diff(a: f32, b: f32) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u64::MAX
-        };
-    }
-    let key = |x: f32| -> i64 {
-        let b = x.to_bits() as i64;
-        if b & 0x8000_0000 != 0 {
-            -(b & 0x7fff_ffff)
-        } else {
-            b
-        }
-    };
-    (key(a) - key(b)).unsigned_abs()
-}
+use crate::math::sweep::{sweep, sweep2, ulp_diff};
 
 /// Inputs: every 1024th bit pattern (all exponents, both signs, subnormals), a dense grid on
 /// [-20, 20], and the special values.
@@ -74,35 +55,6 @@ fn inputs() -> Vec<f32> {
     v.extend((0..2_000_000).map(|i| -4096.0 + i as f32 * 0.004_096));
     v.extend((1..1u32 << 14).map(|k| (k as f64 * std::f64::consts::FRAC_PI_2) as f32));
     v
-}
-
-/// Max ulp error of `vf` (on vectors of `V`) against `sf` over `xs`; asserts that special
-/// results (non-finite or zero) match exactly, sign of zero included.
-fn sweep<V: F32Lanes>(name: &str, xs: &[f32], vf: fn(V) -> V, sf: fn(f32) -> f32) -> u64 {
-    let mut worst = (0u64, 0f32);
-    for chunk in xs.chunks(V::LANES) {
-        let got = vf(V::load_partial(chunk, 0.0));
-        for (i, &x) in chunk.iter().enumerate() {
-            let (g, w) = (got.lane(i), sf(x));
-            if !w.is_finite() || w == 0.0 {
-                assert!(
-                    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
-                    "{name}({x:e}) = {g:e}, want exactly {w:e}"
-                );
-            }
-            let d = ulp_diff(g, w);
-            if d > worst.0 {
-                worst = (d, x);
-            }
-        }
-    }
-    println!(
-        "{name} ({} lanes): max {} ulp at x = {:e}",
-        V::LANES,
-        worst.0,
-        worst.1
-    );
-    worst.0
 }
 
 fn check_all<V: F32Lanes>() {
@@ -358,40 +310,19 @@ fn check_via_f64<V: F32Lanes>() -> [u64; 3] {
             _ => (unit(a) * 2.0 - 1.0, (unit(b) - 0.5) * 200.0),
         });
     }
-    let mut worst = [0u64; 2];
-    for (k, (name, vf, sf)) in [
-        (
-            "pow",
-            (|x, y| via_f64_2(x, y, f64v::pow)) as fn(V, V) -> V,
-            <f32 as Scalar>::pow as fn(f32, f32) -> f32,
-        ),
-        (
-            "atan2",
-            |x, y| via_f64_2(x, y, f64v::atan2),
-            <f32 as Scalar>::atan2,
-        ),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        for chunk in ps.chunks(V::LANES) {
-            let xs: Vec<f32> = chunk.iter().map(|p| p.0).collect();
-            let ys: Vec<f32> = chunk.iter().map(|p| p.1).collect();
-            let got = vf(V::load_partial(&xs, 1.0), V::load_partial(&ys, 1.0));
-            for (i, &(x, y)) in chunk.iter().enumerate() {
-                let (g, w) = (got.lane(i), sf(x, y));
-                if !w.is_finite() || w == 0.0 {
-                    assert!(
-                        g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
-                        "{name}({x:e}, {y:e}) = {g:e}, want exactly {w:e}"
-                    );
-                }
-                worst[k] = Ord::max(worst[k], ulp_diff(g, w));
-            }
-        }
-        println!("{name} ({} lanes): max {} ulp", V::LANES, worst[k]);
-    }
-    [cbrt, worst[0], worst[1]]
+    let pow = sweep2::<V>(
+        "pow",
+        &ps,
+        |x, y| via_f64_2(x, y, f64v::pow),
+        <f32 as Scalar>::pow,
+    );
+    let atan2 = sweep2::<V>(
+        "atan2",
+        &ps,
+        |x, y| via_f64_2(x, y, f64v::atan2),
+        <f32 as Scalar>::atan2,
+    );
+    [cbrt, pow, atan2]
 }
 
 #[test]

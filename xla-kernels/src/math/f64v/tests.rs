@@ -6,26 +6,7 @@ use wide::{f64x4, f64x8};
 use xla_core::scalar::Scalar;
 
 use super::*;
-
-/// Distance in ulp between two f64 (0 for two NaNs, `u64::MAX` for NaN vs number).
-pub(crate) fn ulp_diff(a: f64, b: f64) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u64::MAX
-        };
-    }
-    let key = |x: f64| -> i128 {
-        let b = x.to_bits() as i128;
-        if b & (1 << 63) != 0 {
-            -(b & 0x7fff_ffff_ffff_ffff)
-        } else {
-            b
-        }
-    };
-    (key(a) - key(b)).unsigned_abs() as u64
-}
+use crate::math::sweep::{sweep, sweep2, ulp_diff};
 
 /// Special values for both sweeps.
 fn specials() -> Vec<f64> {
@@ -94,35 +75,6 @@ fn inputs() -> Vec<f64> {
     v
 }
 
-/// Max ulp error of `vf` (on vectors of `V`) against `sf` over `xs`; asserts that special
-/// results (non-finite or zero) match exactly, sign of zero included.
-fn sweep<V: F64Lanes>(name: &str, xs: &[f64], vf: fn(V) -> V, sf: fn(f64) -> f64) -> u64 {
-    let mut worst = (0u64, 0f64);
-    for chunk in xs.chunks(V::LANES) {
-        let got = vf(V::load_partial(chunk, 0.0));
-        for (i, &x) in chunk.iter().enumerate() {
-            let (g, w) = (got.lane(i), sf(x));
-            if !w.is_finite() || w == 0.0 {
-                assert!(
-                    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
-                    "{name}({x:e}) = {g:e}, want exactly {w:e}"
-                );
-            }
-            let d = ulp_diff(g, w);
-            if d > worst.0 {
-                worst = (d, x);
-            }
-        }
-    }
-    println!(
-        "f64 {name} ({} lanes): max {} ulp at x = {:e}",
-        V::LANES,
-        worst.0,
-        worst.1
-    );
-    worst.0
-}
-
 /// Pairs for the two-argument functions: every pair of special values, deterministic pseudo
 /// random bit patterns, and pairs in the usual ranges (`x` in (0, 16) or (-16, 16), `y` in
 /// (-60, 60) and small integers).
@@ -151,42 +103,6 @@ pub(crate) fn pairs() -> Vec<(f64, f64)> {
         });
     }
     v
-}
-
-/// [`sweep`] for a function of two arguments over [`pairs`].
-fn sweep2<V: F64Lanes>(
-    name: &str,
-    ps: &[(f64, f64)],
-    vf: fn(V, V) -> V,
-    sf: fn(f64, f64) -> f64,
-) -> u64 {
-    let mut worst = (0u64, 0f64, 0f64);
-    for chunk in ps.chunks(V::LANES) {
-        let xs: Vec<f64> = chunk.iter().map(|p| p.0).collect();
-        let ys: Vec<f64> = chunk.iter().map(|p| p.1).collect();
-        let got = vf(V::load_partial(&xs, 1.0), V::load_partial(&ys, 1.0));
-        for (i, &(x, y)) in chunk.iter().enumerate() {
-            let (g, w) = (got.lane(i), sf(x, y));
-            if !w.is_finite() || w == 0.0 {
-                assert!(
-                    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
-                    "{name}({x:e}, {y:e}) = {g:e}, want exactly {w:e}"
-                );
-            }
-            let d = ulp_diff(g, w);
-            if d > worst.0 {
-                worst = (d, x, y);
-            }
-        }
-    }
-    println!(
-        "f64 {name} ({} lanes): max {} ulp at ({:e}, {:e})",
-        V::LANES,
-        worst.0,
-        worst.1,
-        worst.2
-    );
-    worst.0
 }
 
 fn check_all<V: F64Lanes>() {
