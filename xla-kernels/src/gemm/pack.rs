@@ -162,7 +162,8 @@ fn pack_b_rows<T: Copy + Default>(
     }
 }
 
-/// One `kc x nr` panel of B starting at `(row0, c0)`, of which `valid` columns exist.
+/// One `kc x nr` panel of a B whose rows are not contiguous (row-major B goes through
+/// [`pack_b_rows`]), starting at `(row0, c0)`, of which `valid` columns exist.
 #[allow(clippy::too_many_arguments)]
 fn pack_b_panel<T: Copy + Default>(
     dst: &mut [T],
@@ -175,24 +176,15 @@ fn pack_b_panel<T: Copy + Default>(
     valid: usize,
     nr: usize,
 ) {
-    if sb[2] == 1 {
-        // Row-major B: each row of the panel is contiguous.
-        for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
-            let o = offset(bi, row0 + p, c0, sb);
-            d[..valid].copy_from_slice(&b[o..o + valid]);
-            d[valid..].fill(T::default());
-        }
-    } else {
-        for j in 0..nr {
-            if j < valid {
-                let base = offset(bi, row0, c0 + j, sb) as isize;
-                for p in 0..kc {
-                    dst[p * nr + j] = b[(base + p as isize * sb[1]) as usize];
-                }
-            } else {
-                for p in 0..kc {
-                    dst[p * nr + j] = T::default();
-                }
+    for j in 0..nr {
+        if j < valid {
+            let base = offset(bi, row0, c0 + j, sb) as isize;
+            for p in 0..kc {
+                dst[p * nr + j] = b[(base + p as isize * sb[1]) as usize];
+            }
+        } else {
+            for p in 0..kc {
+                dst[p * nr + j] = T::default();
             }
         }
     }
