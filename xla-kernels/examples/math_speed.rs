@@ -83,52 +83,21 @@ fn main() {
                 |a, _| <$v as VFloat>::$f(a), |a, _| lanes1(a, <$ty as Scalar>::$f));)*
         };
     }
+    // The first argument from `x` or `p` (as in `unary!`), the second from `y`.
+    macro_rules! binary {
+        ($t:literal, $ty:ty, $v:ty, $x:expr, $y:expr, $p:expr, $o:expr; $($name:literal $f:ident $arg:ident),* $(,)?) => {
+            $(row!($name, $t, if stringify!($arg) == "p" { $p } else { $x }, $y, $o, $v,
+                <$v as VFloat>::$f, |a, b| lanes2(a, b, <$ty as Scalar>::$f));)*
+        };
+    }
     unary!("f32", f32, F32V, &x32, &p32, &mut o32;
         "exp" exp x, "expm1" expm1 x, "log" log p, "log1p" log1p p, "logistic" logistic x,
         "tanh" tanh x, "erf" erf x, "sin" sin x, "cos" cos x, "tan" tan x, "cbrt" cbrt x,
         "rsqrt" rsqrt p);
-    row!(
-        "pow",
-        "f32",
-        &p32,
-        &y32,
-        &mut o32,
-        F32V,
-        <F32V as VFloat>::pow,
-        |a, b| lanes2(a, b, <f32 as Scalar>::pow)
-    );
-    row!(
-        "atan2",
-        "f32",
-        &x32,
-        &y32,
-        &mut o32,
-        F32V,
-        <F32V as VFloat>::atan2,
-        |a, b| lanes2(a, b, <f32 as Scalar>::atan2)
-    );
+    binary!("f32", f32, F32V, &x32, &y32, &p32, &mut o32; "pow" pow p, "atan2" atan2 x);
     unary!("f64", f64, F64V, &x64, &p64, &mut o64;
         "exp" exp x, "expm1" expm1 x, "log" log p, "log1p" log1p p, "logistic" logistic x,
         "tanh" tanh x, "erf" erf x, "sin" sin x, "cos" cos x, "tan" tan x, "cbrt" cbrt x,
         "rsqrt" rsqrt p);
-    row!(
-        "pow",
-        "f64",
-        &p64,
-        &y64,
-        &mut o64,
-        F64V,
-        <F64V as VFloat>::pow,
-        |a, b| lanes2(a, b, <f64 as Scalar>::pow)
-    );
-    row!(
-        "atan2",
-        "f64",
-        &x64,
-        &y64,
-        &mut o64,
-        F64V,
-        <F64V as VFloat>::atan2,
-        |a, b| lanes2(a, b, <f64 as Scalar>::atan2)
-    );
+    binary!("f64", f64, F64V, &x64, &y64, &p64, &mut o64; "pow" pow p, "atan2" atan2 x);
 }
