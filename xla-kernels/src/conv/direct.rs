@@ -61,23 +61,12 @@ pub(crate) fn depthwise_f32(
     }
     let (ho, wo) = (g.out_size[0], g.out_size[1]);
     let (kh, kw) = (g.k_size[0], g.k_size[1]);
-    let (sy, dy, dx) = (g.stride[0], g.rhs_dil[0], g.rhs_dil[1]);
-    // The padded plane: rows/cols of the padded input that windows reach.
-    let hp = if kh == 0 {
-        0
-    } else {
-        (ho - 1) * sy + (kh - 1) * dy + 1
-    };
-    // Row pitch: whole vectors of output plus the window's reach (all readable), and one
-    // vector of slack after the plane for the last flattened segment.
+    let (dy, dx) = (g.rhs_dil[0], g.rhs_dil[1]);
+    // The padded plane the windows reach, and (in the slot) one vector of slack after it for
+    // the last flattened segment.
     let l = F32V::LANES;
-    let wp = wo.next_multiple_of(l) + if kw == 0 { 0 } else { (kw - 1) * dx };
-    let rows = Rows {
-        wpp: wp,
-        sy,
-        wo,
-        ho,
-    };
+    let (hp, rows) = Rows::padded_plane(&g);
+    let wp = rows.wpp;
     bufs.offs.clear();
     bufs.offs
         .extend((0..kh * kw).map(|t| (t / kw) * dy * wp + (t % kw) * dx));

@@ -64,14 +64,9 @@ pub(crate) fn conv_nchw_f32(
     let l = F32V::LANES;
     let (ho, wo) = (g.out_size[0], g.out_size[1]);
     let (kh, kw) = (g.k_size[0], g.k_size[1]);
-    let (sy, dy, dx) = (g.stride[0], g.rhs_dil[0], g.rhs_dil[1]);
-    let hp = if kh == 0 {
-        0
-    } else {
-        (ho - 1) * sy + (kh - 1) * dy + 1
-    };
-    // Row pitch: whole vectors of output plus the window's reach, all readable.
-    let wpp = wo.next_multiple_of(l) + if kw == 0 { 0 } else { (kw - 1) * dx };
+    let (dy, dx) = (g.rhs_dil[0], g.rhs_dil[1]);
+    let (hp, rows) = Rows::padded_plane(&g);
+    let wpp = rows.wpp;
     // Channel pitch: the plane plus one vector of slack, read (as zeros) by the last
     // flattened segment.
     let chan = hp * wpp + l;
@@ -128,7 +123,7 @@ pub(crate) fn conv_nchw_f32(
     let geo = Tile {
         offs: &bufs.offs,
         taps,
-        rows: Rows { wpp, sy, wo, ho },
+        rows,
     };
     let (pad, w) = (&bufs.pad[..], &bufs.w[..]);
     let run = |t: usize, dst: &mut [f32]| {
@@ -226,6 +221,23 @@ pub(super) struct Rows {
 }
 
 impl Rows {
+    /// The padded plane a pass over `g`'s first two spatial dims reads, as `(hp, rows)`:
+    /// `hp = (ho - 1) * sy + (kh - 1) * dy + 1` padded input rows (0 if `kh == 0`), at pitch
+    /// `wpp = ceil_L(wo) + (kw - 1) * dx`: whole vectors of output plus the window's reach,
+    /// all readable.
+    pub(super) fn padded_plane(g: &Geom) -> (usize, Rows) {
+        let (ho, wo) = (g.out_size[0], g.out_size[1]);
+        let (kh, kw) = (g.k_size[0], g.k_size[1]);
+        let (sy, dy, dx) = (g.stride[0], g.rhs_dil[0], g.rhs_dil[1]);
+        let hp = if kh == 0 {
+            0
+        } else {
+            (ho - 1) * sy + (kh - 1) * dy + 1
+        };
+        let wpp = wo.next_multiple_of(F32V::LANES) + if kw == 0 { 0 } else { (kw - 1) * dx };
+        (hp, Rows { wpp, sy, wo, ho })
+    }
+
     /// Calls `f(input_base, q0, nv)` for every output segment of `nv <= max_nv` vectors, in
     /// order: `q0` is the segment's first output position as `y * wpp + x`, `input_base` the
     /// offset (within a channel) of the padded input its first tap reads. With unit row
