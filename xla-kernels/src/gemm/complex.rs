@@ -91,6 +91,43 @@ pub(crate) fn as_reals_mut<T>(x: &mut [Complex<T>]) -> &mut [T] {
     unsafe { std::slice::from_raw_parts_mut(x.as_mut_ptr().cast::<T>(), 2 * x.len()) }
 }
 
+/// The `rows x 2 cols` interleaved reals of the complex `batch x rows x cols` operand `x`
+/// (strides `s`) and their strides: a view of `x` when its columns are contiguous (or there is
+/// one column), else a dense copy per distinct batch item in `dense`.
+fn interleaved<'a, T: Copy + Default>(
+    x: &'a [Complex<T>],
+    s: [isize; 3],
+    batch: usize,
+    rows: usize,
+    cols: usize,
+    dense: &'a mut Vec<T>,
+) -> (&'a [T], [isize; 3]) {
+    if s[2] == 1 || cols == 1 {
+        return (as_reals(x), [2 * s[0], 2 * s[1], 1]);
+    }
+    let nx = items(batch, s[0]);
+    ensure_len(dense, nx * rows * 2 * cols);
+    for bi in 0..nx {
+        for i in 0..rows {
+            let row = &mut dense[(bi * rows + i) * 2 * cols..][..2 * cols];
+            for (j, r) in row.chunks_exact_mut(2).enumerate() {
+                let v = x[offset(bi, i, j, s)];
+                r[0] = v.re;
+                r[1] = v.im;
+            }
+        }
+    }
+    let batch_stride = if nx == 1 {
+        0
+    } else {
+        (rows * 2 * cols) as isize
+    };
+    (
+        &dense[..nx * rows * 2 * cols],
+        [batch_stride, (2 * cols) as isize, 1],
+    )
+}
+
 /// `C = A B` (`+ C`) for complex operands on validated strides with `batch, m, n > 0`.
 pub(crate) fn gemm_complex<V: VFloat>(
     d: &GemmDesc,
@@ -158,25 +195,8 @@ fn split<V: VFloat>(
         dense,
         c: pq,
     } = bufs;
-    // B': a view when B's rows are contiguous, else a dense k x 2n copy per distinct item.
-    let (b_reals, b_str): (&[V::Elem], [isize; 3]) = if sb[2] == 1 || n == 1 {
-        (as_reals(b), [2 * sb[0], 2 * sb[1], 1])
-    } else {
-        let nb = items(d.batch, d.b_batch_stride);
-        ensure_len(dense, nb * 2 * k * n);
-        for bi in 0..nb {
-            for p in 0..k {
-                let row = &mut dense[(bi * k + p) * 2 * n..][..2 * n];
-                for (j, x) in row.chunks_exact_mut(2).enumerate() {
-                    let v = b[offset(bi, p, j, sb)];
-                    x[0] = v.re;
-                    x[1] = v.im;
-                }
-            }
-        }
-        let bb = if nb == 1 { 0 } else { (2 * k * n) as isize };
-        (&dense[..nb * 2 * k * n], [bb, (2 * n) as isize, 1])
-    };
+    // B': k x 2n reals.
+    let (b_reals, b_str) = interleaved(b, sb, d.batch, k, n, dense);
     // A stacked: rows 0..m are re(A), rows m..2m im(A), one dense 2m x k block per distinct
     // batch item (O(m k), small here), so ONE real GEMM reads B once.
     let na = items(d.batch, d.a_batch_stride);
@@ -261,25 +281,8 @@ fn expanded<V: VFloat>(
     expand_b(d, b, &mut eb[..nb * 4 * k * n], nb);
     let eb_batch = if nb == 1 { 0 } else { (4 * k * n) as isize };
 
-    // A': a view, or a dense m x 2k copy per distinct batch item.
-    let (a_reals, a_str): (&[V::Elem], [isize; 3]) = if sa[2] == 1 || k == 1 {
-        (as_reals(a), [2 * sa[0], 2 * sa[1], 1])
-    } else {
-        let na = items(d.batch, d.a_batch_stride);
-        ensure_len(dense, na * 2 * m * k);
-        for bi in 0..na {
-            for i in 0..m {
-                let row = &mut dense[(bi * m + i) * 2 * k..][..2 * k];
-                for (p, x) in row.chunks_exact_mut(2).enumerate() {
-                    let v = a[offset(bi, i, p, sa)];
-                    x[0] = v.re;
-                    x[1] = v.im;
-                }
-            }
-        }
-        let ab = if na == 1 { 0 } else { (2 * m * k) as isize };
-        (&dense[..na * 2 * m * k], [ab, (2 * k) as isize, 1])
-    };
+    // A': m x 2k reals.
+    let (a_reals, a_str) = interleaved(a, sa, d.batch, m, k, dense);
 
     let real_desc = |c_str: [isize; 3], accumulate: bool| GemmDesc {
         batch: d.batch,
