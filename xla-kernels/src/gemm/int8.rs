@@ -58,8 +58,13 @@ pub fn gemm_s8_s32(
     let panels = d.n.div_ceil(NR);
     let out = OutPtr::new(c);
     for bt in 0..d.batch {
-        pack_b(&d, bt, b, kq, panels, &mut bufs.b);
-        pack_a(&d, bt, a, kq, &mut bufs.a);
+        // A broadcast operand (batch stride 0) is the same for every item: packed once.
+        if bt == 0 || d.b_batch_stride != 0 {
+            pack_b(&d, bt, b, kq, panels, &mut bufs.b);
+        }
+        if bt == 0 || d.a_batch_stride != 0 {
+            pack_a(&d, bt, a, kq, &mut bufs.a);
+        }
         let (pa, pb) = (&bufs.a[..], &bufs.b[..]);
         let task = |r0: usize| {
             let r1 = (r0 + TASK_ROWS).min(d.m);
@@ -294,6 +299,17 @@ mod tests {
         d.c_col_stride = m as isize;
         d.accumulate = true;
         check(d, m * k, 2 * n * k, m * n);
+    }
+
+    #[test]
+    fn broadcast_operands_over_the_batch() {
+        let (batch, m, n, k) = (3, 10, 20, 7);
+        let mut d = GemmDesc::row_major(batch, m, n, k);
+        d.b_batch_stride = 0;
+        check(d, batch * m * k, k * n, batch * m * n);
+        let mut d = GemmDesc::row_major(batch, m, n, k);
+        d.a_batch_stride = 0;
+        check(d, m * k, batch * k * n, batch * m * n);
     }
 
     #[test]
