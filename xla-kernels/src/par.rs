@@ -57,6 +57,27 @@ pub fn rows_with_threshold<T: Send>(
         .for_each(|(b, chunk)| f(b * rpb, chunk));
 }
 
+/// Runs `f(i, chunk)` on every chunk `out[i * chunk_len ..][..chunk_len]` (the last may be
+/// shorter): on rayon when `parallel`, otherwise in order on this thread. For kernels that
+/// choose their own task size and threshold (e.g. by multiply-adds rather than elements).
+/// Panics if `chunk_len == 0`.
+pub fn chunks<T: Send>(
+    out: &mut [T],
+    chunk_len: usize,
+    parallel: bool,
+    f: impl Fn(usize, &mut [T]) + Sync + Send,
+) {
+    if parallel {
+        out.par_chunks_mut(chunk_len)
+            .enumerate()
+            .for_each(|(i, c)| f(i, c));
+    } else {
+        out.chunks_mut(chunk_len)
+            .enumerate()
+            .for_each(|(i, c)| f(i, c));
+    }
+}
+
 /// Like [`rows`] for two outputs split at the same rows (`a` has rows of `row_len_a`, `b` of
 /// `row_len_b`; both must hold the same number of rows): `f(first_row, block_a, block_b)`.
 /// Used by fused loops with two results (variadic reduces, tuple outputs).

@@ -14,8 +14,6 @@
 
 use std::ops::Range;
 
-use rayon::prelude::*;
-
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc, MAX_RANK};
 use crate::simd::{VFloat, F32V};
@@ -89,17 +87,8 @@ pub(crate) fn conv_nchw_f32(
         );
     };
     if chan > 0 {
-        if nimg * cin * chan >= PAR_MIN_MACS / 8 {
-            bufs.pad
-                .par_chunks_mut(chan)
-                .enumerate()
-                .for_each(|(i, p)| fill(i, p));
-        } else {
-            bufs.pad
-                .chunks_mut(chan)
-                .enumerate()
-                .for_each(|(i, p)| fill(i, p));
-        }
+        let parallel = nimg * cin * chan >= PAR_MIN_MACS / 8;
+        crate::par::chunks(&mut bufs.pad, chan, parallel, fill);
     }
 
     // Output channel blocks (never straddling a group) and their weights by channel pair.
@@ -158,15 +147,7 @@ pub(crate) fn conv_nchw_f32(
     };
     let tasks = out.len() / (ocb * plane);
     let macs = out.len() * g.ci * taps;
-    if macs >= PAR_MIN_MACS && tasks > 1 {
-        out.par_chunks_mut(ocb * plane)
-            .enumerate()
-            .for_each(|(t, dst)| run(t, dst));
-    } else {
-        out.chunks_mut(ocb * plane)
-            .enumerate()
-            .for_each(|(t, dst)| run(t, dst));
-    }
+    crate::par::chunks(out, ocb * plane, macs >= PAR_MIN_MACS && tasks > 1, run);
 }
 
 /// `w[(blk * pairs + q) * wpair + (c * taps + t) * 2 + j]` = kernel of output channel

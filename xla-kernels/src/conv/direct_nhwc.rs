@@ -9,8 +9,6 @@
 //! and `MR` broadcasts per `2 * MR` FMAs, GEMM's register-tile ratio, with no im2col copy.
 //! Tasks are output rows.
 
-use rayon::prelude::*;
-
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc, MAX_RANK};
 use crate::simd::{VFloat, F32V};
@@ -72,17 +70,8 @@ pub(crate) fn conv_nhwc_f32(
     bufs.pad.resize(g.in_batch * img, 0.0);
     if img > 0 {
         let fill = |b: usize, dst: &mut [f32]| fill_image(&g, input, b, hp, wp, cin, dst);
-        if bufs.pad.len() >= PAR_MIN_MACS / 8 {
-            bufs.pad
-                .par_chunks_mut(img)
-                .enumerate()
-                .for_each(|(b, p)| fill(b, p));
-        } else {
-            bufs.pad
-                .chunks_mut(img)
-                .enumerate()
-                .for_each(|(b, p)| fill(b, p));
-        }
+        let parallel = bufs.pad.len() >= PAR_MIN_MACS / 8;
+        crate::par::chunks(&mut bufs.pad, img, parallel, fill);
     }
 
     // Weights: per group and block of `nr` output features, `[t][c][nr]` (zeros past Og).
@@ -144,15 +133,12 @@ pub(crate) fn conv_nhwc_f32(
         }
     };
     let macs = out.len() * g.ci * taps;
-    if macs >= PAR_MIN_MACS && out.len() > row_len {
-        out.par_chunks_mut(row_len)
-            .enumerate()
-            .for_each(|(r, dst)| run(r, dst));
-    } else {
-        out.chunks_mut(row_len)
-            .enumerate()
-            .for_each(|(r, dst)| run(r, dst));
-    }
+    crate::par::chunks(
+        out,
+        row_len,
+        macs >= PAR_MIN_MACS && out.len() > row_len,
+        run,
+    );
 }
 
 /// `R` positions x `2L` features: `acc[r][h]` summed over taps `(ky, kx)` then features.
