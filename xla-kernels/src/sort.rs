@@ -99,21 +99,17 @@ fn geometry(
 }
 
 /// Runs `f(first_slab, chunk)` over `out` cut into blocks of whole slabs of `slab_len`
-/// elements, in parallel when `out.len() >= PAR_MIN_ELEMENTS`.
+/// elements, in parallel when `out.len() >= PAR_MIN_ELEMENTS`:
+/// [`crate::par::rows_with_threshold`] with slabs as rows, except that `f` is never called on
+/// an empty `out`.
 fn slabs<O: Send>(out: &mut [O], slab_len: usize, f: impl Fn(usize, &mut [O]) + Sync + Send) {
-    if out.is_empty() {
-        return;
-    }
-    let slab_len = slab_len.max(1);
-    let per_task = (PAR_TASK_ELEMENTS / slab_len).max(1);
-    if out.len() < PAR_MIN_ELEMENTS || out.len() <= slab_len {
-        f(0, out);
-    } else {
-        out.par_chunks_mut(per_task * slab_len)
-            .enumerate()
-            .for_each(|(t, c)| f(t * per_task, c));
+    if !out.is_empty() {
+        crate::par::rows_with_threshold(out, slab_len, PAR_MIN_ELEMENTS, f);
     }
 }
+
+// `slabs` cuts blocks of about `par::PAR_BLOCK_ELEMENTS`: keep it this module's task size.
+const _: () = assert!(PAR_TASK_ELEMENTS == crate::par::PAR_BLOCK_ELEMENTS);
 
 /// Reusable key buffers for [`sort_with_scratch`]: they grow to the largest problem seen and
 /// are then reused, so a warm scratch makes the sort allocation-free (also on the rayon path).
