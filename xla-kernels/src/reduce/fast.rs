@@ -29,17 +29,9 @@ pub(super) fn rows<T: FastFloat>(src: &[T], len: usize, op: ReduceOp, init: T, d
         );
         scalar(op, init, v)
     };
-    if src.len() < par::PAR_MIN_ELEMENTS || dst.len() == 1 {
-        // One row (or a small problem): the row's own tree is parallel if it is long.
-        dst.iter_mut().enumerate().for_each(|(o, x)| *x = one(o));
-    } else {
-        let per_task = (PAR_TASK_ELEMENTS / len).max(1);
-        dst.par_chunks_mut(per_task).enumerate().for_each(|(t, c)| {
-            c.iter_mut()
-                .enumerate()
-                .for_each(|(k, x)| *x = one(t * per_task + k))
-        });
-    }
+    // One row (or a small problem) runs in order: the row's own tree is parallel if it is long.
+    let parallel = src.len() >= par::PAR_MIN_ELEMENTS && dst.len() > 1;
+    super::each_output(dst, (PAR_TASK_ELEMENTS / len.max(1)).max(1), parallel, one);
 }
 
 /// One leaf of a row: four vector accumulators over the block (then combined (0+1)+(2+3)),

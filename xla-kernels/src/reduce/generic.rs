@@ -2,8 +2,6 @@
 //! reference order (the reduced indices in row-major order); and its variadic form over
 //! accumulators built from flat indices.
 
-use rayon::prelude::*;
-
 use super::{canonicalize, PAR_TASK_ELEMENTS};
 use crate::error::{element_count, KernelError};
 use crate::par;
@@ -90,15 +88,12 @@ pub fn reduce_indexed<A: Copy + Send + Sync>(
         }
         a
     };
-    if total < par::PAR_MIN_ELEMENTS || dst.len() == 1 {
-        dst.iter_mut().enumerate().for_each(|(o, x)| *x = one(o));
-    } else {
-        let per_task = (PAR_TASK_ELEMENTS / n_red.max(1)).max(1);
-        dst.par_chunks_mut(per_task).enumerate().for_each(|(t, c)| {
-            c.iter_mut()
-                .enumerate()
-                .for_each(|(k, x)| *x = one(t * per_task + k))
-        });
-    }
+    let parallel = total >= par::PAR_MIN_ELEMENTS && dst.len() > 1;
+    super::each_output(
+        dst,
+        (PAR_TASK_ELEMENTS / n_red.max(1)).max(1),
+        parallel,
+        one,
+    );
     Ok(())
 }

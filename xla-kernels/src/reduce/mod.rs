@@ -122,6 +122,21 @@ fn identity<T: FastFloat>(op: ReduceOp) -> T {
     }
 }
 
+/// `dst[o] = one(o)` for every output, `per_task` outputs per rayon task when `parallel`
+/// (each output is computed alone, so the bits do not depend on the split).
+fn each_output<T: Send>(
+    dst: &mut [T],
+    per_task: usize,
+    parallel: bool,
+    one: impl Fn(usize) -> T + Sync + Send,
+) {
+    crate::par::chunks(dst, per_task, parallel, |t, c| {
+        c.iter_mut()
+            .enumerate()
+            .for_each(|(k, x)| *x = one(t * per_task + k))
+    });
+}
+
 /// What [`reduce_rows`] / [`reduce_cols`] start from: `+0` for a sum (XLA's usual init), the
 /// identity for max / min.
 #[inline(always)]
