@@ -2,7 +2,9 @@
 and runs it, for the Rust crate `xla-oracle` (oracle/src/lib.rs), which speaks this protocol.
 
 Protocol (stdin/stdout, binary-safe; all numbers little-endian):
-  start:    the server writes one JSON line: {"ready": true, "jax": ..., "jaxlib": ...}
+  start:    the server writes one JSON line: {"ready": true, "jax": ..., "jaxlib": ..., "cpu":
+            model name, "isa": widest vector ISA of the CPU, "max_isa": XLA_ORACLE_MAX_ISA or
+            "native"}
             or {"ready": false, "error": ...} and exits.
   request:  one JSON line {"mode": "run" | "time", "mlir_len": N, "iters": K,
             "inputs": [{"dtype": "f32", "shape": [2, 3], "nbytes": 24}, ...]}
@@ -13,7 +15,8 @@ Protocol (stdin/stdout, binary-safe; all numbers little-endian):
             {"ok": true, "seconds": s, "runs": K} (time: median of K timed runs after warm-up,
             measured here around execute + block_until_ready, inputs already on the device),
             or {"ok": false, "error": "..."}.
-Compiled executables are cached by the SHA-256 of the text (and the jaxlib version): in memory,
+Compiled executables are cached by the SHA-256 of the text (and the jaxlib version, the CPU and
+XLA_FLAGS): in memory,
 and on disk in target/oracle-cache (XLA_ORACLE_CACHE_DIR overrides, "off" disables), because
 XLA:CPU compiles each kernel in ~50 ms and the oracle tests have about a thousand. The files are
 our own compilations, loaded back with deserialize_executable.
@@ -39,7 +42,46 @@ def send(obj, payload=b""):
     _OUT.flush()
 
 
+def cpu_description():
+    """The CPU model and its widest vector ISA, from /proc/cpuinfo: XLA:CPU generates different
+    code (summation orders, rsqrt, ...) for AVX2 and AVX-512, so every result names where it ran."""
+    model, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and model == "unknown CPU":
+                    model = value.strip()
+                elif key == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    levels = [
+        ("amx_tile", "AMX"),
+        ("avx512_bf16", "AVX512_BF16"),
+        ("avx512_vnni", "AVX512_VNNI"),
+        ("avx512f", "AVX512"),
+        ("avx2", "AVX2"),
+        ("avx", "AVX"),
+        ("sse4_2", "SSE4_2"),
+    ]
+    isa = next((name for flag, name in levels if flag in flags), "SSE2")
+    return model, isa, sorted(flags)
+
+
+# XLA_ORACLE_MAX_ISA caps the instructions XLA:CPU may use (XLA's --xla_cpu_max_isa: SSE4_2,
+# AVX, AVX2, AVX512, ...), so a machine with AVX-512 also checks XLA's AVX2 code paths.
+MAX_ISA = os.environ.get("XLA_ORACLE_MAX_ISA", "").strip().upper()
+if MAX_ISA:
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + f" --xla_cpu_max_isa={MAX_ISA}").strip()
+CPU_MODEL, CPU_ISA, CPU_FLAGS = cpu_description()
+
 try:
+    # XLA only warns about an unknown name and then uses every instruction: refuse it instead.
+    _ISAS = ("SSE4_2", "AVX", "AVX2", "AVX512", "AVX512_VNNI", "AVX512_BF16", "AMX", "AMX_FP16")
+    if MAX_ISA and MAX_ISA not in _ISAS:
+        raise ValueError(f"XLA_ORACLE_MAX_ISA={MAX_ISA!r} is not one of {', '.join(_ISAS)}")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     import numpy as np
@@ -92,8 +134,15 @@ def read_exact(n):
     return bytes(buf)
 
 
+# What a compiled executable depends on besides its text: the jaxlib version, the CPU's ISA
+# (XLA:CPU compiles for the host) and the XLA flags in force.
+_CACHE_SALT = "\n".join(
+    [jaxlib.__version__, CPU_MODEL, " ".join(CPU_FLAGS), os.environ.get("XLA_FLAGS", "")]
+)
+
+
 def compile_text(text):
-    key = hashlib.sha256((jaxlib.__version__ + "\n" + text).encode()).hexdigest()
+    key = hashlib.sha256((_CACHE_SALT + "\n" + text).encode()).hexdigest()
     exe = CACHE.get(key)
     if exe is not None:
         return exe
@@ -161,7 +210,16 @@ def time_runs(exe, arrays, iters):
 
 
 def serve():
-    send({"ready": True, "jax": jax.__version__, "jaxlib": jaxlib.__version__})
+    send(
+        {
+            "ready": True,
+            "jax": jax.__version__,
+            "jaxlib": jaxlib.__version__,
+            "cpu": CPU_MODEL,
+            "isa": CPU_ISA,
+            "max_isa": MAX_ISA or "native",
+        }
+    )
     while True:
         line = _IN.readline()
         if not line:

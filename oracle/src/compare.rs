@@ -17,6 +17,11 @@ pub enum Tolerance {
     /// larger component of XLA's value (normwise; per component when one is not finite).
     /// Non-floats: exact.
     Ulp(u64),
+    /// Sums and dot products: within the forward-error bound of the case's computation
+    /// evaluated in f64 (see [`crate::forward`]), whatever the summation order. Needs the
+    /// computation and its arguments: harnesses check it with [`crate::check_forward`];
+    /// [`check_close`] refuses it.
+    Forward,
 }
 
 /// Position of `x` on the line of floats ordered by value, from the sign-magnitude `bits` of a
@@ -207,6 +212,11 @@ pub fn check_close(
         }
         return Ok(());
     }
+    if tol == Tolerance::Forward {
+        return Err(format!(
+            "{name}: a forward-error tolerance needs the computation: use check_forward"
+        ));
+    }
     let (a, b) = arrays(ours, xla).map_err(|e| format!("{name}: {e}"))?;
     let (dims, _) = ours
         .as_array()
@@ -220,6 +230,7 @@ pub fn check_close(
         let ok = match tol {
             Tolerance::Exact => e.exact,
             Tolerance::Ulp(n) => e.ulps <= n,
+            Tolerance::Forward => false,
         };
         if !ok {
             bad += 1;

@@ -8,6 +8,7 @@
 
 pub mod bounds;
 pub mod compare;
+pub mod forward;
 pub mod random;
 mod wire;
 
@@ -19,6 +20,7 @@ use serde_json::{json, Value};
 use xla_core::{Computation, ElementType, Literal, Shape};
 
 pub use compare::{assert_close, check_close, max_ulps, Tolerance};
+pub use forward::{check_forward, Forward};
 pub use random::{random_literal, Dist};
 
 /// How to set the oracle up, appended to every start-up error.
@@ -33,6 +35,10 @@ pub struct Oracle {
     stdout: BufReader<ChildStdout>,
     /// `jax.__version__` reported by the server.
     pub jax_version: String,
+    /// Where XLA runs: the CPU model, its widest vector ISA and the cap set by
+    /// `XLA_ORACLE_MAX_ISA` (e.g. `AMD EPYC, ISA AVX512, XLA capped at AVX2`). XLA:CPU emits
+    /// different code per ISA, so every failure message should name it.
+    pub platform: String,
     /// Set once the process failed; later requests fail at once with this reason.
     dead: Option<String>,
 }
@@ -92,6 +98,7 @@ impl Oracle {
             stdin: Some(stdin),
             stdout: BufReader::new(stdout),
             jax_version: String::new(),
+            platform: String::new(),
             dead: None,
         };
         let hello = oracle.read_header().map_err(|e| {
@@ -108,6 +115,15 @@ impl Oracle {
             ));
         }
         oracle.jax_version = hello["jax"].as_str().unwrap_or("?").to_string();
+        let field = |k: &str| hello[k].as_str().unwrap_or("?").to_string();
+        oracle.platform = match field("max_isa").as_str() {
+            "native" => format!("{}, ISA {}", field("cpu"), field("isa")),
+            cap => format!("{}, ISA {}, XLA capped at {cap}", field("cpu"), field("isa")),
+        };
+        eprintln!(
+            "XLA oracle: jax {} on {}",
+            oracle.jax_version, oracle.platform
+        );
         Ok(oracle)
     }
 

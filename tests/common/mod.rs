@@ -12,19 +12,9 @@ use num_complex::Complex;
 use xla_aot::core::eval::evaluate;
 use xla_aot::core::stablehlo::try_to_stablehlo;
 use xla_aot::core::{ArrayData, ArrayShape, Computation, ElementType, Error, Literal, Shape};
-use xla_oracle::{check_close, max_ulps, random_literal, Dist, Oracle, Tolerance};
-
-/// Relative tolerance of float reductions (sums, dots of random reals) against XLA, whose
-/// summation order is unspecified and differs from ours (fixed per-lane partial sums) and the
-/// evaluator's (sequential): `|ours - xla| <= REDUCE_REL * max(|xla|, 1e-30)`. Inputs of those
-/// cases are positive, so no cancellation; ~2^-17 leaves room for f32 sums of a few thousand
-/// terms (each reorder costs at most a few ulps of the running sum).
-pub const REDUCE_REL_F32: f64 = 1e-5;
-/// The same for f64.
-pub const REDUCE_REL_F64: f64 = 1e-13;
-/// The same for f16/bf16 (XLA accumulates half types in f32 and rounds once; ours may round per
-/// step): a few ulps of the 8- or 11-bit mantissa.
-pub const REDUCE_REL_HALF: f64 = 4e-2;
+use xla_oracle::{
+    check_close, check_forward, max_ulps, random_literal, Dist, Forward, Oracle, Tolerance,
+};
 
 /// How close one result must be to XLA's.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,15 +25,19 @@ pub enum Tol {
     Ulp(u64),
     /// Floats within a relative error (complex: per component); non-floats exact.
     Rel(f64),
+    /// Sums and dot products: within the forward-error bound of the fn's computation evaluated
+    /// in f64 on the same arguments (`xla_oracle::forward`), whatever the summation order, which
+    /// differs between ours, the evaluator's and XLA's on AVX2 and on AVX-512.
+    Forward,
 }
 
-/// The float reduction tolerance of type `ty` (exact for integers and pred).
+/// The tolerance of a float reduction of type `ty`: the forward-error bound (exact for integers
+/// and pred, whose sums wrap identically in any order).
 pub fn reduce_tol(ty: ElementType) -> Tol {
-    match ty {
-        ElementType::F32 | ElementType::C64 => Tol::Rel(REDUCE_REL_F32),
-        ElementType::F64 | ElementType::C128 => Tol::Rel(REDUCE_REL_F64),
-        ElementType::F16 | ElementType::Bf16 => Tol::Rel(REDUCE_REL_HALF),
-        _ => Tol::Exact,
+    if ty.is_float_or_complex() {
+        Tol::Forward
+    } else {
+        Tol::Exact
     }
 }
 
@@ -140,6 +134,7 @@ fn tol_of(t: Tolerance) -> Tol {
     match t {
         Tolerance::Exact => Tol::Exact,
         Tolerance::Ulp(n) => Tol::Ulp(n),
+        Tolerance::Forward => Tol::Forward,
     }
 }
 
@@ -187,8 +182,9 @@ pub fn check_all(suite: &str, cases: Vec<Case>) {
     }
     assert!(
         failures.is_empty(),
-        "{suite}: {} of {n} cases fail:\n{}",
+        "{suite}: {} of {n} cases fail (XLA:CPU on {}):\n{}",
         failures.len(),
+        oracle.platform,
         failures.join("\n")
     );
     eprintln!("{suite}: {n} cases agree with XLA (generated code and evaluator)");
@@ -220,7 +216,7 @@ fn check_one(oracle: &mut Oracle, c: &Case, measure: bool) -> Result<(), String>
             if measure {
                 eprintln!("MEASURE gen  {} {}", c.name, ulps_of(&gen, &xla));
             }
-            if let Err(e) = compare(&format!("{} [generated]", c.name), &gen, &xla, c.gen_tol) {
+            if let Err(e) = compare_case(&format!("{} [generated]", c.name), &gen, &xla, c.gen_tol, &comp, &c.args) {
                 errs.push(e);
             }
         }
@@ -231,7 +227,7 @@ fn check_one(oracle: &mut Oracle, c: &Case, measure: bool) -> Result<(), String>
             if measure {
                 eprintln!("MEASURE eval {} {}", c.name, ulps_of(&ev, &xla));
             }
-            if let Err(e) = compare(&format!("{} [evaluator]", c.name), &ev, &xla, c.eval_tol) {
+            if let Err(e) = compare_case(&format!("{} [evaluator]", c.name), &ev, &xla, c.eval_tol, &comp, &c.args) {
                 errs.push(e);
             }
         }
@@ -257,13 +253,32 @@ fn ulps_of(ours: &Literal, xla: &Literal) -> String {
     }
 }
 
+/// [`compare`], and for [`Tol::Forward`] the forward-error check against `comp` evaluated in
+/// f64 on `args`.
+fn compare_case(
+    name: &str,
+    ours: &Literal,
+    xla: &Literal,
+    tol: Tol,
+    comp: &Computation,
+    args: &[Literal],
+) -> Result<(), String> {
+    match tol {
+        Tol::Forward => Forward::of(comp, args)
+            .map_err(|e| format!("{name}: {e}"))
+            .and_then(|f| check_forward(name, ours, xla, &f)),
+        tol => compare(name, ours, xla, tol),
+    }
+}
+
 /// Compares `ours` with `xla` within `tol`; the message names the case, the first bad index and
-/// both values.
+/// both values. [`Tol::Forward`] needs the computation: see `compare_case`.
 pub fn compare(name: &str, ours: &Literal, xla: &Literal, tol: Tol) -> Result<(), String> {
     match tol {
         Tol::Exact => check_close(name, ours, xla, Tolerance::Exact),
         Tol::Ulp(n) => check_close(name, ours, xla, Tolerance::Ulp(n)),
         Tol::Rel(r) => check_rel(name, ours, xla, r),
+        Tol::Forward => check_close(name, ours, xla, Tolerance::Forward),
     }
 }
 
