@@ -1,9 +1,11 @@
 //! `DotGeneral`: `out[b, i, j] = sum_k lhs[b, i, k] * rhs[b, k, j]` with batch dims `b`, lhs
 //! free dims `i`, rhs free dims `j` (each in operand order) and contracting dims `k`.
 //!
-//! Operands are first converted to the result type (the preferred element type, when one was
-//! given); the sum is accumulated in the result type, except f16/bf16 which accumulate in f32
-//! and round once at the end (as XLA:CPU). The sum runs sequentially over `k` in row-major order.
+//! Operands are first converted to the compute type (`infer::dot_compute_type`: the more precise
+//! of the operands' type and the result type, which is the preferred element type when one was
+//! given); the sum is accumulated in it, except f16/bf16 which accumulate in f32 and round once
+//! at the end (as XLA:CPU), and then converted to the result type. The sum runs sequentially
+//! over `k` in row-major order.
 
 use super::elementwise::convert_data;
 use super::{array, dims_usize, row_major_strides, strided_offsets, Ctx};
@@ -121,7 +123,10 @@ pub(super) fn dot_general(
     let (rf, _) = r.pick(&r.free);
     let out_dims: Vec<i64> = lb.iter().chain(&lf).chain(&rf).map(|&d| d as i64).collect();
 
-    let acc_ty = match out_ty {
+    // XLA's compute type (the more precise of operand and result types), then f16/bf16 sum in
+    // f32 and round once (as XLA:CPU).
+    let compute_ty = crate::infer::dot_compute_type(ls.ty, out_ty);
+    let acc_ty = match compute_ty {
         ElementType::F16 | ElementType::Bf16 => ElementType::F32,
         ElementType::Pred
         | ElementType::S8
@@ -135,10 +140,10 @@ pub(super) fn dot_general(
         | ElementType::F32
         | ElementType::F64
         | ElementType::C64
-        | ElementType::C128 => out_ty,
+        | ElementType::C128 => compute_ty,
     };
-    // Operands to the result type (rounding there first, as XLA), then to the accumulator's.
-    let widen = |d: &ArrayData| convert_data(&convert_data(d, out_ty), acc_ty);
+    // Operands to the compute type (rounding there first, as XLA), then to the accumulator's.
+    let widen = |d: &ArrayData| convert_data(&convert_data(d, compute_ty), acc_ty);
     let (la, ra) = (widen(ld), widen(rd));
 
     let batch = l
@@ -170,7 +175,9 @@ pub(super) fn dot_general(
         }
         <T as ArrayElement>::wrap(out)
     });
-    let data = convert_data(&acc, out_ty);
+    // Round to the compute type once, then convert to the result type (a float product
+    // truncated to an integer result, a wider product narrowed).
+    let data = convert_data(&convert_data(&acc, compute_ty), out_ty);
     Ok(Literal::Array {
         shape: ArrayShape::new(out_ty, &out_dims),
         data,

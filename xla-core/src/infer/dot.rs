@@ -106,29 +106,24 @@ fn check_side(
     Ok(())
 }
 
-/// The rule for `preferred_element_type`: same kind as the operands (signed int, unsigned int,
-/// float, complex); integers may only widen.
+/// The rule for `preferred_element_type`, XLA's (`MaybeUpcast` in its shape inference): any
+/// element type, except that operands other than real floats (pred, integers, complex) must not
+/// be narrowed; so `u8 x u8 -> s32`, `s8 -> u32`, `s32 -> f32`, `f32 -> f16`, `f32 -> s32` and
+/// `f64 -> c64` are accepted, `s32 -> s8` and `s32 -> f16` are not. One restriction of ours:
+/// complex operands keep a complex result, since the product would then need a complex-to-real
+/// conversion, which `ConvertElementType` rejects too (XLA:CPU converts a complex product to an
+/// integer by wrapping but a real one by saturating, so there is no one meaning to follow).
 fn result_type(op: &str, from: ElementType, preferred: Option<ElementType>) -> Result<ElementType> {
     let Some(to) = preferred else { return Ok(from) };
-    let kind = |t: ElementType| {
-        (
-            t.is_pred(),
-            t.is_signed_int(),
-            t.is_unsigned_int(),
-            t.is_float(),
-            t.is_complex(),
-        )
-    };
-    if kind(from) != kind(to) {
+    if from.is_complex() && !to.is_complex() {
         return Err(Error::new(
             op,
-            format!(
-                "preferred_element_type {to} is not the same kind of type as the operands' {from}"
-            ),
+            format!("preferred_element_type {to} is real but the operands are complex ({from})"),
         )
-        .blame(Blame::Attribute("preferred_element_type")));
+        .blame(Blame::Attribute("preferred_element_type"))
+        .help("keep the complex result and take Real, Imag or Abs of it"));
     }
-    if !from.is_float_or_complex() && to.bit_width() < from.bit_width() {
+    if !from.is_float() && to.bit_width() < from.bit_width() {
         return Err(Error::new(
             op,
             format!("preferred_element_type {to} must not be narrower than the operands' {from}"),
@@ -136,6 +131,31 @@ fn result_type(op: &str, from: ElementType, preferred: Option<ElementType>) -> R
         .blame(Blame::Attribute("preferred_element_type")));
     }
     Ok(to)
+}
+
+/// The element type a dot of `operand`s into `result` is computed in: the more precise of the
+/// two, as XLA orders types (complex over real, then float range, float precision, width, and
+/// signed over unsigned). XLA:CPU converts the operands to it when it is the result type and
+/// converts the product when it is the operand type, so `s8 x s8 -> s32` sums in s32,
+/// `f32 x f32 -> s32` sums in f32 and truncates once, `f16 x f16 -> bf16` sums in bf16's
+/// range.
+pub fn dot_compute_type(operand: ElementType, result: ElementType) -> ElementType {
+    let rank = |t: ElementType| {
+        let c = t.complex_component().unwrap_or(t);
+        let (range, precision) = match c.float_bits() {
+            // Larger exponent field = larger range; mantissa bits = precision.
+            Some((e, m)) => (i64::from(e), i64::from(m)),
+            None => (-1, -1),
+        };
+        // pred is one bit wide for this order (XLA's BitWidth), below u8.
+        let width = if c.is_pred() { 1 } else { c.bit_width() };
+        (t.is_complex(), range, precision, width, c.is_signed_int())
+    };
+    if rank(result) > rank(operand) {
+        result
+    } else {
+        operand
+    }
 }
 
 pub(crate) fn dot_general_named(
@@ -374,21 +394,80 @@ mod tests {
 
     #[test]
     fn preferred_element_type() {
+        use ElementType::*;
         let d = dn(&[0], &[0], &[], &[]);
-        assert_eq!(
-            dot_general(&s("s8[3]"), &s("s8[3]"), &d, Some(ElementType::S32))
-                .unwrap()
-                .ty,
-            ElementType::S32
-        );
-        assert_eq!(
-            dot_general(&s("bf16[3]"), &s("bf16[3]"), &d, Some(ElementType::F32))
-                .unwrap()
-                .ty,
-            ElementType::F32
-        );
-        assert!(dot_general(&s("s32[3]"), &s("s32[3]"), &d, Some(ElementType::S8)).is_err());
-        assert!(dot_general(&s("s32[3]"), &s("s32[3]"), &d, Some(ElementType::F32)).is_err());
-        assert!(dot_general(&s("s32[3]"), &s("s32[3]"), &d, Some(ElementType::U64)).is_err());
+        let ty = |from: &str, to| {
+            let a = s(&format!("{from}[3]"));
+            dot_general(&a, &a, &d, Some(to)).map(|r| r.ty)
+        };
+        // Integers widen to either signedness, or to a float at least as wide (issue 8: the
+        // random programs' u8 x u8 -> s32).
+        for (from, to) in [
+            ("s8", S32),
+            ("u8", S32),
+            ("s8", U32),
+            ("u8", U8),
+            ("s8", U8),
+            ("u16", F16),
+            ("s32", F32),
+            ("s32", U64),
+            ("s64", C64),
+            ("pred", S8),
+            ("pred", F32),
+            ("bf16", F32),
+            ("f32", F16),
+            ("f32", Bf16),
+            ("f64", S8),
+            ("f16", C128),
+            ("c64", C128),
+        ] {
+            assert_eq!(ty(from, to).ok(), Some(to), "{from} -> {to}");
+        }
+        // Integers (and complex) never narrow; complex stays complex.
+        for (from, to) in [
+            ("s32", S8),
+            ("u32", U16),
+            ("s32", F16),
+            ("s64", F32),
+            ("c128", C64),
+            ("c64", F64),
+            ("c64", S64),
+        ] {
+            assert!(ty(from, to).is_err(), "{from} -> {to}");
+        }
+        let e = ty("s32", S8).unwrap_err();
+        assert!(e.message.contains("narrower"), "{e}");
+    }
+
+    #[test]
+    fn compute_type_is_the_more_precise() {
+        use ElementType::*;
+        for (operand, result, compute) in [
+            (S8, S32, S32),
+            (U8, S32, S32),
+            (S8, U8, S8),
+            (U8, S8, S8),
+            (S32, U32, S32),
+            (S16, U32, U32),
+            (Pred, S8, S8),
+            (Pred, Pred, Pred),
+            (S32, F32, F32),
+            (U64, F16, F16),
+            (F32, S32, F32),
+            (F16, S64, F16),
+            (F16, Bf16, Bf16),
+            (Bf16, F16, Bf16),
+            (Bf16, F32, F32),
+            (F64, F32, F64),
+            (F32, C64, C64),
+            (F64, C64, C64),
+            (C64, C128, C128),
+        ] {
+            assert_eq!(
+                dot_compute_type(operand, result),
+                compute,
+                "{operand} -> {result}"
+            );
+        }
     }
 }

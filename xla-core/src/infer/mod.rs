@@ -11,7 +11,7 @@ pub mod reduce;
 pub mod shape_ops;
 pub mod tuple;
 
-pub use dot::{dot, dot_general};
+pub use dot::{dot, dot_compute_type, dot_general};
 pub use elementwise::{
     binary, binary_op, bitcast_convert, clamp, compare, compare_name, convert, reduce_precision,
     select, unary, BinaryPlan,

@@ -750,6 +750,11 @@ impl ExprBuilder<'_> {
             }
         };
         let mut strides = [0i64; 3];
+        if dims.contains(&0) {
+            // No element is read (GEMM then writes zeros or nothing), so any strides do, even
+            // those of a transposed view of a stored empty array that groups cannot express.
+            return Some(GemmOperand { src, strides });
+        }
         let mut start = 0;
         for (g, &len) in groups.iter().enumerate() {
             match collapse_group(&dims[start..start + len], &coef[start..start + len]) {

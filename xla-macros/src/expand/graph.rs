@@ -382,10 +382,12 @@ impl Graph {
         }
     }
 
-    /// DotGeneral in canonical form: operands converted to the result type (GEMM runs in it,
-    /// as XLA does for preferred_element_type), lhs transposed to [batch, free, contracting]
-    /// and rhs to [batch, contracting, free]. The transposes are views: fusion folds them into
-    /// GEMM strides and copies only when strides cannot express them.
+    /// DotGeneral in canonical form: operands converted to the compute type
+    /// (`xla_core::infer::dot_compute_type`, the more precise of operand and result types; GEMM
+    /// runs in it, as XLA does for preferred_element_type), lhs transposed to [batch, free,
+    /// contracting] and rhs to [batch, contracting, free], the product converted to the result
+    /// type when that is less precise. The transposes are views: fusion folds them into GEMM
+    /// strides and copies only when strides cannot express them.
     fn lower_dot(
         &mut self,
         dn: &DotDimensionNumbers,
@@ -407,16 +409,17 @@ impl Graph {
             .collect();
         let lperm: Vec<usize> = lb.iter().chain(&lfree).chain(&lc).copied().collect();
         let rperm: Vec<usize> = rb.iter().chain(&rc).chain(&rfree).copied().collect();
+        let compute = xla_core::infer::dot_compute_type(self.shape(lhs).ty, shape.ty);
         let mut inputs = Vec::with_capacity(2);
         for (v, perm) in [(lhs, lperm), (rhs, rperm)] {
             let mut v = v;
             let s = self.shape(v).clone();
-            if s.ty != shape.ty {
-                v = self.push(Kind::Convert, vec![v], vec![s.with_type(shape.ty)]);
+            if s.ty != compute {
+                v = self.push(Kind::Convert, vec![v], vec![s.with_type(compute)]);
             }
             if perm.iter().enumerate().any(|(i, &p)| i != p) {
                 let dims: Vec<i64> = perm.iter().map(|&p| s.dims[p]).collect();
-                let t = ArrayShape::new(shape.ty, &dims);
+                let t = ArrayShape::new(compute, &dims);
                 v = self.push(Kind::Transpose { perm }, vec![v], vec![t]);
             }
             inputs.push(v);
@@ -425,7 +428,12 @@ impl Graph {
             batch: lb.len(),
             contract: lc.len(),
         };
-        Ok(self.push(kind, inputs, vec![shape]))
+        let product = self.push(kind, inputs, vec![shape.with_type(compute)]);
+        if compute == shape.ty {
+            Ok(product)
+        } else {
+            Ok(self.push(Kind::Convert, vec![product], vec![shape]))
+        }
     }
 
     /// A tuple constant becomes a tree of array constants.

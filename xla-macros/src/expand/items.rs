@@ -274,6 +274,15 @@ pub(crate) fn fn_items(
         }
         rhs.push(quote!(#access.as_slice()));
     }
+    // A parameter no kernel reads (it only fed dead code, e.g. a tuple element that is
+    // dropped) is still part of the signature; without a use, rustc's unused-variable lint
+    // fires at the user's token, and generated code must be warning-free.
+    let unread: Vec<&Ident> = param_names
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !used_params.iter().any(|(index, _)| index == i))
+        .map(|(_, p)| *p)
+        .collect();
     let internal_outs: Vec<Ident> = (0..out_names.len())
         .map(|i| format_ident!("out{}", i))
         .collect();
@@ -431,6 +440,7 @@ pub(crate) fn fn_items(
             #[doc = #doc_into]
             pub fn into(#(#param_names: #param_types,)* #(#out_names: &mut #out_types,)* #scratch_name: &mut Scratch) {
                 let (#(#lhs,)* #(#internal_outs,)*) = (#(#rhs,)* #(#out_names,)*);
+                #(let _ = #unread;)*
                 #scratch_bind
                 #kernels
             }
