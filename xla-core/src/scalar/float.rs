@@ -13,6 +13,7 @@ use std::cmp::Ordering;
 
 use half::{bf16, f16};
 
+use super::round::{f32_round_to_odd, f64_round_to_odd_int};
 use super::special::{erf_f64, reduce_precision_bits};
 use super::{direction_holds, direction_holds_partial, Scalar, Value};
 use crate::ir::ComparisonDirection;
@@ -485,8 +486,13 @@ macro_rules! half_float {
             }
             #[inline]
             fn from_value(v: Value) -> Self {
-                // Through f32, as XLA (f64 -> bf16 rounds twice).
-                $t::from_f32(<f32 as Scalar>::from_value(v))
+                // Rounded once: to odd in f32 first, then to nearest even (see `round`).
+                let odd = match v {
+                    Value::Pred(b) => f32::from(u8::from(b)),
+                    Value::Int(i) => f32_round_to_odd(f64_round_to_odd_int(i)),
+                    Value::Float(f) | Value::Complex(f, _) => f32_round_to_odd(f),
+                };
+                $t::from_f32(odd)
             }
             #[inline]
             fn to_bits(self) -> u128 {

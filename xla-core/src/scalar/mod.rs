@@ -48,6 +48,7 @@ macro_rules! identity_ops {
 mod complex;
 mod float;
 mod int;
+mod round;
 mod special;
 
 use std::cmp::Ordering;
