@@ -139,7 +139,7 @@ fn tol_of(t: Tolerance) -> Tol {
 }
 
 /// The one oracle process of this test binary.
-fn oracle() -> std::sync::MutexGuard<'static, Result<Oracle, String>> {
+pub fn oracle() -> std::sync::MutexGuard<'static, Result<Oracle, String>> {
     static ORACLE: std::sync::OnceLock<std::sync::Mutex<Result<Oracle, String>>> =
         std::sync::OnceLock::new();
     ORACLE
@@ -216,7 +216,14 @@ fn check_one(oracle: &mut Oracle, c: &Case, measure: bool) -> Result<(), String>
             if measure {
                 eprintln!("MEASURE gen  {} {}", c.name, ulps_of(&gen, &xla));
             }
-            if let Err(e) = compare_case(&format!("{} [generated]", c.name), &gen, &xla, c.gen_tol, &comp, &c.args) {
+            if let Err(e) = compare_case(
+                &format!("{} [generated]", c.name),
+                &gen,
+                &xla,
+                c.gen_tol,
+                &comp,
+                &c.args,
+            ) {
                 errs.push(e);
             }
         }
@@ -227,7 +234,14 @@ fn check_one(oracle: &mut Oracle, c: &Case, measure: bool) -> Result<(), String>
             if measure {
                 eprintln!("MEASURE eval {} {}", c.name, ulps_of(&ev, &xla));
             }
-            if let Err(e) = compare_case(&format!("{} [evaluator]", c.name), &ev, &xla, c.eval_tol, &comp, &c.args) {
+            if let Err(e) = compare_case(
+                &format!("{} [evaluator]", c.name),
+                &ev,
+                &xla,
+                c.eval_tol,
+                &comp,
+                &c.args,
+            ) {
                 errs.push(e);
             }
         }
