@@ -6,7 +6,7 @@ Protocol (stdin/stdout, binary-safe; all numbers little-endian):
             model name, "isa": widest vector ISA of the CPU, "max_isa": XLA_ORACLE_MAX_ISA or
             "native"}
             or {"ready": false, "error": ...} and exits.
-  request:  one JSON line {"mode": "run" | "time", "mlir_len": N, "iters": K,
+  request:  one JSON line {"mode": "run" | "time" | "exact", "mlir_len": N, "iters": K,
             "inputs": [{"dtype": "f32", "shape": [2, 3], "nbytes": 24}, ...]}
             then N bytes of MLIR text (UTF-8), then each input's raw row-major bytes in order.
             dtypes are XLA's names: pred s8 s16 s32 s64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128
@@ -15,6 +15,9 @@ Protocol (stdin/stdout, binary-safe; all numbers little-endian):
             {"ok": true, "seconds": s, "runs": K} (time: median of K timed runs after warm-up,
             measured here around execute + block_until_ready, inputs already on the device),
             or {"ok": false, "error": "..."}.
+            mode "exact" (fields "fn" and "out": a function name of EXACT and the f32/f64 result
+            dtype, mlir_len 0) answers like "run" with the correctly rounded values of the
+            function on the inputs, computed with mpmath.
 Compiled executables are cached by the SHA-256 of the text (and the jaxlib version, the CPU and
 XLA_FLAGS): in memory,
 and on disk in target/oracle-cache (XLA_ORACLE_CACHE_DIR overrides, "off" disables), because
@@ -209,6 +212,67 @@ def time_runs(exe, arrays, iters):
     return samples[len(samples) // 2]
 
 
+# mode "exact": the correctly rounded value of a function, from mpmath at 200 bits, for the
+# accuracy tests (ours and XLA's distance to the exact value). Special inputs (NaN, inf, zero
+# results) follow C99's conventions through numpy in f64, which for these functions are the
+# limits of the exact function.
+EXACT = {
+    "exp": lambda m, x: m.exp(x),
+    "expm1": lambda m, x: m.expm1(x),
+    "log": lambda m, x: m.log(x) if x > 0 else None,
+    "log1p": lambda m, x: m.log1p(x) if x > -1 else None,
+    "logistic": lambda m, x: 1 / (1 + m.exp(-x)),
+    "tanh": lambda m, x: m.tanh(x),
+    "erf": lambda m, x: m.erf(x),
+    "sin": lambda m, x: m.sin(x),
+    "cos": lambda m, x: m.cos(x),
+    "tan": lambda m, x: m.tan(x),
+    "cosh": lambda m, x: m.cosh(x),
+    "sqrt": lambda m, x: m.sqrt(x) if x >= 0 else None,
+    "rsqrt": lambda m, x: 1 / m.sqrt(x) if x > 0 else None,
+    "cbrt": lambda m, x: m.sign(x) * m.cbrt(abs(x)),
+    "pow": lambda m, x, y: m.power(x, y) if x > 0 else None,
+    "atan2": lambda m, y, x: m.atan2(y, x) if (x, y) != (0, 0) else None,
+}
+NUMPY_EXACT = {
+    "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
+    "logistic": lambda x: 1 / (1 + np.exp(-x)), "tanh": np.tanh, "erf": None, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "cosh": np.cosh, "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x), "cbrt": np.cbrt, "pow": np.power, "atan2": np.arctan2,
+}
+
+
+def exact(fn, arrays, out_dtype):
+    import math
+    import mpmath
+
+    f = EXACT[fn]
+    out = np.empty(arrays[0].shape, dtype=out_dtype)
+    bits = 24 if out_dtype == np.float32 else 53
+    flat_in = [a.astype(np.float64).ravel() for a in arrays]
+    flat_out = out.ravel()
+    with np.errstate(all="ignore"):
+        for i in range(flat_out.size):
+            xs = [float(a[i]) for a in flat_in]
+            v = None
+            # Zeros go to numpy too: mpmath has no signed zero (atan2(-0, -1) is -pi).
+            if all(math.isfinite(x) and x != 0 for x in xs):
+                with mpmath.workprec(200):
+                    v = f(mpmath.mp, *[mpmath.mpf(x) for x in xs])
+            if v is None or not mpmath.isfinite(v):
+                # Special values (and NaN domains): the IEEE limits, as numpy's f64 gives them.
+                g = NUMPY_EXACT[fn]
+                r = float("nan") if g is None else float(g(*[np.float64(x) for x in xs]))
+                if fn == "erf" and not math.isnan(xs[0]):
+                    r = math.erf(xs[0])
+                flat_out[i] = r
+                continue
+            with mpmath.workprec(bits):
+                # Rounds to the output's significand width (normal range) once.
+                flat_out[i] = float(+v)
+    return out.reshape(arrays[0].shape)
+
+
 def serve():
     send(
         {
@@ -234,6 +298,12 @@ def serve():
             return
         try:
             arrays = decode_inputs(specs, raw)
+            if req.get("mode") == "exact":
+                a = exact(req["fn"], arrays, DTYPES[req["out"]])
+                b = a.astype(a.dtype.newbyteorder("<")).tobytes(order="C")
+                spec = {"dtype": req["out"], "shape": list(a.shape), "nbytes": len(b)}
+                send({"ok": True, "outputs": [spec]}, b)
+                continue
             exe = compile_text(text)
             if req.get("mode", "run") == "time":
                 iters = max(1, int(req.get("iters", 10)))

@@ -1139,7 +1139,13 @@ fn dot_general_matches_xla() {
         let d = Dist::Range(-1.0, 1.0);
         let s = 70 + 4 * k as u64;
         for (name, l, r, o, dn) in [
-            ("random", &[6i64, 100][..], &[100i64, 7][..], &[6i64, 7][..], &mm),
+            (
+                "random",
+                &[6i64, 100][..],
+                &[100i64, 7][..],
+                &[6i64, 7][..],
+                &mm,
+            ),
             ("random_batch", &[3, 5, 300], &[3, 300, 4], &[3, 5, 4], &bmm),
         ] {
             cases.push(Case {

@@ -91,3 +91,33 @@ pub fn gen_bound(op: &str, ty: ElementType) -> Tolerance {
         (t, None) => t,
     }
 }
+
+/// Ulp bounds of our results (evaluator and generated code, every build) against the correctly
+/// rounded exact value (mpmath), per op and type, checked by `tests/oracle_exact.rs`. An op not
+/// listed must be correctly rounded (0 ulp).
+#[rustfmt::skip]
+pub const EXACT_ULP_BOUNDS: &[(&str, ElementType, u64)] = &[
+    ("exp", F32, 64), ("exp", F64, 64),
+    ("expm1", F32, 64), ("expm1", F64, 64),
+    ("log", F32, 64), ("log", F64, 64),
+    ("log1p", F32, 64), ("log1p", F64, 64),
+    ("logistic", F32, 64), ("logistic", F64, 64),
+    ("tanh", F32, 64), ("tanh", F64, 64),
+    ("erf", F32, 64), ("erf", F64, 64),
+    ("sin", F32, 64), ("sin", F64, 64),
+    ("cos", F32, 64), ("cos", F64, 64),
+    ("tan", F32, 64), ("tan", F64, 64),
+    ("cosh", F32, 64), ("cosh", F64, 64),
+    ("rsqrt", F32, 64), ("rsqrt", F64, 64),
+    ("cbrt", F32, 64), ("cbrt", F64, 64),
+    ("pow", F32, 64), ("pow", F64, 64),
+    ("atan2", F32, 64), ("atan2", F64, 64),
+];
+
+/// Our bound against the exact value for `op` on `ty` ([`EXACT_ULP_BOUNDS`]; 0 when not listed).
+pub fn exact_bound(op: &str, ty: ElementType) -> u64 {
+    EXACT_ULP_BOUNDS
+        .iter()
+        .find(|(o, t, _)| *o == op && *t == ty)
+        .map_or(0, |&(_, _, n)| n)
+}

@@ -23,9 +23,7 @@ use std::sync::Arc;
 
 use num_complex::Complex;
 use xla_core::eval::evaluate;
-use xla_core::{
-    ArrayData, ArrayShape, Computation, ElementType, Instruction, Literal, Op, Shape,
-};
+use xla_core::{ArrayData, ArrayShape, Computation, ElementType, Instruction, Literal, Op, Shape};
 
 /// What a result of a sum-like program is checked against.
 #[derive(Clone, Debug)]
@@ -292,7 +290,15 @@ fn check_leaf(
             if a.len() == b.len() && a.len() == r.len() && a.len() == s.len() =>
         {
             for k in 0..a.len() {
-                check_leaf(&format!("{name}.{k}"), &a[k], &b[k], &r[k], &s[k], terms, rounds)?;
+                check_leaf(
+                    &format!("{name}.{k}"),
+                    &a[k],
+                    &b[k],
+                    &r[k],
+                    &s[k],
+                    terms,
+                    rounds,
+                )?;
             }
             return Ok(());
         }

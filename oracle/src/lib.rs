@@ -118,7 +118,11 @@ impl Oracle {
         let field = |k: &str| hello[k].as_str().unwrap_or("?").to_string();
         oracle.platform = match field("max_isa").as_str() {
             "native" => format!("{}, ISA {}", field("cpu"), field("isa")),
-            cap => format!("{}, ISA {}, XLA capped at {cap}", field("cpu"), field("isa")),
+            cap => format!(
+                "{}, ISA {}, XLA capped at {cap}",
+                field("cpu"),
+                field("isa")
+            ),
         };
         eprintln!(
             "XLA oracle: jax {} on {}",
@@ -131,6 +135,30 @@ impl Oracle {
     /// export flattens tuple parameters); returns the flat list of results.
     pub fn run(&mut self, mlir: &str, args: &[Literal]) -> Result<Vec<Literal>, String> {
         let header = self.request("run", mlir, args, 0)?;
+        self.read_outputs(&header)
+    }
+
+    /// The correctly rounded values of `func` (an elementwise function by its op key: `exp`,
+    /// `tanh`, `erf`, `pow`, `atan2`, ... as in `EXACT` of `xla_oracle.py`) on `args`, as `out`
+    /// (f32 or f64): computed with mpmath at 200 bits and rounded once, special values by C99's
+    /// limits. The reference the accuracy tests measure ours and XLA's results against.
+    pub fn exact(
+        &mut self,
+        func: &str,
+        args: &[Literal],
+        out: ElementType,
+    ) -> Result<Literal, String> {
+        let extra = json!({"fn": func, "out": out.name()});
+        let header = self.request_with("exact", "", args, 0, extra)?;
+        let mut outs = self.read_outputs(&header)?;
+        match (outs.pop(), outs.is_empty()) {
+            (Some(l), true) => Ok(l),
+            _ => Err("XLA oracle: exact mode must return one output".into()),
+        }
+    }
+
+    /// Reads the outputs a `run` or `exact` response announces.
+    fn read_outputs(&mut self, header: &Value) -> Result<Vec<Literal>, String> {
         let outs = header["outputs"]
             .as_array()
             .ok_or("XLA oracle: response without outputs")?;
@@ -190,6 +218,18 @@ impl Oracle {
         args: &[Literal],
         iters: usize,
     ) -> Result<Value, String> {
+        self.request_with(mode, mlir, args, iters, json!({}))
+    }
+
+    /// [`Oracle::request`] with `extra` fields merged into the request header.
+    fn request_with(
+        &mut self,
+        mode: &str,
+        mlir: &str,
+        args: &[Literal],
+        iters: usize,
+        extra: Value,
+    ) -> Result<Value, String> {
         if let Some(d) = &self.dead {
             return Err(d.clone());
         }
@@ -209,8 +249,11 @@ impl Oracle {
             );
             payload.extend_from_slice(&bytes);
         }
-        let header =
+        let mut header =
             json!({"mode": mode, "mlir_len": mlir.len(), "iters": iters, "inputs": inputs});
+        if let (Some(h), Value::Object(e)) = (header.as_object_mut(), extra) {
+            h.extend(e);
+        }
         let sent = (|| -> std::io::Result<()> {
             let stdin = self
                 .stdin

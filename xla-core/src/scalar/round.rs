@@ -116,7 +116,9 @@ mod tests {
         // A sweep of f64 values around many binades.
         let mut s = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..300 {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let e = (s >> 58) as i32 - 30;
             let m = 1.0 + (s >> 11) as f64 / (1u64 << 53) as f64;
             check(m * 2f64.powi(e));
@@ -135,7 +137,10 @@ mod tests {
         // 8 significant bits).
         for (i, want) in [
             ((1i128 << 60) + (1 << 52) + 1, 2f64.powi(60) + 2f64.powi(53)),
-            (-((1i128 << 60) + (1 << 52) + 1), -(2f64.powi(60) + 2f64.powi(53))),
+            (
+                -((1i128 << 60) + (1 << 52) + 1),
+                -(2f64.powi(60) + 2f64.powi(53)),
+            ),
             ((1i128 << 60) + (1 << 52), 2f64.powi(60)),
             (u64::MAX as i128, 2f64.powi(64)),
             (i64::MIN as i128, -(2f64.powi(63))),
