@@ -3,11 +3,13 @@
 //!
 //! `+ - *` use the textbook formulas in the component type (as XLA's elemental emitter);
 //! `/` is Smith's algorithm with XLA's recovery of the (NaN, NaN) corner cases (zero divisor,
-//! infinite numerator, infinite divisor). Transcendental functions are evaluated in c128 and
-//! rounded componentwise for c64 (the reference is at least as accurate as XLA's own), with
-//! XLA's special cases where they differ from the plain formula (`pow`'s `0^0 = 1`, `x^0 = 1`,
-//! `1^z = 1`; `rsqrt(0) = (inf, NaN)`). num-complex supplies `exp`, `sqrt`, `cbrt` and the
-//! trigonometric and hyperbolic functions, whose edge cases agree with C99 Annex G.
+//! infinite numerator, infinite divisor). The unary functions (`abs`, `sign`, `exp`, `expm1`,
+//! `log`, `log1p`, `sqrt`, `rsqrt`, `sin`, `cos`, `cosh`, `tan`, `tanh`, `logistic`) are XLA's own
+//! formulas evaluated in the component type (module `math`), so that infinite, NaN and signed
+//! zero components give what XLA:CPU gives, which is not C99 Annex G (`|inf + NaN i| = NaN`,
+//! `sqrt(-4 - 0i) = 2i`). `pow` and `atan2` are evaluated in c128 and rounded componentwise for
+//! c64, with XLA's special cases (`pow`'s `0^0 = 1`, `x^0 = 1`, `1^z = 1`). `cbrt` (which XLA
+//! rejects for complex) is num-complex's principal cube root.
 //!
 //! Ordered comparisons and `max`/`min` use the lexicographic `(re, im)` order (StableHLO's
 //! definition; XLA itself rejects them for complex). Ops XLA does not define for complex
@@ -21,6 +23,8 @@ use num_traits::Float;
 
 use super::{direction_holds, direction_holds_partial, ComplexComponent, Scalar, Value};
 use crate::ir::ComparisonDirection;
+
+mod math;
 
 type C64 = Complex<f64>;
 
@@ -72,7 +76,7 @@ fn smith_div<F: Float>(a: Complex<F>, b: Complex<F>) -> Complex<F> {
     q
 }
 
-/// `log(z) = ln|z| + i atan2(im, re)`.
+/// `log(z) = ln|z| + i atan2(im, re)`, the plain formula (used by [`atan2_c`]).
 #[inline]
 fn log_c(z: C64) -> C64 {
     Complex::new(z.re.hypot(z.im).ln(), z.im.atan2(z.re))
@@ -107,46 +111,6 @@ fn pow_c(x: C64, y: C64) -> C64 {
     Complex::new(coeff * q.cos(), coeff * q.sin())
 }
 
-/// `e^z - 1 = (expm1(a) cos b + cosm1 b) + i e^a sin b`, with `cosm1 b = -2 sin^2(b/2)`, exact
-/// near 0.
-#[inline]
-fn expm1_c(z: C64) -> C64 {
-    let (a, b) = (z.re, z.im);
-    let half_sin = (b * 0.5).sin();
-    let cosm1 = -2.0 * half_sin * half_sin;
-    let im = if b == 0.0 { b } else { a.exp() * b.sin() };
-    Complex::new(a.exp_m1() * b.cos() + cosm1, im)
-}
-
-/// `ln(1 + z) = 0.5 ln((1+a)^2 + b^2) + i atan2(b, 1 + a)`; the modulus is taken as
-/// `0.5 log1p(a(a+2) + b^2)` when that sum is small (no cancellation near z = 0).
-#[inline]
-fn log1p_c(z: C64) -> C64 {
-    let (a, b) = (z.re, z.im);
-    let t = a * (a + 2.0) + b * b;
-    let re = if t.abs() < 0.5 {
-        0.5 * t.ln_1p()
-    } else {
-        (a + 1.0).hypot(b).ln()
-    };
-    Complex::new(re, b.atan2(a + 1.0))
-}
-
-/// `1 / sqrt(z)`; XLA gives `(inf, NaN)` at 0.
-#[inline]
-fn rsqrt_c(z: C64) -> C64 {
-    if z.re == 0.0 && z.im == 0.0 {
-        return Complex::new(f64::INFINITY, f64::NAN);
-    }
-    smith_div(Complex::new(1.0, 0.0), z.sqrt())
-}
-
-/// `1 / (1 + e^-z)`.
-#[inline]
-fn logistic_c(z: C64) -> C64 {
-    smith_div(Complex::new(1.0, 0.0), Complex::new(1.0, 0.0) + (-z).exp())
-}
-
 /// Complex `atan2(y, x) = -i log((x + i y) / sqrt(x^2 + y^2))`, as XLA.
 #[inline]
 fn atan2_c(y: C64, x: C64) -> C64 {
@@ -155,16 +119,6 @@ fn atan2_c(y: C64, x: C64) -> C64 {
     let den = (x * x + y * y).sqrt();
     let l = log_c(smith_div(num, den));
     Complex::new(l.im, -l.re)
-}
-
-/// `z / |z|`, 0 (with z's signs) at 0.
-#[inline]
-fn sign_c<F: Float>(z: Complex<F>) -> Complex<F> {
-    if z.re == F::zero() && z.im == F::zero() {
-        return z;
-    }
-    let abs = z.re.hypot(z.im);
-    Complex::new(z.re / abs, z.im / abs)
 }
 
 /// Lexicographic partial order on `(re, im)`; `None` when a compared part is NaN.
@@ -225,8 +179,7 @@ macro_rules! complex_scalar {
 
             #[inline]
             fn abs(self) -> $f {
-                // hypot: no overflow of re^2 + im^2, and |(inf, NaN)| = inf.
-                self.re.hypot(self.im)
+                math::abs(self)
             }
             #[inline]
             fn cbrt(self) -> Self {
@@ -236,20 +189,20 @@ macro_rules! complex_scalar {
             identity_ops!(unary: ceil, clz);
             #[inline]
             fn cos(self) -> Self {
-                wide1(self, C64::cos)
+                math::cos_c(self)
             }
             #[inline]
             fn cosh(self) -> Self {
-                wide1(self, C64::cosh)
+                math::cosh_c(self)
             }
             identity_ops!(unary: erf);
             #[inline]
             fn exp(self) -> Self {
-                wide1(self, C64::exp)
+                math::exp_c(self)
             }
             #[inline]
             fn expm1(self) -> Self {
-                wide1(self, expm1_c)
+                math::expm1_c(self)
             }
             identity_ops!(unary: floor);
             #[inline]
@@ -262,15 +215,15 @@ macro_rules! complex_scalar {
             }
             #[inline]
             fn log(self) -> Self {
-                wide1(self, log_c)
+                math::log_c(self)
             }
             #[inline]
             fn log1p(self) -> Self {
-                wide1(self, log1p_c)
+                math::log1p_c(self)
             }
             #[inline]
             fn logistic(self) -> Self {
-                wide1(self, logistic_c)
+                math::logistic_c(self)
             }
             #[inline]
             fn neg(self) -> Self {
@@ -284,27 +237,27 @@ macro_rules! complex_scalar {
             identity_ops!(unary: round_afz, round_even);
             #[inline]
             fn rsqrt(self) -> Self {
-                wide1(self, rsqrt_c)
+                math::rsqrt_c(self)
             }
             #[inline]
             fn sign(self) -> Self {
-                sign_c(self)
+                math::sign(self)
             }
             #[inline]
             fn sin(self) -> Self {
-                wide1(self, C64::sin)
+                math::sin_c(self)
             }
             #[inline]
             fn sqrt(self) -> Self {
-                wide1(self, C64::sqrt)
+                math::sqrt_c(self)
             }
             #[inline]
             fn tan(self) -> Self {
-                wide1(self, C64::tan)
+                math::tan_c(self)
             }
             #[inline]
             fn tanh(self) -> Self {
-                wide1(self, C64::tanh)
+                math::tanh_c(self)
             }
 
             #[inline]
@@ -433,3 +386,6 @@ macro_rules! complex_scalar {
 
 complex_scalar!(f32, u32, 32);
 complex_scalar!(f64, u64, 64);
+
+#[cfg(test)]
+mod tests;
