@@ -11,6 +11,11 @@ use crate::Tolerance;
 /// `XLA_ORACLE_MEASURE=1 XLA_ORACLE_SALT=0..7 ... -- --nocapture` (eight samples of 1024
 /// elements per case, in the op's typical range and with special values) and rounded up to a
 /// power of two, then checked on eight more samples (`XLA_ORACLE_SALT=8..15`; exp f64 needed 2).
+/// Re-measured (2026-11-24) on an AMD EPYC Zen 4 against XLA:CPU's AVX-512 code and against its
+/// AVX2 code (`XLA_ORACLE_MAX_ISA=AVX2`, what an AVX2-only CPU gets; the test command runs both
+/// on an AVX-512 machine): every bound holds for both, and the largest measured distance of
+/// each real function stays within our distance to the exact value plus XLA's (both measured by
+/// `tests/oracle_exact.rs`), e.g. f32 tanh 5 measured <= 4 + 4, f32 erf 4 <= 4 + 3.
 /// Cases not listed are bit-exact. Complex distances are normwise: in ulps of the larger
 /// component (see `xla_oracle::Tolerance::Ulp`).
 #[rustfmt::skip]
@@ -92,26 +97,25 @@ pub fn gen_bound(op: &str, ty: ElementType) -> Tolerance {
     }
 }
 
-/// Ulp bounds of our results (evaluator and generated code, every build) against the correctly
-/// rounded exact value (mpmath), per op and type, checked by `tests/oracle_exact.rs`. An op not
-/// listed must be correctly rounded (0 ulp).
+/// Ulp bounds of our results (evaluator and generated code, default and `-C target-cpu=native`
+/// builds) against the correctly rounded exact value (mpmath), per op and type, checked by
+/// `tests/oracle_exact.rs`. An op not listed must be correctly rounded (sqrt, and the exact
+/// ops). Each is derived, not fitted: the generated code's vector function is within the ulps
+/// of `xla_kernels::math`'s table of the scalar op over its dense sweeps (millions of inputs),
+/// and the scalar op is within 1 ulp of the exact value (f32: evaluated in f64 and rounded once;
+/// f64: libm, within 1 ulp; erf: the `libm` crate's); their sum is rounded up to a power of two.
+/// Measured maxima on random samples (AMD EPYC Zen 4, both builds) are at or below these: f32
+/// tanh 4, erf 4, logistic 2; f64 erf 2, expm1 2, tan 2, logistic 2, tanh 2.
 #[rustfmt::skip]
 pub const EXACT_ULP_BOUNDS: &[(&str, ElementType, u64)] = &[
-    ("exp", F32, 64), ("exp", F64, 64),
-    ("expm1", F32, 64), ("expm1", F64, 64),
-    ("log", F32, 64), ("log", F64, 64),
-    ("log1p", F32, 64), ("log1p", F64, 64),
-    ("logistic", F32, 64), ("logistic", F64, 64),
-    ("tanh", F32, 64), ("tanh", F64, 64),
-    ("erf", F32, 64), ("erf", F64, 64),
-    ("sin", F32, 64), ("sin", F64, 64),
-    ("cos", F32, 64), ("cos", F64, 64),
-    ("tan", F32, 64), ("tan", F64, 64),
-    ("cosh", F32, 64), ("cosh", F64, 64),
-    ("rsqrt", F32, 64), ("rsqrt", F64, 64),
-    ("cbrt", F32, 64), ("cbrt", F64, 64),
-    ("pow", F32, 64), ("pow", F64, 64),
-    ("atan2", F32, 64), ("atan2", F64, 64),
+    ("exp", F32, 2), ("expm1", F32, 2), ("log", F32, 2), ("log1p", F32, 2),
+    ("logistic", F32, 4), ("tanh", F32, 8), ("erf", F32, 8),
+    ("sin", F32, 1), ("cos", F32, 1), ("tan", F32, 1), ("cosh", F32, 1),
+    ("rsqrt", F32, 2), ("cbrt", F32, 1), ("pow", F32, 1), ("atan2", F32, 1),
+    ("exp", F64, 2), ("expm1", F64, 4), ("log", F64, 2), ("log1p", F64, 2),
+    ("logistic", F64, 8), ("tanh", F64, 4), ("erf", F64, 4),
+    ("sin", F64, 2), ("cos", F64, 2), ("tan", F64, 4), ("cosh", F64, 1),
+    ("rsqrt", F64, 1), ("cbrt", F64, 1), ("pow", F64, 2), ("atan2", F64, 2),
 ];
 
 /// Our bound against the exact value for `op` on `ty` ([`EXACT_ULP_BOUNDS`]; 0 when not listed).
