@@ -57,8 +57,8 @@ macro_rules! unary_ops {
     };
 }
 
-/// One case per input distribution; complex inputs stay in the typical range (XLA's complex
-/// functions are not faithful at infinite or NaN components, as in tests/oracle_eval.rs).
+/// One case per input distribution, special values included for complex too (ours follows
+/// XLA's complex formulas; `tests/oracle_complex_special.rs` sweeps them exhaustively).
 fn push_cases(v: &mut Vec<Case>, gen: Gen, key: &str, dists: &[Dist]) {
     let comp = (gen.computation)();
     let ty = match comp.params.first() {
@@ -66,9 +66,6 @@ fn push_cases(v: &mut Vec<Case>, gen: Gen, key: &str, dists: &[Dist]) {
         other => panic!("{}: unexpected parameter {other:?}", gen.name),
     };
     for (j, d) in dists.iter().enumerate() {
-        if ty.is_complex() && *d == Dist::Special {
-            continue;
-        }
         let mut c = Case::random(gen, &[*d], 7 + j as u64, eval_bound(key, ty));
         c.gen_tol = gen_bound(key, ty);
         v.push(c);
