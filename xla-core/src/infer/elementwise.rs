@@ -154,9 +154,10 @@ pub fn unary(op: UnaryOp, operand: &Shape) -> Result<ArrayShape> {
         | UnaryOp::RoundNearestAfz
         | UnaryOp::RoundNearestEven
         | UnaryOp::Erf => Accepts::Float,
-        UnaryOp::IsFinite => Accepts::Float,
-        UnaryOp::Cbrt
-        | UnaryOp::Cos
+        // XLA rejects complex operands for both ("Expected element type in shape to be
+        // floating for cbrt operation; got C64").
+        UnaryOp::IsFinite | UnaryOp::Cbrt => Accepts::Float,
+        UnaryOp::Cos
         | UnaryOp::Cosh
         | UnaryOp::Exp
         | UnaryOp::Expm1
@@ -473,6 +474,9 @@ mod tests {
         assert!(unary(UnaryOp::Imag, &s("s32[3]")).is_err());
         assert_eq!(unary(UnaryOp::IsFinite, &s("bf16[3]")).unwrap().ty, Pred);
         assert!(unary(UnaryOp::IsFinite, &s("c64[3]")).is_err());
+        let e = unary(UnaryOp::Cbrt, &s("c128[3]")).unwrap_err().to_string();
+        assert!(e.contains("Cbrt") && e.contains("c128[3]"), "{e}");
+        assert_eq!(unary(UnaryOp::Cbrt, &s("f16[3]")).unwrap().ty, ElementType::F16);
         assert!(unary(UnaryOp::Not, &s("pred[3]")).is_ok());
         assert!(unary(UnaryOp::Not, &s("u16[3]")).is_ok());
         assert!(unary(UnaryOp::Not, &s("f32[3]")).is_err());
