@@ -123,7 +123,10 @@ fn result_type(op: &str, from: ElementType, preferred: Option<ElementType>) -> R
         .blame(Blame::Attribute("preferred_element_type"))
         .help("keep the complex result and take Real, Imag or Abs of it"));
     }
-    if !from.is_float() && to.bit_width() < from.bit_width() {
+    // XLA's BitWidth counts pred as one bit, so pred never narrows and nothing but a float
+    // becomes pred.
+    let width = |t: ElementType| if t.is_pred() { 1 } else { t.bit_width() };
+    if !from.is_float() && width(to) < width(from) {
         return Err(Error::new(
             op,
             format!("preferred_element_type {to} must not be narrower than the operands' {from}"),
@@ -418,6 +421,7 @@ mod tests {
             ("f32", F16),
             ("f32", Bf16),
             ("f64", S8),
+            ("f32", Pred),
             ("f16", C128),
             ("c64", C128),
         ] {
@@ -432,6 +436,8 @@ mod tests {
             ("c128", C64),
             ("c64", F64),
             ("c64", S64),
+            ("s8", Pred),
+            ("u8", Pred),
         ] {
             assert!(ty(from, to).is_err(), "{from} -> {to}");
         }
