@@ -15,6 +15,7 @@ pub mod infer;
 pub mod ir;
 pub mod layout;
 pub mod literal;
+pub mod reduce_order;
 pub mod scalar;
 pub mod shape;
 pub mod stablehlo;

@@ -2,10 +2,12 @@
 //! dimensions, `acc = f(acc_0..acc_{N-1}, x_0..x_{N-1})` over the reduced positions, starting
 //! from the inits.
 //!
-//! XLA leaves the order unspecified; here it is a sequential left fold in row-major order of the
-//! reduced dimensions. A reducer that is a single binary op of its two parameters (the common
-//! `|a, b| a + b`) is applied directly; any other reducer is evaluated recursively on scalar
-//! literals.
+//! XLA leaves the order unspecified. A single f16/bf16 output folds in XLA:CPU's tree of windows
+//! of 32 ([`crate::reduce_order`]: every application of the reducer rounds to f16/bf16, as in
+//! XLA, so the order decides the accuracy); everything else is a sequential left fold in
+//! row-major order of the reduced dimensions (XLA:CPU's order for variadic reduces too). A
+//! reducer that is a single binary op of its two parameters (the common `|a, b| a + b`) is
+//! applied directly; any other reducer is evaluated recursively on scalar literals.
 
 use std::sync::Arc;
 
@@ -13,6 +15,7 @@ use super::{array, dims_usize, evaluate, row_major_strides, strided_offsets, Ctx
 use crate::error::Result;
 use crate::ir::{BinaryOp, Computation, Op};
 use crate::literal::{ArrayData, ArrayElement, Literal};
+use crate::reduce_order::{self, follows_tree};
 use crate::scalar::Scalar;
 use crate::shape::ArrayShape;
 use crate::with_array_data;
@@ -73,7 +76,43 @@ pub(super) fn reduce(
     let inner = strided_offsets(&red_sizes, &red_strides);
     let out_dims: Vec<i64> = kept_sizes.iter().map(|&d| d as i64).collect();
 
-    let results: Vec<ArrayData> = match (n, simple_reducer(computation)) {
+    let simple = simple_reducer(computation);
+    let results: Vec<ArrayData> = match (n, simple) {
+        (1, _) if follows_tree(&[shape.ty]) => {
+            let (_, data, init) = arrays[0];
+            let levels = reduce_order::levels(&red_sizes);
+            vec![with_array_data!(data, v: T => {
+                let init = typed_scalar::<T>(ctx, init)?;
+                let apply = |acc: T, x: T| -> Result<T> {
+                    match simple {
+                        Some((op, false)) => Ok(T::binary(op, acc, x)),
+                        Some((op, true)) => Ok(T::binary(op, x, acc)),
+                        None => {
+                            let args = [Literal::scalar(acc), Literal::scalar(x)];
+                            let r = evaluate(computation, &args)?;
+                            r.as_slice::<T>()
+                                .filter(|s| s.len() == 1)
+                                .map(|s| s[0])
+                                .ok_or_else(|| {
+                                    ctx.err(format!(
+                                        "the reducer returned {} where {}[] was expected",
+                                        r.shape(),
+                                        shape.ty
+                                    ))
+                                })
+                        }
+                    }
+                };
+                let mut values = Vec::with_capacity(inner.len());
+                let mut out = Vec::with_capacity(bases.len());
+                for &b in &bases {
+                    values.clear();
+                    values.extend(inner.iter().map(|&r| v[b + r]));
+                    out.push(reduce_order::fold(&values, &levels, init, &apply)?);
+                }
+                T::wrap(out)
+            })]
+        }
         (1, Some((op, swapped))) => {
             let (_, data, init) = arrays[0];
             vec![with_array_data!(data, v: T => {
@@ -205,4 +244,114 @@ fn push_scalar(ctx: &Ctx<'_>, out: &mut ArrayData, lit: &Literal) -> Result<()> 
         v.push(x[0]);
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use half::{bf16, f16};
+
+    use crate::builder::Builder;
+    use crate::element::ElementType::{self, Bf16, S32};
+    use crate::error::Result;
+    use crate::eval::evaluate;
+    use crate::ir::{BinaryOp, Computation};
+    use crate::literal::{ArrayElement, Literal};
+    use crate::shape::Shape;
+
+    /// `|a, b| a + b` of `ty`, or `|a, b| a + b * b` when `square`.
+    fn add(ty: ElementType, square: bool) -> Result<Arc<Computation>> {
+        let mut b = Builder::new("add");
+        let a = b.parameter(0, Shape::scalar(ty), "a")?;
+        let x = b.parameter(1, Shape::scalar(ty), "b")?;
+        let x = if square {
+            b.binary(BinaryOp::Mul, x, x, None)?
+        } else {
+            x
+        };
+        let r = b.binary(BinaryOp::Add, a, x, None)?;
+        Ok(Arc::new(b.build(r)?))
+    }
+
+    /// `Reduce(x, 0, dimensions)` of `x: ty[dims]` with `reducer`, evaluated on `x`.
+    fn sum<T: ArrayElement>(
+        dims: &[i64],
+        rdims: &[i64],
+        reducer: &Arc<Computation>,
+        x: Vec<T>,
+    ) -> Result<Vec<T>> {
+        let mut b = Builder::new("sum");
+        let p = b.parameter(0, Shape::array(T::TYPE, dims), "x")?;
+        let zero = b.constant(Literal::scalar(T::default()));
+        let r = b.reduce(&[p], &[zero], reducer, rdims)?;
+        let out = evaluate(&b.build(r)?, &[Literal::from_vec(dims, x)?])?;
+        Ok(out.as_slice::<T>().unwrap_or_default().to_vec())
+    }
+
+    #[test]
+    fn narrow_sums_fold_in_xla_windows() -> Result<()> {
+        let one = bf16::ONE;
+        // 1024 = 32 windows of 32 ones, each sum exact in bf16, as XLA:CPU gives; a running
+        // bf16 sum would stop at 256, where the spacing reaches 2.
+        let plain = add(Bf16, false)?;
+        let got = sum(&[1024], &[0], &plain, vec![one; 1024])?;
+        assert_eq!(got, vec![bf16::from_f32(1024.0)]);
+        // The same over rows and over columns.
+        let got = sum(&[2, 1024], &[1], &plain, vec![one; 2048])?;
+        assert_eq!(got, vec![bf16::from_f32(1024.0); 2]);
+        let got = sum(&[1024, 3], &[0], &plain, vec![one; 3072])?;
+        assert_eq!(got, vec![bf16::from_f32(1024.0); 3]);
+        // No reduced dim above 32: XLA folds all 1024 in one window, and stops at 256 too.
+        let got = sum(&[32, 32], &[0, 1], &plain, vec![one; 1024])?;
+        assert_eq!(got, vec![bf16::from_f32(256.0)]);
+        // Any reducer follows the windows (evaluated on literals here): a + b*b squares each
+        // window's 32 into 1024, as XLA gives (32768).
+        let squares = add(Bf16, true)?;
+        let got = sum(&[1024], &[0], &squares, vec![one; 1024])?;
+        assert_eq!(got, vec![bf16::from_f32(32768.0)]);
+        // f16 over 4099: windows 18, 32 x 127, 17 (padding 14 + 15), then 5 partials of the
+        // 129: every partial below 2048 is exact, and 4099 rounds to 4100 at the end.
+        let got = sum(
+            &[4099],
+            &[0],
+            &add(ElementType::F16, false)?,
+            vec![f16::ONE; 4099],
+        )?;
+        assert_eq!(got, vec![f16::from_f32(4100.0)]);
+        Ok(())
+    }
+
+    #[test]
+    fn variadic_narrow_sums_fold_in_order() -> Result<()> {
+        // XLA:CPU does not split variadic reduces: its (bf16 sum, s32 count) of 1024 ones is
+        // (256, 1024), and so is ours.
+        let mut b = Builder::new("sum_count");
+        let ps: Vec<_> = [Bf16, S32, Bf16, S32]
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| b.parameter(i, Shape::scalar(t), "p"))
+            .collect::<Result<_>>()?;
+        let s = b.binary(BinaryOp::Add, ps[0], ps[2], None)?;
+        let c = b.binary(BinaryOp::Add, ps[1], ps[3], None)?;
+        let t = b.tuple(&[s, c])?;
+        let reducer = Arc::new(b.build(t)?);
+        let mut b = Builder::new("main");
+        let x = b.parameter(0, Shape::array(Bf16, &[1024]), "x")?;
+        let n = b.parameter(1, Shape::array(S32, &[1024]), "n")?;
+        let z = b.constant(Literal::scalar(bf16::ZERO));
+        let zi = b.constant(Literal::scalar(0i32));
+        let r = b.reduce(&[x, n], &[z, zi], &reducer, &[0])?;
+        let args = [
+            Literal::from_vec(&[1024], vec![bf16::ONE; 1024])?,
+            Literal::from_vec(&[1024], vec![1i32; 1024])?,
+        ];
+        let out = evaluate(&b.build(r)?, &args)?;
+        let want = Literal::Tuple(vec![
+            Literal::scalar(bf16::from_f32(256.0)),
+            Literal::scalar(1024i32),
+        ]);
+        assert_eq!(out, want);
+        Ok(())
+    }
 }
