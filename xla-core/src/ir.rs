@@ -21,52 +21,94 @@ pub struct InstrId(pub u32);
 /// float type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
+    /// `|x|`; for complex operands the modulus `sqrt(re^2 + im^2)` (a float); wrapping for the most negative integer.
     Abs,
+    /// Cube root `x^(1/3)`, real (negative) for negative `x`.
     Cbrt,
+    /// Smallest integer value `>= x`.
     Ceil,
+    /// Number of leading zero bits of an integer.
     Clz,
+    /// `cos x` (radians).
     Cos,
+    /// `(e^x + e^-x) / 2`.
     Cosh,
+    /// Error function `2/sqrt(pi) * integral_0^x e^(-t^2) dt`.
     Erf,
+    /// `e^x`.
     Exp,
+    /// `e^x - 1`, accurate near 0.
     Expm1,
+    /// Largest integer value `<= x`.
     Floor,
+    /// Imaginary part of a complex number (0 for a real float operand).
     Imag,
+    /// `true` unless `x` is +-inf or NaN (float operands, pred result).
     IsFinite,
+    /// Natural logarithm `ln x`.
     Log,
+    /// `ln(1 + x)`, accurate near 0.
     Log1p,
+    /// Sigmoid `1 / (1 + e^-x)`.
     Logistic,
+    /// `-x` (wrapping for integers).
     Neg,
+    /// Bitwise complement `!x`; logical not for pred.
     Not,
+    /// Number of set bits of an integer.
     PopulationCount,
+    /// Real part of a complex number (`x` itself for a real float operand).
     Real,
+    /// Round to the nearest integer value, ties away from zero.
     RoundNearestAfz,
+    /// Round to the nearest integer value, ties to even.
     RoundNearestEven,
+    /// `1 / sqrt(x)`.
     Rsqrt,
+    /// `-1`, `0` or `1` by the sign of `x` (floats keep +-0 and NaN; complex `x / |x|`).
     Sign,
+    /// `sin x` (radians).
     Sin,
+    /// `sqrt x` (NaN below 0).
     Sqrt,
+    /// `tan x` (radians).
     Tan,
+    /// `(e^x - e^-x) / (e^x + e^-x)`.
     Tanh,
 }
 
 /// Elementwise ops of two operands of equal dimensions (broadcasts already made explicit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
+    /// `x + y` (wrapping for integers, logical or for pred).
     Add,
+    /// `x - y` (wrapping for integers).
     Sub,
+    /// `x * y` (wrapping for integers, logical and for pred).
     Mul,
+    /// `x / y`; integers truncate toward zero, `x / 0` is -1 (signed) or MAX (unsigned), `MIN / -1` is MIN.
     Div,
+    /// `x - trunc(x / y) * y` (sign of `x`, C `fmod`); integer `x % 0` is `x`.
     Rem,
+    /// `max(x, y)`; a NaN operand gives NaN.
     Max,
+    /// `min(x, y)`; a NaN operand gives NaN.
     Min,
+    /// `x^y`.
     Pow,
+    /// `atan(x / y)` with the quadrant taken from both signs, in `[-pi, pi]` (C's `atan2(x, y)`).
     Atan2,
+    /// Bitwise and; logical and for pred.
     And,
+    /// Bitwise or; logical or for pred.
     Or,
+    /// Bitwise exclusive or; logical xor for pred.
     Xor,
+    /// `x << y`; 0 once `y` (read as unsigned) reaches the bit width.
     ShiftLeft,
+    /// `x >> y` filling with the sign bit; all sign bits once `y` reaches the bit width.
     ShiftRightArithmetic,
+    /// `x >> y` filling with zeros; 0 once `y` reaches the bit width.
     ShiftRightLogical,
     /// `Complex(real, imag)`: two f32 (f64) arrays into one c64 (c128) array.
     Complex,
@@ -75,20 +117,31 @@ pub enum BinaryOp {
 /// Direction of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ComparisonDirection {
+    /// `x == y`.
     Eq,
+    /// `x != y`.
     Ne,
+    /// `x >= y`.
     Ge,
+    /// `x > y`.
     Gt,
+    /// `x <= y`.
     Le,
+    /// `x < y`.
     Lt,
 }
 
 /// DotGeneral's dimension numbers. Result dims: batch, lhs free (in order), rhs free (in order).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct DotDimensionNumbers {
+    /// Dimensions of the lhs summed over (paired in order with the rhs ones).
     pub lhs_contracting_dimensions: Vec<i64>,
+    /// Dimensions of the rhs summed over.
     pub rhs_contracting_dimensions: Vec<i64>,
+    /// Dimensions of the lhs matched one-to-one with the rhs batch dimensions (the leading
+    /// result dimensions).
     pub lhs_batch_dimensions: Vec<i64>,
+    /// Dimensions of the rhs matched with the lhs batch dimensions.
     pub rhs_batch_dimensions: Vec<i64>,
 }
 
@@ -96,11 +149,19 @@ pub struct DotDimensionNumbers {
 #[derive(Clone, Debug)]
 pub enum Op {
     /// Parameter number `index` of the computation; no operands.
-    Parameter { index: usize, name: String },
+    Parameter {
+        /// Position in the computation's parameter list.
+        index: usize,
+        /// The name the user gave it (kept for StableHLO and diagnostics).
+        name: String,
+    },
     /// A constant; no operands.
     Constant(Literal),
     /// `Iota(shape, dimension)`: values counting up along `dimension`; no operands.
-    Iota { dimension: usize },
+    Iota {
+        /// The dimension along which `output[i] = i[dimension]`.
+        dimension: usize,
+    },
     /// One-operand elementwise op.
     Unary(UnaryOp),
     /// Two-operand elementwise op on operands of equal dimensions.
@@ -108,7 +169,9 @@ pub enum Op {
     /// Elementwise comparison into pred; `total_order` selects the *TotalOrder variants for
     /// floats (-NaN < -Inf < -Finite < -0 < +0 < +Finite < +Inf < +NaN).
     Compare {
+        /// Which relation `x R y` is tested.
         direction: ComparisonDirection,
+        /// Floats compare by the total order above instead of IEEE (where NaN is unordered).
         total_order: bool,
     },
     /// `Select(pred, on_true, on_false)`; a scalar pred has been broadcast explicitly.
@@ -122,33 +185,51 @@ pub enum Op {
     BitcastConvertType,
     /// Round mantissa and exponent to fewer bits, staying in the same type.
     ReducePrecision {
+        /// Exponent bits kept: values beyond that range overflow to +-inf or flush to 0.
         exponent_bits: u32,
+        /// Mantissa bits kept: values are rounded to nearest even at that precision.
         mantissa_bits: u32,
     },
     /// Operand dimension `i` maps to output dimension `broadcast_dimensions[i]` (size equal or
     /// 1); the output dimensions are the instruction's shape.
-    BroadcastInDim { broadcast_dimensions: Vec<i64> },
+    BroadcastInDim {
+        /// Output dimension of each operand dimension, strictly increasing.
+        broadcast_dimensions: Vec<i64>,
+    },
     /// Row-major reinterpretation with the instruction's dimensions (same element count).
     Reshape,
     /// `output[i_{perm[0]}, ...] ` : output dimension `d` is operand dimension `permutation[d]`.
-    Transpose { permutation: Vec<i64> },
+    Transpose {
+        /// `permutation[d]` is the operand dimension that becomes output dimension `d`.
+        permutation: Vec<i64>,
+    },
     /// Variadic reduce: operands are N arrays then N scalar inits; the result is the reduced
     /// array (N = 1) or a tuple of them.
     Reduce {
+        /// Operand dimensions folded away; the others keep their order.
         dimensions: Vec<i64>,
+        /// The reducer: 2N scalars (accumulators, then elements) to N scalars.
         computation: Arc<Computation>,
     },
     /// Generalised matrix product; result dims: batch, lhs free, rhs free.
     DotGeneral {
+        /// Which dimensions are contracted and which are batch.
         dimension_numbers: DotDimensionNumbers,
+        /// The result element type when it differs from the operands' (a widening dot).
         preferred_element_type: Option<ElementType>,
     },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
-    GetTupleElement { index: usize },
+    GetTupleElement {
+        /// Position of the element taken.
+        index: usize,
+    },
     /// Call a computation with the operands as its parameters.
-    Call { computation: Arc<Computation> },
+    Call {
+        /// The callee; its parameters are the operands.
+        computation: Arc<Computation>,
+    },
 }
 
 impl Op {
@@ -181,8 +262,11 @@ impl Op {
 /// One instruction: an op, its operands (earlier instructions) and its inferred shape.
 #[derive(Clone, Debug)]
 pub struct Instruction {
+    /// What the instruction computes.
     pub op: Op,
+    /// Its inputs, all defined earlier in the same computation.
     pub operands: Vec<InstrId>,
+    /// Its result shape, as shape inference gave it.
     pub shape: Shape,
 }
 

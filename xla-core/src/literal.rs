@@ -10,20 +10,35 @@ use crate::shape::{ArrayShape, Shape};
 /// Elements of an array in row-major (logical) order, one variant per element type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArrayData {
+    /// `pred` elements.
     Pred(Vec<bool>),
+    /// `s8` elements: 8-bit two's-complement integers.
     S8(Vec<i8>),
+    /// `s16` elements.
     S16(Vec<i16>),
+    /// `s32` elements.
     S32(Vec<i32>),
+    /// `s64` elements.
     S64(Vec<i64>),
+    /// `u8` elements: 8-bit unsigned integers.
     U8(Vec<u8>),
+    /// `u16` elements.
     U16(Vec<u16>),
+    /// `u32` elements.
     U32(Vec<u32>),
+    /// `u64` elements.
     U64(Vec<u64>),
+    /// `f16` elements: IEEE binary16.
     F16(Vec<half::f16>),
+    /// `bf16` elements: bfloat16 (f32's exponent, 8 significand bits).
     Bf16(Vec<half::bf16>),
+    /// `f32` elements: IEEE binary32.
     F32(Vec<f32>),
+    /// `f64` elements: IEEE binary64.
     F64(Vec<f64>),
+    /// `c64` elements: complex numbers with f32 parts.
     C64(Vec<Complex<f32>>),
+    /// `c128` elements: complex numbers with f64 parts.
     C128(Vec<Complex<f64>>),
 }
 
@@ -32,7 +47,12 @@ pub enum ArrayData {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
     /// A dense array.
-    Array { shape: ArrayShape, data: ArrayData },
+    Array {
+        /// Element type and dimensions (`data.len()` is their product).
+        shape: ArrayShape,
+        /// The elements, row-major.
+        data: ArrayData,
+    },
     /// A tuple.
     Tuple(Vec<Literal>),
     /// A token.

@@ -51,8 +51,11 @@ pub const WINDOW: usize = 32;
 /// order, skipping `p` outside `0..dims` (padding), starting from `init`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Level {
+    /// Extents of the reduced dims of the array this level folds.
     pub dims: Vec<usize>,
+    /// Window (and stride) per reduced dim: `min(dims[j], WINDOW)` positions fold into one.
     pub window: Vec<usize>,
+    /// Positions of padding before index 0 per dim, so the windows cover `dims` centred.
     pub pad_low: Vec<usize>,
 }
 

@@ -79,14 +79,23 @@ const OP: &str = "conv";
 /// `spatial_rank` entries of the spatial arrays are used, in matching order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConvDims {
+    /// Input dimension indexing the batch (`N`).
     pub input_batch: usize,
+    /// Input dimension indexing the feature (channel) (`C`).
     pub input_feature: usize,
+    /// Input dimensions the window slides over, in spatial order.
     pub input_spatial: [usize; MAX_SPATIAL],
+    /// Kernel dimension indexing the input features it reads (`I`).
     pub kernel_input_feature: usize,
+    /// Kernel dimension indexing the output features it produces (`O`).
     pub kernel_output_feature: usize,
+    /// Kernel dimensions of the window, in spatial order.
     pub kernel_spatial: [usize; MAX_SPATIAL],
+    /// Output dimension indexing the batch.
     pub output_batch: usize,
+    /// Output dimension indexing the output feature.
     pub output_feature: usize,
+    /// Output dimensions of the window positions, in spatial order.
     pub output_spatial: [usize; MAX_SPATIAL],
 }
 
@@ -136,6 +145,7 @@ pub struct ConvDesc {
     pub input_shape: [usize; MAX_RANK],
     /// Kernel (rhs) dimensions, row-major.
     pub kernel_shape: [usize; MAX_RANK],
+    /// Which dimension of each operand plays which role.
     pub dims: ConvDims,
     /// Window step per spatial dimension (> 0).
     pub window_strides: [usize; MAX_SPATIAL],

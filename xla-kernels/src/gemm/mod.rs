@@ -82,14 +82,23 @@ pub struct GemmDesc {
     pub n: usize,
     /// Columns of A, rows of B (the contracted extent).
     pub k: usize,
+    /// Element offset between consecutive batch items of A (0 broadcasts one A).
     pub a_batch_stride: isize,
+    /// Element offset between rows of A: `A[b, i, p]` is at `b*bs + i*rs + p*cs`.
     pub a_row_stride: isize,
+    /// Element offset between columns of A.
     pub a_col_stride: isize,
+    /// Element offset between consecutive batch items of B (0 broadcasts one B).
     pub b_batch_stride: isize,
+    /// Element offset between rows of B.
     pub b_row_stride: isize,
+    /// Element offset between columns of B.
     pub b_col_stride: isize,
+    /// Element offset between consecutive batch items of C.
     pub c_batch_stride: isize,
+    /// Element offset between rows of C.
     pub c_row_stride: isize,
+    /// Element offset between columns of C.
     pub c_col_stride: isize,
     /// `C += A * B` instead of `C = A * B` (then `c` is not read).
     pub accumulate: bool,
@@ -181,15 +190,21 @@ pub enum GemmError {
     /// The strides and extents of `operand` ('A', 'B' or 'C') address offsets
     /// `min_offset..=max_offset`, outside `0..len`.
     OutOfBounds {
+        /// 'A', 'B' or 'C'.
         operand: char,
+        /// The lowest offset the strides reach.
         min_offset: i128,
+        /// The highest offset the strides reach.
         max_offset: i128,
+        /// The slice's length.
         len: usize,
     },
     /// Two elements of C would share a location (so threads could race and the result would
     /// depend on write order).
     OverlappingOutput {
+        /// C's extents: batch, m, n.
         extents: [usize; 3],
+        /// C's strides for the same three dims.
         strides: [isize; 3],
     },
 }
