@@ -11,6 +11,12 @@ mod parse;
 use proc_macro::TokenStream;
 
 /// Compile a block of XLA functions into shape-specialised Rust.
+///
+/// `xla! { [pub] fn name(x: f32[2, 3], ...) -> f32[2, 3] { ... } ... }`: each fn becomes a Rust
+/// fn over `Tensor`s plus a companion `mod name` (`Scratch`, `into`, `computation`,
+/// `stablehlo`, `run_literals`). The language, the op table and examples are on the `xla-aot`
+/// crate page; use the macro through `xla_aot::xla`, since generated code names
+/// `::xla_aot::...` paths.
 #[proc_macro]
 pub fn xla(input: TokenStream) -> TokenStream {
     let input = proc_macro2::TokenStream::from(input);
