@@ -596,3 +596,27 @@ mod scalar_broadcasts {
         );
     }
 }
+
+mod unread_parameters {
+    //! Parameters no kernel reads (issue 8): one that only feeds a dropped tuple element, one
+    //! never used. The file is under `#![deny(warnings)]`, so an unused-variable warning in
+    //! the generated code fails the build.
+
+    use xla_aot::{xla, Tensor, D1};
+
+    xla! {
+        fn first_of_pair(x: f32[2], y: f32[2]) -> f32[2] {
+            let t = Tuple(x, y);
+            GetTupleElement(t, index = 0)
+        }
+        fn ignore_second(x: f32[2], y: f32[2]) -> f32[2] { Neg(x) }
+    }
+
+    #[test]
+    fn unread_parameters_compile_without_warnings() {
+        let x = Tensor::<f32, D1<2>>::from_vec(vec![1.0, -2.0]).unwrap();
+        let y = Tensor::<f32, D1<2>>::from_vec(vec![7.0, 8.0]).unwrap();
+        assert_eq!(first_of_pair(&x, &y).as_slice(), &[1.0, -2.0]);
+        assert_eq!(ignore_second(&x, &y).as_slice(), &[-1.0, 2.0]);
+    }
+}
