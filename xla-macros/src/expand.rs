@@ -10,6 +10,7 @@ mod codegen_expr;
 mod codegen_loops;
 mod codegen_reduce;
 mod codegen_rt;
+mod codegen_tree;
 mod fuse;
 mod graph;
 mod ir_tokens;

@@ -16,6 +16,7 @@ use super::codegen_loops::{access_vectors, dispatch, offset_tokens, src_ident, S
 use super::codegen_rt::{
     f32_tokens, f64_tokens, lanes_of, lit_usize, rust_type, scalar_of, vector_type, vfloat_of,
 };
+use super::codegen_tree::{windows, Tree};
 use super::fuse::{ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, Kind, Value};
 use super::plan::Plan;
@@ -170,7 +171,7 @@ impl Inliner {
 }
 
 /// Statements applying reducer `c` to `(accs..., xs...)`, assigning the results back to `accs`.
-fn reducer_update(
+pub(crate) fn reducer_update(
     c: &Computation,
     accs: &[Ident],
     xs: &[Ident],
@@ -451,11 +452,27 @@ pub(crate) fn reduce_kernel(
         _ => {
             let stmts = scalar_stmts(&exprs, operands, &acc);
             let st = store_stmt(&vars, None);
-            let loops = wrap_red(quote!({ #stmts #st #update }), &red);
-            quote! {
-                #(let mut #accs = #init_vals;)*
-                #loops
-                (#(#accs,)*)
+            // f16/bf16 round every reducer step, so they fold in XLA:CPU's windows of 32.
+            let reads = |g: usize| used[g] || (!stores.is_empty() && store_coef[g] != 0);
+            if let Some((levels, groups)) = windows(&space, &red, &op_dims, &tys, &vars, &reads) {
+                let tree = Tree {
+                    levels: &levels,
+                    groups,
+                    element: quote!(#stmts #st),
+                    x: &xs[0],
+                    init: &init_vals[0],
+                    reducer: computation,
+                    ty: t,
+                };
+                let value = tree.value()?;
+                quote!((#value,))
+            } else {
+                let loops = wrap_red(quote!({ #stmts #st #update }), &red);
+                quote! {
+                    #(let mut #accs = #init_vals;)*
+                    #loops
+                    (#(#accs,)*)
+                }
             }
         }
     };

@@ -314,3 +314,29 @@ fn scalar_broadcast_to_rank_two_expands() {
     let r = b.select(p, x, y).unwrap();
     expand_text(&fn_def("select_scalar", b.build(r).unwrap()));
 }
+
+/// f16/bf16 sums with a reduced dim over 32 fold in XLA:CPU's windows (nested levels, padded
+/// positions checked); without one they fold in order, as XLA does; f32 keeps its vector path.
+#[test]
+fn narrow_reductions_fold_in_xla_windows() {
+    let sum = |ty: ElementType, dims: &[i64], rdims: &[i64]| {
+        let mut b = Builder::new("narrow_sum");
+        let x = b.parameter(0, Shape::array(ty, dims), "x").unwrap();
+        let zero = b.constant(Literal::zeros(&xla_core::ArrayShape::scalar(ty)));
+        let r = b
+            .reduce(&[x], &[zero], &scalar_reducer(BinaryOp::Add, ty), rdims)
+            .unwrap();
+        expand_text(&fn_def("narrow_sum", b.build(r).unwrap()))
+    };
+    // 4099: windows of 32 padded 14 low (so positions are checked), then 129 -> 5, then 5.
+    let text = sum(Bf16, &[3, 4099], &[1]);
+    for part in ["ta2", "tk1_0", "wrapping_sub (14usize)", "< 4099usize"] {
+        assert!(text.contains(part), "bf16 4099: {part}");
+    }
+    // 1024 = 32 x 32: two levels, no padding checks.
+    let text = sum(F16, &[1024, 3], &[0]);
+    assert!(text.contains("ta1") && !text.contains("ta2") && !text.contains("wrapping_sub"));
+    // No dim above 32: XLA's single fold, no windows.
+    assert!(!sum(Bf16, &[32, 32], &[0, 1]).contains("ta0"));
+    assert!(!sum(F32, &[3, 4099], &[1]).contains("ta0"));
+}
