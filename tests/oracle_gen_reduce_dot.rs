@@ -7,6 +7,8 @@
 //! inputs (every partial sum is exact, so the summation order cannot matter); on random reals
 //! they are within the forward-error bound of a sum in any order (`common::Tol::Forward`): XLA's
 //! summation order is unspecified, differs from ours and between its AVX2 and AVX-512 code.
+//! Long f16/bf16 sums fold in XLA:CPU's windows of 32, as XLA does: bf16 bit-exact, f16 within
+//! the forward bound.
 //!
 //! Run: `cargo test -p xla-aot --test oracle_gen_reduce_dot`.
 
@@ -155,6 +157,8 @@ fn reduce_misc_cases() -> Vec<Case> {
             reduce_tol(param_ty(g)),
         ));
     }
+    let g = gen!("sum/bf16/a+b*b", sum_sq_bf16);
+    v.push(Case::random(g, &[Dist::Range(0.0, 1.0)], 44, Tol::Exact));
     for g in [
         gen!("argmax/rows", argmax_rows),
         gen!("argmax/cols", argmax_cols),
@@ -165,6 +169,101 @@ fn reduce_misc_cases() -> Vec<Case> {
         v.push(Case::random(g, &[Dist::Any], 43, Tol::Exact));
     }
     v
+}
+
+/// Long f16/bf16 sums (rows, columns, everything, a 2-D grid with padding on both dims, a fused
+/// producer, a stored producer, a broadcast operand): every reducer step rounds to the narrow
+/// type, so only XLA:CPU's windows of 32 (`xla_core::reduce_order`) keep these close to the
+/// exact sum; a left-to-right bf16 fold of values near 1 stops at 256.
+macro_rules! long_sums {
+    ($( $t:ident ),+ ) => {
+        mod long {
+            $(
+                #[allow(dead_code)]
+                pub mod $t {
+                    xla_aot::xla! {
+                        pub fn rows1024(x: $t[2, 1024]) -> $t[2] {
+                            Reduce(x, 0, dimensions = [1], |a, b| a + b)
+                        }
+                        pub fn rows4099(x: $t[3, 4099]) -> $t[3] {
+                            Reduce(x, 0, dimensions = [1], |a, b| a + b)
+                        }
+                        pub fn cols1024(x: $t[1024, 3]) -> $t[3] {
+                            Reduce(x, 0, dimensions = [0], |a, b| a + b)
+                        }
+                        pub fn all(x: $t[2, 1024]) -> $t[] {
+                            Reduce(x, 0, dimensions = [0, 1], |a, b| a + b)
+                        }
+                        pub fn grid(x: $t[3, 40, 50]) -> $t[3] {
+                            Reduce(x, 0, dimensions = [1, 2], |a, b| a + b)
+                        }
+                        pub fn squares(x: $t[2, 1024]) -> $t[2] {
+                            Reduce(x * x, 0, dimensions = [1], |a, b| a + b)
+                        }
+                        pub fn stored(x: $t[2, 1000]) -> ($t[2], $t[2, 1000]) {
+                            let e = x * x + x;
+                            Tuple(Reduce(e, 0, dimensions = [1], |a, b| a + b), e)
+                        }
+                        pub fn bcast(v: $t[3]) -> $t[3] {
+                            let x = BroadcastInDim(v, out_dim_size = [3, 1000],
+                                                   broadcast_dimensions = [0]);
+                            Reduce(x, 0, dimensions = [1], |a, b| a + b)
+                        }
+                    }
+                }
+            )+
+        }
+        fn long_sum_cases() -> Vec<Case> {
+            let mut v = Vec::new();
+            $(
+                for (g, exact) in [
+                    (gen!(concat!("long/", stringify!($t), "/rows1024"), long::$t::rows1024), true),
+                    (gen!(concat!("long/", stringify!($t), "/rows4099"), long::$t::rows4099), true),
+                    (gen!(concat!("long/", stringify!($t), "/cols1024"), long::$t::cols1024), true),
+                    (gen!(concat!("long/", stringify!($t), "/all"), long::$t::all), true),
+                    (gen!(concat!("long/", stringify!($t), "/grid"), long::$t::grid), true),
+                    (gen!(concat!("long/", stringify!($t), "/squares"), long::$t::squares), true),
+                    // XLA may keep `x * x + x` in f32: the forward bound, for both types.
+                    (gen!(concat!("long/", stringify!($t), "/stored"), long::$t::stored), false),
+                ] {
+                    let ty = param_ty(g);
+                    let dists = [Dist::Range(0.5, 1.5), Dist::Range(-1.0, 1.0)];
+                    for (k, d) in dists.into_iter().enumerate() {
+                        v.push(Case::random(g, &[d], 70 + k as u64, narrow_tol(ty, exact)));
+                    }
+                }
+                // XLA turns a sum of a broadcast into a product; the windows add 1000 equal
+                // terms whose rounding errors do not cancel (0.5% off in f16 on reals), so
+                // integers in [-2, 2], exact in any order (a window that nothing reads along).
+                let g = gen!(concat!("long/", stringify!($t), "/broadcast"), long::$t::bcast);
+                let args = args_with(g, |i, s| int_valued(s.ty, &s.dims, 72 + i as u64, 2.0));
+                v.push(Case::new(g, "int-valued", args, Tol::Exact));
+            )+
+            v
+        }
+    };
+}
+
+long_sums!(f16, bf16);
+
+// A reducer that is not associative: XLA:CPU squares each window's partial sum again, and so do
+// the generated code and the evaluator (the order, not the sum, is what is checked).
+xla_aot::xla! {
+    pub fn sum_sq_bf16(x: bf16[2, 100]) -> bf16[2] {
+        Reduce(x, 0, dimensions = [1], |a, b| a + b * b)
+    }
+}
+
+/// bf16 sums in XLA's windows are XLA's bits on AVX2 and AVX-512 (its bf16 reducer rounds every
+/// step, folding in row-major order); XLA's f16 loops differ between its ISAs (with AVX2 they
+/// keep excess precision), so f16 is held to the forward bound. `exact`: the program's bf16 bits
+/// are XLA's (not for an elementwise chain XLA may keep in f32, or a rewritten broadcast sum).
+fn narrow_tol(ty: ElementType, exact: bool) -> Tol {
+    if exact && ty == ElementType::Bf16 {
+        Tol::Exact
+    } else {
+        reduce_tol(ty)
+    }
 }
 
 /// Per type: vec·vec, mat·vec, mat·mat, a batched DotGeneral and a transposed contraction.
@@ -260,6 +359,7 @@ fn dot_misc_cases() -> Vec<Case> {
 fn generated_reductions_and_dots_match_xla() {
     let mut v = reduce_cases();
     v.extend(reduce_misc_cases());
+    v.extend(long_sum_cases());
     v.extend(dot_cases());
     v.extend(dot_misc_cases());
     check_all("generated reductions and dots", v);
