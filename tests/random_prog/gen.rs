@@ -98,15 +98,22 @@ pub struct Info {
     /// Made by a broadcast (through shape-only ops): XLA rewrites a division by it as a
     /// multiplication by the reciprocal.
     pub bcast: bool,
-    /// The sign of a zero may differ from XLA's: a float dot whose products are all -0 is +0
-    /// for ours (a sum from +0, as the StableHLO spec's reduce) but -0 for XLA:CPU when it
-    /// computes the dot as a multiplication (one product per element) and for some dots of
-    /// converted integers (seed 1072). Such values only feed ops that carry the sign along.
+    /// The sign of a zero may differ from XLA's: a float sum or dot whose terms are all -0 is
+    /// +0 for ours (a sum from the init +0, as the StableHLO spec's reduce) but often -0 for
+    /// XLA:CPU (a dot computed as a multiplication, some dots of converted integers, reduces).
+    /// Such values only feed ops that carry the sign along, and are compared up to it.
     pub zsign: bool,
     /// May be a compile-time constant for XLA (constants, iotas, `x ^ x`, ...): XLA:CPU dies of
     /// SIGFPE when it folds an integer division by a constant zero, so no integer Div or Rem
     /// gets two of them.
     pub konst: bool,
+    /// Its NaNs are the arguments' (moved, negated or made absolute, never computed): a NaN
+    /// an op computes has an unspecified sign (XLA:CPU's is x86's negative default NaN), which
+    /// TotalOrder tells apart.
+    pub raw: bool,
+    /// An integer Pow (moved or negated): XLA:CPU miscompiles an integer division of it
+    /// (`pow(a, b) / pow(a, b)` is 0 for 4 / 4 in u8, seed 101451), so it feeds no Div or Rem.
+    pub ipow: bool,
 }
 
 impl Info {
@@ -120,7 +127,15 @@ impl Info {
             bcast: false,
             zsign: false,
             konst: false,
+            raw: false,
+            ipow: false,
         }
+    }
+
+    /// May be ordered by TotalOrder with the same result as XLA: no NaN, or only the
+    /// arguments' NaNs.
+    pub fn total_orderable(&self) -> bool {
+        self.mag.is_some() || self.raw
     }
 
     /// True when sums of `terms` products of this and `other` (magnitudes multiplied) are
@@ -268,6 +283,7 @@ impl G {
             (Data::F, _) => Info::exact(None, false),
         };
         self.params.push((shape, data));
+        let info = Info { raw: true, ..info };
         Some(self.push(name, op, info, &[]))
     }
 

@@ -10,9 +10,9 @@
 
 use super::Compiled;
 #[allow(unused_imports)]
-use super::Data::{F, S};
-#[allow(unused_imports)]
 use super::Tol::{Exact, Ulp};
+#[allow(unused_imports)]
+use super::Data::{F, S};
 
 xla_aot::xla! {
     pub fn rp_500000(p0: u64[6,4], p1: f64[3,7,5], p2: s32[7,5,5], p3: f64[3,7,5], p4: u64[8,6,4,7], p5: f64[3,7,5], p6: f64[3,7], p7: u64[], p8: f64[5,3,2,5], p9: f64[3,5], p10: s32[]) -> (s32[4,7,5,8], f64[2,5,3,5], f64[3,7,5]) {
@@ -96,7 +96,7 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500003(p0: f16[4,1], p1: f16[1,1,33], p2: pred[16], p3: pred[], p4: f16[6,1,7,33]) -> (s64[1], f16[6], pred[6,1,7,33]) {
+    pub fn rp_500003(p0: f16[4,1], p1: f16[1,1,33], p2: pred[16], p3: pred[], p4: s16[1,1], p5: pred[1,1], p6: s16[1,3,2], p7: s64[]) -> f16[] {
         let v1 = Log(p0);
         let v2 = Neg(v1);
         let v3 = Cbrt(v2);
@@ -112,19 +112,21 @@ xla_aot::xla! {
         let v13 = DotGeneral(v5, v12, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [0, 2], rhs_batch_dimensions = [1, 0]);
         let v14 = Reduce(v3, f16::INFINITY, dimensions = [0], |a, b| Min(a, b));
         let v15 = Reshape(v10, new_sizes = [1, 1]);
-        let t16 = Reduce(v8, Iota(s32[6,1,7,33], iota_dimension = 1), f16::NEG_INFINITY, 0, dimensions = [1], |av, ai, bv, bi| Tuple(Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), av, bv), Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), ai, bi)));
+        let t16 = Reduce(v15, Iota(s32[1,1], iota_dimension = 1), s16::MIN, 0, dimensions = [1], |av, ai, bv, bi| Tuple(Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), av, bv), Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), ai, bi)));
         let v17 = GetTupleElement(t16, index = 0);
         let v18 = GetTupleElement(t16, index = 1);
         let v19 = Pow(v15, v15);
-        let v20 = Sign(v11);
-        let v21 = Le(v8, p4);
-        let v22 = Mul(v14, v14);
-        let v23 = Reduce(p0, f16::INFINITY, dimensions = [1], |a, b| Min(a, b));
-        let v24 = Pow(v23, v23);
-        let v25 = Reshape(v20, new_sizes = [1]);
-        let v26 = Reduce(p4, f16::INFINITY, dimensions = [1, 2, 3], |a, b| Min(a, b));
-        let v27 = ShiftLeft(v25, v25);
-        Tuple(v27, v26, v21)
+        let v20 = ConvertElementType(v8, new_element_type = f64);
+        let v21 = BroadcastInDim(v14, out_dim_size = [6, 1, 3], broadcast_dimensions = [1]);
+        let v22 = BroadcastInDim(v18, out_dim_size = [6, 1, 6], broadcast_dimensions = [1]);
+        let v23 = Select(p5, v19, p4);
+        let v24 = Reduce(v18, 0, dimensions = [0], |a, b| Add(a, b));
+        let v25 = DotGeneral(v15, p6, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [1], rhs_batch_dimensions = [0]);
+        let v26 = Min(p7, p7);
+        let v27 = Max(p7, p7);
+        let v28 = Clamp(v26, v11, v27);
+        let v29 = Constant(f16[], 0.0);
+        v29
     }
 }
 
@@ -251,25 +253,25 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500010(p0: f32[1,0,7], p1: c64[17], p2: c64[8,1], p3: f32[1]) -> (s32[1], c64[17,8,1], f32[1,0]) {
+    pub fn rp_500010(p0: f32[1,0,7], p1: c64[17], p2: c64[8,1], p3: f32[0], p4: s32[], p5: s32[1,0]) -> (s64[4], f32[1,0,7], s32[1]) {
         let v1 = Min(p0, p0);
         let v2 = DotGeneral(p1, p2, lhs_contracting_dimensions = [], rhs_contracting_dimensions = []);
-        let t3 = Reduce(v1, Iota(s32[1,0,7], iota_dimension = 2), f32::NEG_INFINITY, 0, dimensions = [2], |av, ai, bv, bi| Tuple(Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), av, bv), Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), ai, bi)));
+        let t3 = Reduce(p0, Iota(s32[1,0,7], iota_dimension = 2), f32::NEG_INFINITY, 0, dimensions = [2], |av, ai, bv, bi| Tuple(Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), av, bv), Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), ai, bi)));
         let v4 = GetTupleElement(t3, index = 0);
         let v5 = GetTupleElement(t3, index = 1);
-        let v6 = Sqrt(v4);
-        let v7 = Reduce(p1, 0, dimensions = [0], |a, b| Add(a, b));
-        let v8 = Transpose(v5, permutation = [0, 1]);
-        let v9 = Complex(p3, v1, broadcast_dimensions = [0]);
-        let t10 = Reduce(v8, Iota(s32[1,0], iota_dimension = 1), s32::MIN, 0, dimensions = [1], |av, ai, bv, bi| Tuple(Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), av, bv), Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), ai, bi)));
-        let v11 = GetTupleElement(t10, index = 0);
-        let v12 = GetTupleElement(t10, index = 1);
-        Tuple(v12, v2, v6)
+        let v6 = Min(p3, v4, broadcast_dimensions = [1]);
+        let v7 = Rem(p4, v5, broadcast_dimensions = []);
+        let v8 = ShiftRightArithmetic(v7, p5);
+        let t9 = Reduce(v8, Iota(s32[1,0], iota_dimension = 1), s32::MIN, 0, dimensions = [1], |av, ai, bv, bi| Tuple(Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), av, bv), Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), ai, bi)));
+        let v10 = GetTupleElement(t9, index = 0);
+        let v11 = GetTupleElement(t9, index = 1);
+        let v12 = Iota(s64[4], iota_dimension = 0);
+        Tuple(v12, v1, v11)
     }
 }
 
 xla_aot::xla! {
-    pub fn rp_500011(p0: s8[7], p1: pred[6], p2: s64[2,3,4], p3: pred[8,16], p4: f64[2,6,6]) -> pred[2,6,6] {
+    pub fn rp_500011(p0: s8[7], p1: pred[6], p2: s64[2,3,4], p3: pred[8,16], p4: f64[2,6,6]) -> pred[2,64] {
         let v1 = Reduce(p2, s64::MAX, dimensions = [0, 1], |a, b| Min(a, b));
         let v2 = BroadcastInDim(v1, out_dim_size = [4], broadcast_dimensions = [0]);
         let v3 = BroadcastInDim(p1, out_dim_size = [2, 6, 6], broadcast_dimensions = [2]);
@@ -290,10 +292,10 @@ xla_aot::xla! {
         let v18 = Expm1(v16);
         let v19 = ConvertElementType(v13, new_element_type = s64);
         let v20 = Transpose(v17, permutation = [1, 0]);
-        let t21 = Reduce(p2, Iota(s32[2,3,4], iota_dimension = 0), s64::MIN, 0, dimensions = [0], |av, ai, bv, bi| Tuple(Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), av, bv), Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), ai, bi)));
+        let t21 = Reduce(p4, Iota(s32[2,6,6], iota_dimension = 0), f64::NEG_INFINITY, 0, dimensions = [0], |av, ai, bv, bi| Tuple(Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), av, bv), Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), ai, bi)));
         let v22 = GetTupleElement(t21, index = 0);
         let v23 = GetTupleElement(t21, index = 1);
-        let v24 = ConvertElementType(p4, new_element_type = pred);
+        let v24 = ConvertElementType(v20, new_element_type = pred);
         v24
     }
 }
@@ -375,24 +377,25 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500016(p0: f64[], p1: bf16[8], p2: pred[3], p3: bf16[3,4], p4: pred[3,4,5], p5: bf16[4,5,3]) -> (s64[3], bf16[5,3,4]) {
+    pub fn rp_500016(p0: f64[], p1: bf16[8], p2: f64[], p3: bf16[]) -> (bf16[8,3], pred[5,3,4], s32[]) {
         let v1 = Reduce(p1, bf16::NEG_INFINITY, dimensions = [0], |a, b| Max(a, b));
         let v2 = Constant(bf16[], 2.0);
         let v3 = BroadcastInDim(v2, out_dim_size = [8, 3], broadcast_dimensions = []);
         let v4 = Dot(p1, v3);
-        let v5 = Sin(v4);
+        let v5 = Sin(p0);
         let v6 = BroadcastInDim(v4, out_dim_size = [5, 3, 4], broadcast_dimensions = [1]);
         let t7 = Reduce(p1, Iota(s32[8], iota_dimension = 0), bf16::NEG_INFINITY, 0, dimensions = [0], |av, ai, bv, bi| Tuple(Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), av, bv), Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), ai, bi)));
         let v8 = GetTupleElement(t7, index = 0);
         let v9 = GetTupleElement(t7, index = 1);
-        let v10 = Mul(v6, v6);
-        let v11 = Log1p(v5);
-        let v12 = Neg(v5);
-        let v13 = Select(p2, v12, v4);
-        let v14 = DotGeneral(v6, p3, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [1, 2], rhs_batch_dimensions = [0, 1]);
-        let v15 = Select(p4, v14, v14);
-        let v16 = ConvertElementType(v13, new_element_type = s64);
-        Tuple(v16, v10)
+        let v10 = Reshape(v5, new_sizes = [1, 1, 1, 1]);
+        let v11 = Reduce(v10, f64::NEG_INFINITY, dimensions = [0, 1, 2, 3], |a, b| Max(a, b));
+        let v12 = Or(v9, v9);
+        let v13 = Reduce(v3, bf16::NEG_INFINITY, dimensions = [0, 1], |a, b| Max(a, b));
+        let v14 = ConvertElementType(v6, new_element_type = pred);
+        let v15 = Constant(f64[1,1], [[3.0]]);
+        let v16 = BroadcastInDim(p3, out_dim_size = [3, 3], broadcast_dimensions = []);
+        let v17 = Dot(v3, v16);
+        Tuple(v17, v14, v12)
     }
 }
 
@@ -473,7 +476,7 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500020(p0: bf16[9,5,2], p1: pred[2,3,8], p2: bf16[9,5,2], p3: bf16[2], p4: s8[4], p5: bf16[4,6,9]) -> (bf16[], bf16[]) {
+    pub fn rp_500020(p0: bf16[9,5,2], p1: pred[2,3,8], p2: bf16[9,5,2], p3: bf16[2], p4: s8[4], p5: pred[6,2,4,6]) -> (pred[6,6], bf16[]) {
         let v1 = Min(p2, p0);
         let v2 = Max(p2, p0);
         let v3 = Clamp(v1, p0, v2);
@@ -483,15 +486,15 @@ xla_aot::xla! {
         let v7 = Sub(p3, p2, broadcast_dimensions = [2]);
         let v8 = BroadcastInDim(v2, out_dim_size = [9, 5, 2], broadcast_dimensions = [0, 1, 2]);
         let v9 = Reduce(v2, 0, dimensions = [1, 2], |a, b| Add(a, b));
-        let v10 = Tanh(v6);
-        let v11 = Reduce(p2, bf16::INFINITY, dimensions = [0, 1, 2], |a, b| Min(a, b));
+        let v10 = Tanh(v8);
+        let v11 = Reduce(v7, bf16::INFINITY, dimensions = [0, 1, 2], |a, b| Min(a, b));
         let t12 = Reduce(v3, Iota(s32[9,5,2], iota_dimension = 1), bf16::NEG_INFINITY, 0, dimensions = [1], |av, ai, bv, bi| Tuple(Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), av, bv), Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), ai, bi)));
         let v13 = GetTupleElement(t12, index = 0);
         let v14 = GetTupleElement(t12, index = 1);
         let v15 = ShiftRightLogical(p4, p4);
-        let v16 = ConvertElementType(v10, new_element_type = s64);
-        let v17 = Abs(v4);
-        Tuple(v17, v11)
+        let v16 = ConvertElementType(v9, new_element_type = s64);
+        let v17 = DotGeneral(v5, p5, lhs_contracting_dimensions = [2, 0], rhs_contracting_dimensions = [2, 1], lhs_batch_dimensions = [1], rhs_batch_dimensions = [3]);
+        Tuple(v17, v6)
     }
 }
 
@@ -520,7 +523,7 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500022(p0: s16[8,4], p1: f32[8,7], p2: s16[8,4], p3: pred[], p4: s16[], p5: s16[8,4], p6: pred[8,4]) -> u8[] {
+    pub fn rp_500022(p0: s16[8,4], p1: f32[8,7], p2: s16[8,4], p3: pred[], p4: s16[], p5: s16[], p6: pred[], p7: s16[6,8,4]) -> (s16[4,8,6], s16[8,4], s16[8,4]) {
         let v1 = Div(p0, p2);
         let v2 = And(v1, p2);
         let v3 = ConvertElementType(p1, new_element_type = f64);
@@ -529,13 +532,13 @@ xla_aot::xla! {
         let v6 = Reduce(v3, f64::NEG_INFINITY, dimensions = [0, 1], |a, b| Max(a, b));
         let v7 = Neg(v5);
         let v8 = Select(p3, v6, v6);
-        let v9 = Div(v7, p4, broadcast_dimensions = []);
-        let v10 = ConvertElementType(v8, new_element_type = u8);
-        let v11 = And(v10, v10);
-        let v12 = Select(p6, v9, p5);
-        let v13 = Reshape(p0, new_sizes = [1, 4, 8]);
-        let v14 = BroadcastInDim(v10, out_dim_size = [], broadcast_dimensions = []);
-        v14
+        let v9 = ConvertElementType(v8, new_element_type = u8);
+        let v10 = And(v7, v7);
+        let v11 = Select(p6, p4, p5);
+        let v12 = Reshape(v7, new_sizes = [1, 4, 8]);
+        let v13 = BroadcastInDim(p0, out_dim_size = [8, 4], broadcast_dimensions = [0, 1]);
+        let v14 = DotGeneral(p0, p7, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [1, 0], rhs_batch_dimensions = [2, 1]);
+        Tuple(v14, v13, v10)
     }
 }
 
@@ -808,7 +811,7 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500033(p0: s64[7], p1: bf16[0], p2: u16[1], p3: s64[7], p4: pred[7], p5: pred[]) -> (pred[2], bf16[1], s64[7]) {
+    pub fn rp_500033(p0: s64[7], p1: bf16[0], p2: u16[1], p3: s64[7], p4: pred[7], p5: pred[]) -> (pred[1], s64[7], f16[2]) {
         let v1 = And(p0, p3);
         let v2 = Floor(p1);
         let v3 = ConvertElementType(p2, new_element_type = bf16);
@@ -828,8 +831,8 @@ xla_aot::xla! {
         let t17 = Tuple(v3, v4);
         let v18 = GetTupleElement(t17, index = 0);
         let v19 = ConvertElementType(v12, new_element_type = bf16);
-        let v20 = LtTotalOrder(v13, v13);
-        Tuple(v20, v18, v16)
+        let v20 = LtTotalOrder(v18, v18);
+        Tuple(v20, v16, v13)
     }
 }
 
@@ -1346,7 +1349,7 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500057(p0: u16[3,6,3], p1: bf16[], p2: f16[3,8,1,0], p3: pred[], p4: f16[0]) -> (s32[3,8,1], bf16[1,1], bf16[]) {
+    pub fn rp_500057(p0: u16[3,6,3], p1: bf16[], p2: f16[3,8,1,0], p3: pred[], p4: f16[0]) -> (s32[6,3], u32[2], bf16[]) {
         let v1 = Select(p3, p1, p1);
         let v2 = Constant(u32[2], [4, 0]);
         let v3 = BroadcastInDim(v1, out_dim_size = [8], broadcast_dimensions = []);
@@ -1362,10 +1365,10 @@ xla_aot::xla! {
         let v13 = Cbrt(v12);
         let v14 = Pow(v10, v10);
         let v15 = Logistic(v6);
-        let t16 = Reduce(p2, Iota(s32[3,8,1,0], iota_dimension = 3), f16::NEG_INFINITY, 0, dimensions = [3], |av, ai, bv, bi| Tuple(Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), av, bv), Select(Or(GtTotalOrder(av, bv), And(EqTotalOrder(av, bv), Lt(ai, bi))), ai, bi)));
+        let t16 = Reduce(v14, Iota(s32[3,6,3], iota_dimension = 0), u16::MIN, 0, dimensions = [0], |av, ai, bv, bi| Tuple(Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), av, bv), Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), ai, bi)));
         let v17 = GetTupleElement(t16, index = 0);
         let v18 = GetTupleElement(t16, index = 1);
-        Tuple(v18, v7, v13)
+        Tuple(v18, v2, v13)
     }
 }
 
@@ -1405,601 +1408,64 @@ xla_aot::xla! {
 
 /// Every program of this file.
 pub const PROGRAMS: &[Compiled] = &[
-    Compiled {
-        name: "rp_500000",
-        run: rp_500000::run_literals,
-        computation: rp_500000::computation,
-        stablehlo: rp_500000::stablehlo,
-        data: &[F, S(4), F, S(1), S(3), S(4), S(4), S(3), S(1), S(2), S(4)],
-        tol: &[Exact, Exact, Ulp(1)],
-        seed: 500000,
-    },
-    Compiled {
-        name: "rp_500001",
-        run: rp_500001::run_literals,
-        computation: rp_500001::computation,
-        stablehlo: rp_500001::stablehlo,
-        data: &[S(3), S(1), S(1), S(3), S(4), S(4), S(2), S(4), S(3)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500001,
-    },
-    Compiled {
-        name: "rp_500002",
-        run: rp_500002::run_literals,
-        computation: rp_500002::computation,
-        stablehlo: rp_500002::stablehlo,
-        data: &[S(4), S(2), S(1), S(4), S(3)],
-        tol: &[Exact, Ulp(1), Exact],
-        seed: 500002,
-    },
-    Compiled {
-        name: "rp_500003",
-        run: rp_500003::run_literals,
-        computation: rp_500003::computation,
-        stablehlo: rp_500003::stablehlo,
-        data: &[F, F, F, S(3), S(2)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500003,
-    },
-    Compiled {
-        name: "rp_500004",
-        run: rp_500004::run_literals,
-        computation: rp_500004::computation,
-        stablehlo: rp_500004::stablehlo,
-        data: &[S(4), S(3)],
-        tol: &[Exact, Ulp(16)],
-        seed: 500004,
-    },
-    Compiled {
-        name: "rp_500005",
-        run: rp_500005::run_literals,
-        computation: rp_500005::computation,
-        stablehlo: rp_500005::stablehlo,
-        data: &[S(4), S(2), S(4), S(2)],
-        tol: &[Ulp(4), Exact],
-        seed: 500005,
-    },
-    Compiled {
-        name: "rp_500006",
-        run: rp_500006::run_literals,
-        computation: rp_500006::computation,
-        stablehlo: rp_500006::stablehlo,
-        data: &[S(3), F, S(1), S(3), S(3)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500006,
-    },
-    Compiled {
-        name: "rp_500007",
-        run: rp_500007::run_literals,
-        computation: rp_500007::computation,
-        stablehlo: rp_500007::stablehlo,
-        data: &[F, F, F, S(3), S(1), S(4), S(3), S(4)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500007,
-    },
-    Compiled {
-        name: "rp_500008",
-        run: rp_500008::run_literals,
-        computation: rp_500008::computation,
-        stablehlo: rp_500008::stablehlo,
-        data: &[S(4), S(1), S(2)],
-        tol: &[Ulp(4), Ulp(4)],
-        seed: 500008,
-    },
-    Compiled {
-        name: "rp_500009",
-        run: rp_500009::run_literals,
-        computation: rp_500009::computation,
-        stablehlo: rp_500009::stablehlo,
-        data: &[S(2), S(1), S(4), S(1)],
-        tol: &[Exact],
-        seed: 500009,
-    },
-    Compiled {
-        name: "rp_500010",
-        run: rp_500010::run_literals,
-        computation: rp_500010::computation,
-        stablehlo: rp_500010::stablehlo,
-        data: &[F, S(2), S(3), S(1)],
-        tol: &[Exact, Ulp(0), Exact],
-        seed: 500010,
-    },
-    Compiled {
-        name: "rp_500011",
-        run: rp_500011::run_literals,
-        computation: rp_500011::computation,
-        stablehlo: rp_500011::stablehlo,
-        data: &[F, F, S(3), S(4), S(2)],
-        tol: &[Exact],
-        seed: 500011,
-    },
-    Compiled {
-        name: "rp_500012",
-        run: rp_500012::run_literals,
-        computation: rp_500012::computation,
-        stablehlo: rp_500012::stablehlo,
-        data: &[S(3), S(4), F, S(4), S(4)],
-        tol: &[Exact],
-        seed: 500012,
-    },
-    Compiled {
-        name: "rp_500013",
-        run: rp_500013::run_literals,
-        computation: rp_500013::computation,
-        stablehlo: rp_500013::stablehlo,
-        data: &[S(1), S(3), S(1), S(3), S(3), S(3), S(8), S(3), S(1)],
-        tol: &[Ulp(32)],
-        seed: 500013,
-    },
-    Compiled {
-        name: "rp_500014",
-        run: rp_500014::run_literals,
-        computation: rp_500014::computation,
-        stablehlo: rp_500014::stablehlo,
-        data: &[S(8), S(4), S(2), S(3), S(4), S(4), S(4)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500014,
-    },
-    Compiled {
-        name: "rp_500015",
-        run: rp_500015::run_literals,
-        computation: rp_500015::computation,
-        stablehlo: rp_500015::stablehlo,
-        data: &[S(1), S(1), S(1), S(4), S(1)],
-        tol: &[Exact, Exact],
-        seed: 500015,
-    },
-    Compiled {
-        name: "rp_500016",
-        run: rp_500016::run_literals,
-        computation: rp_500016::computation,
-        stablehlo: rp_500016::stablehlo,
-        data: &[S(4), S(1), S(3), S(3), S(2), S(3)],
-        tol: &[Exact, Exact],
-        seed: 500016,
-    },
-    Compiled {
-        name: "rp_500017",
-        run: rp_500017::run_literals,
-        computation: rp_500017::computation,
-        stablehlo: rp_500017::stablehlo,
-        data: &[S(2), S(3), S(4), S(1)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500017,
-    },
-    Compiled {
-        name: "rp_500018",
-        run: rp_500018::run_literals,
-        computation: rp_500018::computation,
-        stablehlo: rp_500018::stablehlo,
-        data: &[S(3), F, F, S(1), S(2), S(1)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500018,
-    },
-    Compiled {
-        name: "rp_500019",
-        run: rp_500019::run_literals,
-        computation: rp_500019::computation,
-        stablehlo: rp_500019::stablehlo,
-        data: &[S(1), S(2), S(4), S(4), S(4), S(2), S(3), S(1), S(2)],
-        tol: &[Exact, Exact],
-        seed: 500019,
-    },
-    Compiled {
-        name: "rp_500020",
-        run: rp_500020::run_literals,
-        computation: rp_500020::computation,
-        stablehlo: rp_500020::stablehlo,
-        data: &[S(1), S(8), S(2), S(2), S(2), S(2)],
-        tol: &[Exact, Exact],
-        seed: 500020,
-    },
-    Compiled {
-        name: "rp_500021",
-        run: rp_500021::run_literals,
-        computation: rp_500021::computation,
-        stablehlo: rp_500021::stablehlo,
-        data: &[F, S(4), S(1), S(2), S(3), S(1)],
-        tol: &[Exact],
-        seed: 500021,
-    },
-    Compiled {
-        name: "rp_500022",
-        run: rp_500022::run_literals,
-        computation: rp_500022::computation,
-        stablehlo: rp_500022::stablehlo,
-        data: &[S(8), F, S(4), S(4), S(1), S(1), S(1)],
-        tol: &[Exact],
-        seed: 500022,
-    },
-    Compiled {
-        name: "rp_500023",
-        run: rp_500023::run_literals,
-        computation: rp_500023::computation,
-        stablehlo: rp_500023::stablehlo,
-        data: &[
-            F,
-            F,
-            S(4),
-            S(1),
-            S(4),
-            S(2),
-            S(1),
-            S(1),
-            S(4),
-            S(3),
-            S(4),
-            S(2),
-            S(3),
-        ],
-        tol: &[Exact, Exact, Ulp(16)],
-        seed: 500023,
-    },
-    Compiled {
-        name: "rp_500024",
-        run: rp_500024::run_literals,
-        computation: rp_500024::computation,
-        stablehlo: rp_500024::stablehlo,
-        data: &[F, S(2), S(2), S(3), S(3), S(3)],
-        tol: &[Ulp(1)],
-        seed: 500024,
-    },
-    Compiled {
-        name: "rp_500025",
-        run: rp_500025::run_literals,
-        computation: rp_500025::computation,
-        stablehlo: rp_500025::stablehlo,
-        data: &[F, F, S(1), S(3), S(4)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500025,
-    },
-    Compiled {
-        name: "rp_500026",
-        run: rp_500026::run_literals,
-        computation: rp_500026::computation,
-        stablehlo: rp_500026::stablehlo,
-        data: &[
-            F,
-            S(3),
-            S(3),
-            S(1),
-            S(3),
-            S(4),
-            S(2),
-            S(1),
-            S(3),
-            S(4),
-            S(1),
-            S(1),
-            S(1),
-        ],
-        tol: &[Ulp(1), Exact],
-        seed: 500026,
-    },
-    Compiled {
-        name: "rp_500027",
-        run: rp_500027::run_literals,
-        computation: rp_500027::computation,
-        stablehlo: rp_500027::stablehlo,
-        data: &[F, S(8), S(2), S(4), S(2), S(3), S(2), S(4), S(3)],
-        tol: &[Exact, Exact],
-        seed: 500027,
-    },
-    Compiled {
-        name: "rp_500028",
-        run: rp_500028::run_literals,
-        computation: rp_500028::computation,
-        stablehlo: rp_500028::stablehlo,
-        data: &[S(4), S(4), S(2), S(4), S(2), S(2), F, S(2), S(2), S(3)],
-        tol: &[Ulp(1)],
-        seed: 500028,
-    },
-    Compiled {
-        name: "rp_500029",
-        run: rp_500029::run_literals,
-        computation: rp_500029::computation,
-        stablehlo: rp_500029::stablehlo,
-        data: &[F, F, S(1), S(3), S(2), S(1), S(2), S(4), S(3), S(2)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500029,
-    },
-    Compiled {
-        name: "rp_500030",
-        run: rp_500030::run_literals,
-        computation: rp_500030::computation,
-        stablehlo: rp_500030::stablehlo,
-        data: &[S(4), S(2), S(4), S(2), S(1)],
-        tol: &[Exact],
-        seed: 500030,
-    },
-    Compiled {
-        name: "rp_500031",
-        run: rp_500031::run_literals,
-        computation: rp_500031::computation,
-        stablehlo: rp_500031::stablehlo,
-        data: &[S(4), S(3), S(1), S(2), F, S(2), S(1), S(3), S(3), S(4)],
-        tol: &[Ulp(0), Exact, Exact],
-        seed: 500031,
-    },
-    Compiled {
-        name: "rp_500032",
-        run: rp_500032::run_literals,
-        computation: rp_500032::computation,
-        stablehlo: rp_500032::stablehlo,
-        data: &[F, S(3), S(3), S(1), S(3), S(4)],
-        tol: &[Exact, Exact],
-        seed: 500032,
-    },
-    Compiled {
-        name: "rp_500033",
-        run: rp_500033::run_literals,
-        computation: rp_500033::computation,
-        stablehlo: rp_500033::stablehlo,
-        data: &[S(8), S(4), S(8), S(4), S(3), S(4)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500033,
-    },
-    Compiled {
-        name: "rp_500034",
-        run: rp_500034::run_literals,
-        computation: rp_500034::computation,
-        stablehlo: rp_500034::stablehlo,
-        data: &[F, S(4), S(3), S(2), S(1)],
-        tol: &[Exact],
-        seed: 500034,
-    },
-    Compiled {
-        name: "rp_500035",
-        run: rp_500035::run_literals,
-        computation: rp_500035::computation,
-        stablehlo: rp_500035::stablehlo,
-        data: &[F, S(4)],
-        tol: &[Exact, Exact],
-        seed: 500035,
-    },
-    Compiled {
-        name: "rp_500036",
-        run: rp_500036::run_literals,
-        computation: rp_500036::computation,
-        stablehlo: rp_500036::stablehlo,
-        data: &[S(3), S(4), S(4), S(4), S(4), S(3), S(4)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500036,
-    },
-    Compiled {
-        name: "rp_500037",
-        run: rp_500037::run_literals,
-        computation: rp_500037::computation,
-        stablehlo: rp_500037::stablehlo,
-        data: &[S(8), S(2), F, S(1), S(2), S(3), S(4)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500037,
-    },
-    Compiled {
-        name: "rp_500038",
-        run: rp_500038::run_literals,
-        computation: rp_500038::computation,
-        stablehlo: rp_500038::stablehlo,
-        data: &[S(8), F, S(3), S(3)],
-        tol: &[Ulp(128), Exact],
-        seed: 500038,
-    },
-    Compiled {
-        name: "rp_500039",
-        run: rp_500039::run_literals,
-        computation: rp_500039::computation,
-        stablehlo: rp_500039::stablehlo,
-        data: &[S(8), S(3), S(1), S(2), S(3)],
-        tol: &[Exact],
-        seed: 500039,
-    },
-    Compiled {
-        name: "rp_500040",
-        run: rp_500040::run_literals,
-        computation: rp_500040::computation,
-        stablehlo: rp_500040::stablehlo,
-        data: &[S(1), F, S(2), S(2), S(3), S(3), S(2), S(2), S(4)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500040,
-    },
-    Compiled {
-        name: "rp_500041",
-        run: rp_500041::run_literals,
-        computation: rp_500041::computation,
-        stablehlo: rp_500041::stablehlo,
-        data: &[S(1), F, S(2), S(4), S(4), S(4), S(4), S(2)],
-        tol: &[Exact],
-        seed: 500041,
-    },
-    Compiled {
-        name: "rp_500042",
-        run: rp_500042::run_literals,
-        computation: rp_500042::computation,
-        stablehlo: rp_500042::stablehlo,
-        data: &[S(4), S(3), S(1), S(3), S(1), S(4)],
-        tol: &[Exact, Exact],
-        seed: 500042,
-    },
-    Compiled {
-        name: "rp_500043",
-        run: rp_500043::run_literals,
-        computation: rp_500043::computation,
-        stablehlo: rp_500043::stablehlo,
-        data: &[F, S(2), S(2), S(3)],
-        tol: &[Exact],
-        seed: 500043,
-    },
-    Compiled {
-        name: "rp_500044",
-        run: rp_500044::run_literals,
-        computation: rp_500044::computation,
-        stablehlo: rp_500044::stablehlo,
-        data: &[
-            F,
-            S(2),
-            S(4),
-            S(2),
-            S(4),
-            S(1),
-            S(4),
-            S(1),
-            S(2),
-            S(1),
-            S(1),
-            S(1),
-            S(3),
-            S(2),
-        ],
-        tol: &[Exact],
-        seed: 500044,
-    },
-    Compiled {
-        name: "rp_500045",
-        run: rp_500045::run_literals,
-        computation: rp_500045::computation,
-        stablehlo: rp_500045::stablehlo,
-        data: &[
-            S(4),
-            S(8),
-            S(4),
-            S(2),
-            S(3),
-            S(1),
-            S(2),
-            S(2),
-            S(3),
-            S(3),
-            S(1),
-            S(2),
-            S(4),
-        ],
-        tol: &[Exact, Exact, Exact],
-        seed: 500045,
-    },
-    Compiled {
-        name: "rp_500046",
-        run: rp_500046::run_literals,
-        computation: rp_500046::computation,
-        stablehlo: rp_500046::stablehlo,
-        data: &[S(8), F, F, S(4), S(4), S(3)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500046,
-    },
-    Compiled {
-        name: "rp_500047",
-        run: rp_500047::run_literals,
-        computation: rp_500047::computation,
-        stablehlo: rp_500047::stablehlo,
-        data: &[S(3), F, S(2), S(3), S(1), S(4), S(1), S(3), S(1), S(1), F],
-        tol: &[Exact],
-        seed: 500047,
-    },
-    Compiled {
-        name: "rp_500048",
-        run: rp_500048::run_literals,
-        computation: rp_500048::computation,
-        stablehlo: rp_500048::stablehlo,
-        data: &[F, F, S(3), S(4), S(3), S(2), S(3), S(3), S(2)],
-        tol: &[Exact],
-        seed: 500048,
-    },
-    Compiled {
-        name: "rp_500049",
-        run: rp_500049::run_literals,
-        computation: rp_500049::computation,
-        stablehlo: rp_500049::stablehlo,
-        data: &[S(8), S(8), S(2), S(3), S(3), S(4), S(3), S(1), S(1)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500049,
-    },
-    Compiled {
-        name: "rp_500050",
-        run: rp_500050::run_literals,
-        computation: rp_500050::computation,
-        stablehlo: rp_500050::stablehlo,
-        data: &[S(3), S(4), S(2), S(4), S(2), S(3), S(2), S(2), S(3)],
-        tol: &[Exact],
-        seed: 500050,
-    },
-    Compiled {
-        name: "rp_500051",
-        run: rp_500051::run_literals,
-        computation: rp_500051::computation,
-        stablehlo: rp_500051::stablehlo,
-        data: &[S(3), F, S(4), S(2), S(4), S(4)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500051,
-    },
-    Compiled {
-        name: "rp_500052",
-        run: rp_500052::run_literals,
-        computation: rp_500052::computation,
-        stablehlo: rp_500052::stablehlo,
-        data: &[S(2), S(8), S(1), S(2), S(4), S(3), S(4), S(3)],
-        tol: &[Exact],
-        seed: 500052,
-    },
-    Compiled {
-        name: "rp_500053",
-        run: rp_500053::run_literals,
-        computation: rp_500053::computation,
-        stablehlo: rp_500053::stablehlo,
-        data: &[F, S(2), S(1), S(2)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500053,
-    },
-    Compiled {
-        name: "rp_500054",
-        run: rp_500054::run_literals,
-        computation: rp_500054::computation,
-        stablehlo: rp_500054::stablehlo,
-        data: &[S(2), S(4), S(4), S(3), S(3), S(2)],
-        tol: &[Ulp(1), Exact],
-        seed: 500054,
-    },
-    Compiled {
-        name: "rp_500055",
-        run: rp_500055::run_literals,
-        computation: rp_500055::computation,
-        stablehlo: rp_500055::stablehlo,
-        data: &[S(8), S(3)],
-        tol: &[Exact, Exact],
-        seed: 500055,
-    },
-    Compiled {
-        name: "rp_500056",
-        run: rp_500056::run_literals,
-        computation: rp_500056::computation,
-        stablehlo: rp_500056::stablehlo,
-        data: &[S(1), S(4), S(4), S(1)],
-        tol: &[Ulp(0), Exact],
-        seed: 500056,
-    },
-    Compiled {
-        name: "rp_500057",
-        run: rp_500057::run_literals,
-        computation: rp_500057::computation,
-        stablehlo: rp_500057::stablehlo,
-        data: &[S(8), F, F, S(3), S(2)],
-        tol: &[Exact, Exact, Exact],
-        seed: 500057,
-    },
-    Compiled {
-        name: "rp_500058",
-        run: rp_500058::run_literals,
-        computation: rp_500058::computation,
-        stablehlo: rp_500058::stablehlo,
-        data: &[S(3), S(4), F, S(4), S(4), S(4)],
-        tol: &[Exact, Exact],
-        seed: 500058,
-    },
-    Compiled {
-        name: "rp_500059",
-        run: rp_500059::run_literals,
-        computation: rp_500059::computation,
-        stablehlo: rp_500059::stablehlo,
-        data: &[F, F, S(2), S(1), S(3), S(3), S(4)],
-        tol: &[Exact, Exact],
-        seed: 500059,
-    },
+    Compiled { name: "rp_500000", run: rp_500000::run_literals, computation: rp_500000::computation, stablehlo: rp_500000::stablehlo, data: &[F, S(4), F, S(1), S(3), S(4), S(4), S(3), S(1), S(2), S(4)], tol: &[Exact, Exact, Ulp(1)], seed: 500000 },
+    Compiled { name: "rp_500001", run: rp_500001::run_literals, computation: rp_500001::computation, stablehlo: rp_500001::stablehlo, data: &[S(3), S(1), S(1), S(3), S(4), S(4), S(2), S(4), S(3)], tol: &[Exact, Exact, Exact], seed: 500001 },
+    Compiled { name: "rp_500002", run: rp_500002::run_literals, computation: rp_500002::computation, stablehlo: rp_500002::stablehlo, data: &[S(4), S(2), S(1), S(4), S(3)], tol: &[Exact, Ulp(1), Exact], seed: 500002 },
+    Compiled { name: "rp_500003", run: rp_500003::run_literals, computation: rp_500003::computation, stablehlo: rp_500003::stablehlo, data: &[F, F, F, S(3), S(4), S(4), S(1), S(4)], tol: &[Exact], seed: 500003 },
+    Compiled { name: "rp_500004", run: rp_500004::run_literals, computation: rp_500004::computation, stablehlo: rp_500004::stablehlo, data: &[S(4), S(3)], tol: &[Ulp(0), Ulp(16)], seed: 500004 },
+    Compiled { name: "rp_500005", run: rp_500005::run_literals, computation: rp_500005::computation, stablehlo: rp_500005::stablehlo, data: &[S(4), S(2), S(4), S(2)], tol: &[Ulp(4), Exact], seed: 500005 },
+    Compiled { name: "rp_500006", run: rp_500006::run_literals, computation: rp_500006::computation, stablehlo: rp_500006::stablehlo, data: &[S(3), F, S(1), S(3), S(3)], tol: &[Exact, Exact, Exact], seed: 500006 },
+    Compiled { name: "rp_500007", run: rp_500007::run_literals, computation: rp_500007::computation, stablehlo: rp_500007::stablehlo, data: &[F, F, F, S(3), S(1), S(4), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500007 },
+    Compiled { name: "rp_500008", run: rp_500008::run_literals, computation: rp_500008::computation, stablehlo: rp_500008::stablehlo, data: &[S(4), S(1), S(2)], tol: &[Ulp(4), Ulp(4)], seed: 500008 },
+    Compiled { name: "rp_500009", run: rp_500009::run_literals, computation: rp_500009::computation, stablehlo: rp_500009::stablehlo, data: &[S(2), S(1), S(4), S(1)], tol: &[Exact], seed: 500009 },
+    Compiled { name: "rp_500010", run: rp_500010::run_literals, computation: rp_500010::computation, stablehlo: rp_500010::stablehlo, data: &[F, S(2), S(3), S(2), S(1), S(3)], tol: &[Exact, Exact, Exact], seed: 500010 },
+    Compiled { name: "rp_500011", run: rp_500011::run_literals, computation: rp_500011::computation, stablehlo: rp_500011::stablehlo, data: &[F, F, S(3), S(4), S(2)], tol: &[Exact], seed: 500011 },
+    Compiled { name: "rp_500012", run: rp_500012::run_literals, computation: rp_500012::computation, stablehlo: rp_500012::stablehlo, data: &[S(3), S(4), F, S(4), S(4)], tol: &[Exact], seed: 500012 },
+    Compiled { name: "rp_500013", run: rp_500013::run_literals, computation: rp_500013::computation, stablehlo: rp_500013::stablehlo, data: &[S(1), S(3), S(1), S(3), S(3), S(3), S(8), S(3), S(1)], tol: &[Ulp(32)], seed: 500013 },
+    Compiled { name: "rp_500014", run: rp_500014::run_literals, computation: rp_500014::computation, stablehlo: rp_500014::stablehlo, data: &[S(8), S(4), S(2), S(3), S(4), S(4), S(4)], tol: &[Exact, Exact, Exact], seed: 500014 },
+    Compiled { name: "rp_500015", run: rp_500015::run_literals, computation: rp_500015::computation, stablehlo: rp_500015::stablehlo, data: &[S(1), S(1), S(1), S(4), S(1)], tol: &[Exact, Exact], seed: 500015 },
+    Compiled { name: "rp_500016", run: rp_500016::run_literals, computation: rp_500016::computation, stablehlo: rp_500016::stablehlo, data: &[S(4), S(1), S(2), S(3)], tol: &[Ulp(0), Exact, Exact], seed: 500016 },
+    Compiled { name: "rp_500017", run: rp_500017::run_literals, computation: rp_500017::computation, stablehlo: rp_500017::stablehlo, data: &[S(2), S(3), S(4), S(1)], tol: &[Exact, Exact, Exact], seed: 500017 },
+    Compiled { name: "rp_500018", run: rp_500018::run_literals, computation: rp_500018::computation, stablehlo: rp_500018::stablehlo, data: &[S(3), F, F, S(1), S(2), S(1)], tol: &[Exact, Exact, Exact], seed: 500018 },
+    Compiled { name: "rp_500019", run: rp_500019::run_literals, computation: rp_500019::computation, stablehlo: rp_500019::stablehlo, data: &[S(1), S(2), S(4), S(4), S(4), S(2), S(3), S(1), S(2)], tol: &[Exact, Exact], seed: 500019 },
+    Compiled { name: "rp_500020", run: rp_500020::run_literals, computation: rp_500020::computation, stablehlo: rp_500020::stablehlo, data: &[S(1), S(8), S(2), S(2), S(2), S(2)], tol: &[Exact, Ulp(0)], seed: 500020 },
+    Compiled { name: "rp_500021", run: rp_500021::run_literals, computation: rp_500021::computation, stablehlo: rp_500021::stablehlo, data: &[F, S(4), S(1), S(2), S(3), S(1)], tol: &[Exact], seed: 500021 },
+    Compiled { name: "rp_500022", run: rp_500022::run_literals, computation: rp_500022::computation, stablehlo: rp_500022::stablehlo, data: &[S(8), F, S(4), S(4), S(1), S(1), S(1), S(3)], tol: &[Exact, Exact, Exact], seed: 500022 },
+    Compiled { name: "rp_500023", run: rp_500023::run_literals, computation: rp_500023::computation, stablehlo: rp_500023::stablehlo, data: &[F, F, S(4), S(1), S(4), S(2), S(1), S(1), S(4), S(3), S(4), S(2), S(3)], tol: &[Exact, Exact, Ulp(16)], seed: 500023 },
+    Compiled { name: "rp_500024", run: rp_500024::run_literals, computation: rp_500024::computation, stablehlo: rp_500024::stablehlo, data: &[F, S(2), S(2), S(3), S(3), S(3)], tol: &[Ulp(1)], seed: 500024 },
+    Compiled { name: "rp_500025", run: rp_500025::run_literals, computation: rp_500025::computation, stablehlo: rp_500025::stablehlo, data: &[F, F, S(1), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500025 },
+    Compiled { name: "rp_500026", run: rp_500026::run_literals, computation: rp_500026::computation, stablehlo: rp_500026::stablehlo, data: &[F, S(3), S(3), S(1), S(3), S(4), S(2), S(1), S(3), S(4), S(1), S(1), S(1)], tol: &[Ulp(1), Exact], seed: 500026 },
+    Compiled { name: "rp_500027", run: rp_500027::run_literals, computation: rp_500027::computation, stablehlo: rp_500027::stablehlo, data: &[F, S(8), S(2), S(4), S(2), S(3), S(2), S(4), S(3)], tol: &[Exact, Exact], seed: 500027 },
+    Compiled { name: "rp_500028", run: rp_500028::run_literals, computation: rp_500028::computation, stablehlo: rp_500028::stablehlo, data: &[S(4), S(4), S(2), S(4), S(2), S(2), F, S(2), S(2), S(3)], tol: &[Ulp(1)], seed: 500028 },
+    Compiled { name: "rp_500029", run: rp_500029::run_literals, computation: rp_500029::computation, stablehlo: rp_500029::stablehlo, data: &[F, F, S(1), S(3), S(2), S(1), S(2), S(4), S(3), S(2)], tol: &[Exact, Exact, Exact], seed: 500029 },
+    Compiled { name: "rp_500030", run: rp_500030::run_literals, computation: rp_500030::computation, stablehlo: rp_500030::stablehlo, data: &[S(4), S(2), S(4), S(2), S(1)], tol: &[Exact], seed: 500030 },
+    Compiled { name: "rp_500031", run: rp_500031::run_literals, computation: rp_500031::computation, stablehlo: rp_500031::stablehlo, data: &[S(4), S(3), S(1), S(2), F, S(2), S(1), S(3), S(3), S(4)], tol: &[Ulp(0), Exact, Ulp(0)], seed: 500031 },
+    Compiled { name: "rp_500032", run: rp_500032::run_literals, computation: rp_500032::computation, stablehlo: rp_500032::stablehlo, data: &[F, S(3), S(3), S(1), S(3), S(4)], tol: &[Exact, Exact], seed: 500032 },
+    Compiled { name: "rp_500033", run: rp_500033::run_literals, computation: rp_500033::computation, stablehlo: rp_500033::stablehlo, data: &[S(8), S(4), S(8), S(4), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500033 },
+    Compiled { name: "rp_500034", run: rp_500034::run_literals, computation: rp_500034::computation, stablehlo: rp_500034::stablehlo, data: &[F, S(4), S(3), S(2), S(1)], tol: &[Exact], seed: 500034 },
+    Compiled { name: "rp_500035", run: rp_500035::run_literals, computation: rp_500035::computation, stablehlo: rp_500035::stablehlo, data: &[F, S(4)], tol: &[Exact, Exact], seed: 500035 },
+    Compiled { name: "rp_500036", run: rp_500036::run_literals, computation: rp_500036::computation, stablehlo: rp_500036::stablehlo, data: &[S(3), S(4), S(4), S(4), S(4), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500036 },
+    Compiled { name: "rp_500037", run: rp_500037::run_literals, computation: rp_500037::computation, stablehlo: rp_500037::stablehlo, data: &[S(8), S(2), F, S(1), S(2), S(3), S(4)], tol: &[Ulp(0), Ulp(0), Exact], seed: 500037 },
+    Compiled { name: "rp_500038", run: rp_500038::run_literals, computation: rp_500038::computation, stablehlo: rp_500038::stablehlo, data: &[S(8), F, S(3), S(3)], tol: &[Ulp(128), Exact], seed: 500038 },
+    Compiled { name: "rp_500039", run: rp_500039::run_literals, computation: rp_500039::computation, stablehlo: rp_500039::stablehlo, data: &[S(8), S(3), S(1), S(2), S(3)], tol: &[Exact], seed: 500039 },
+    Compiled { name: "rp_500040", run: rp_500040::run_literals, computation: rp_500040::computation, stablehlo: rp_500040::stablehlo, data: &[S(1), F, S(2), S(2), S(3), S(3), S(2), S(2), S(4)], tol: &[Exact, Exact, Exact], seed: 500040 },
+    Compiled { name: "rp_500041", run: rp_500041::run_literals, computation: rp_500041::computation, stablehlo: rp_500041::stablehlo, data: &[S(1), F, S(2), S(4), S(4), S(4), S(4), S(2)], tol: &[Exact], seed: 500041 },
+    Compiled { name: "rp_500042", run: rp_500042::run_literals, computation: rp_500042::computation, stablehlo: rp_500042::stablehlo, data: &[S(4), S(3), S(1), S(3), S(1), S(4)], tol: &[Exact, Exact], seed: 500042 },
+    Compiled { name: "rp_500043", run: rp_500043::run_literals, computation: rp_500043::computation, stablehlo: rp_500043::stablehlo, data: &[F, S(2), S(2), S(3)], tol: &[Exact], seed: 500043 },
+    Compiled { name: "rp_500044", run: rp_500044::run_literals, computation: rp_500044::computation, stablehlo: rp_500044::stablehlo, data: &[F, S(2), S(4), S(2), S(4), S(1), S(4), S(1), S(2), S(1), S(1), S(1), S(3), S(2)], tol: &[Exact], seed: 500044 },
+    Compiled { name: "rp_500045", run: rp_500045::run_literals, computation: rp_500045::computation, stablehlo: rp_500045::stablehlo, data: &[S(4), S(8), S(4), S(2), S(3), S(1), S(2), S(2), S(3), S(3), S(1), S(2), S(4)], tol: &[Exact, Exact, Exact], seed: 500045 },
+    Compiled { name: "rp_500046", run: rp_500046::run_literals, computation: rp_500046::computation, stablehlo: rp_500046::stablehlo, data: &[S(8), F, F, S(4), S(4), S(3)], tol: &[Exact, Exact, Exact], seed: 500046 },
+    Compiled { name: "rp_500047", run: rp_500047::run_literals, computation: rp_500047::computation, stablehlo: rp_500047::stablehlo, data: &[S(3), F, S(2), S(3), S(1), S(4), S(1), S(3), S(1), S(1), F], tol: &[Exact], seed: 500047 },
+    Compiled { name: "rp_500048", run: rp_500048::run_literals, computation: rp_500048::computation, stablehlo: rp_500048::stablehlo, data: &[F, F, S(3), S(4), S(3), S(2), S(3), S(3), S(2)], tol: &[Exact], seed: 500048 },
+    Compiled { name: "rp_500049", run: rp_500049::run_literals, computation: rp_500049::computation, stablehlo: rp_500049::stablehlo, data: &[S(8), S(8), S(2), S(3), S(3), S(4), S(3), S(1), S(1)], tol: &[Exact, Exact, Exact], seed: 500049 },
+    Compiled { name: "rp_500050", run: rp_500050::run_literals, computation: rp_500050::computation, stablehlo: rp_500050::stablehlo, data: &[S(3), S(4), S(2), S(4), S(2), S(3), S(2), S(2), S(3)], tol: &[Exact], seed: 500050 },
+    Compiled { name: "rp_500051", run: rp_500051::run_literals, computation: rp_500051::computation, stablehlo: rp_500051::stablehlo, data: &[S(3), F, S(4), S(2), S(4), S(4)], tol: &[Exact, Exact, Exact], seed: 500051 },
+    Compiled { name: "rp_500052", run: rp_500052::run_literals, computation: rp_500052::computation, stablehlo: rp_500052::stablehlo, data: &[S(2), S(8), S(1), S(2), S(4), S(3), S(4), S(3)], tol: &[Exact], seed: 500052 },
+    Compiled { name: "rp_500053", run: rp_500053::run_literals, computation: rp_500053::computation, stablehlo: rp_500053::stablehlo, data: &[F, S(2), S(1), S(2)], tol: &[Exact, Exact, Exact], seed: 500053 },
+    Compiled { name: "rp_500054", run: rp_500054::run_literals, computation: rp_500054::computation, stablehlo: rp_500054::stablehlo, data: &[S(2), S(4), S(4), S(3), S(3), S(2)], tol: &[Ulp(1), Exact], seed: 500054 },
+    Compiled { name: "rp_500055", run: rp_500055::run_literals, computation: rp_500055::computation, stablehlo: rp_500055::stablehlo, data: &[S(8), S(3)], tol: &[Exact, Exact], seed: 500055 },
+    Compiled { name: "rp_500056", run: rp_500056::run_literals, computation: rp_500056::computation, stablehlo: rp_500056::stablehlo, data: &[S(1), S(4), S(4), S(1)], tol: &[Ulp(0), Exact], seed: 500056 },
+    Compiled { name: "rp_500057", run: rp_500057::run_literals, computation: rp_500057::computation, stablehlo: rp_500057::stablehlo, data: &[S(8), F, F, S(3), S(2)], tol: &[Exact, Exact, Exact], seed: 500057 },
+    Compiled { name: "rp_500058", run: rp_500058::run_literals, computation: rp_500058::computation, stablehlo: rp_500058::stablehlo, data: &[S(3), S(4), F, S(4), S(4), S(4)], tol: &[Exact, Exact], seed: 500058 },
+    Compiled { name: "rp_500059", run: rp_500059::run_literals, computation: rp_500059::computation, stablehlo: rp_500059::stablehlo, data: &[F, F, S(2), S(1), S(3), S(3), S(4)], tol: &[Exact, Exact], seed: 500059 },
 ];

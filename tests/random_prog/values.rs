@@ -146,8 +146,7 @@ pub fn preferred_types(from: ElementType) -> Vec<ElementType> {
     ElementType::ALL
         .into_iter()
         .filter(|&to| {
-            (to.is_complex() || !from.is_complex())
-                && (from.is_float() || width(to) >= width(from))
+            (to.is_complex() || !from.is_complex()) && (from.is_float() || width(to) >= width(from))
         })
         .collect()
 }
