@@ -128,7 +128,15 @@
 //! assert!(dot3::stablehlo().contains("stablehlo.reduce"));
 //! assert_eq!(dot3::run_literals(&args)?, Literal::scalar(32.0f32));
 //! let wrong = dot3::run_literals(&[x.to_literal()]).unwrap_err();
-//! assert!(wrong.to_string().contains("takes 2 arguments, 1 given"));
+//! assert_eq!(
+//!     wrong.to_string(),
+//!     "dot3: takes 2 arguments (x: f32[3], y: f32[3]), 1 given"
+//! );
+//! let wrong = dot3::run_literals(&[x.to_literal(), Literal::scalar(1.0f32)]).unwrap_err();
+//! assert_eq!(
+//!     wrong.to_string(),
+//!     "dot3: argument 1 (`y`): expected f32[3], given f32[]: rank 0 instead of 1"
+//! );
 //! # Ok(())
 //! # }
 //! ```
@@ -404,6 +412,8 @@
 
 pub use xla_core as core;
 pub use xla_kernels as kernels;
+/// Tensors in and out of `.npy`, `.npz` and (feature `safetensors`) safetensors files.
+pub use xla_kernels::io;
 pub use xla_macros::xla;
 
 pub use xla_core::{ElementType, Literal, Shape};

@@ -50,7 +50,8 @@ fn array_shape(a: &ArrayShape) -> TokenStream {
     quote!(#c::ArrayShape { ty: #ty, dims: #dims, dynamic: vec![#(#dynamic),*], layout: #layout })
 }
 
-fn shape(s: &Shape) -> TokenStream {
+/// A `Shape` as an expression building it.
+pub(crate) fn shape(s: &Shape) -> TokenStream {
     let c = core();
     match s {
         Shape::Array(a) => {

@@ -362,7 +362,27 @@ pub(crate) fn fn_items(
     // run_literals: parameters from literals, tuple parameters by path.
     let n_params = fd.params.len();
     let n_params_lit = lit_usize(n_params);
-    let arity_msg = format!("{name} takes {n_params} arguments, {{}} given");
+    let signature: Vec<String> = fd.params.iter().map(|(p, s)| format!("{p}: {s}")).collect();
+    // A layout's braces (`f32[2,3]{0,1}`) are escaped: the message is a format string.
+    let signature = signature.join(", ").replace('{', "{{").replace('}', "}}");
+    let arity_msg = format!("takes {n_params} arguments ({signature}), {{}} given");
+    // Each argument is checked against its declared shape as a whole before any conversion,
+    // so a wrong element type, rank, dimension or tuple arity is an Err naming the argument.
+    let arg_checks: Vec<TokenStream> = fd
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, (p, s))| {
+            let shape = super::ir_tokens::shape(s);
+            let il = lit_usize(i);
+            let what = format!("argument {i} (`{p}`): {{}}");
+            quote! {
+                ::xla_aot::__rt::xla_core::Literal::check_shape(&args[#il], &#shape).map_err(|e| {
+                    ::xla_aot::__rt::xla_core::Error::new(stringify!(#name), format!(#what, e.message))
+                })?;
+            }
+        })
+        .collect();
     let mut arg_binds = TokenStream::new();
     let mut call_args = Vec::new();
     let mut any_tuple = false;
@@ -457,8 +477,9 @@ pub(crate) fn fn_items(
 
             #tuple_helper
 
-            /// Runs the fn on literals (row-major elements); `Err` when an argument's type or
-            /// shape differs from the declared one.
+            /// Runs the fn on literals (row-major elements); `Err` naming the argument, the
+            /// declared and the given shape when the count, an element type, a rank, a
+            /// dimension, a tuple's arity or an array's element count differs.
             pub fn run_literals(
                 args: &[::xla_aot::__rt::xla_core::Literal],
             ) -> ::core::result::Result<::xla_aot::__rt::xla_core::Literal, ::xla_aot::__rt::xla_core::Error> {
@@ -468,6 +489,7 @@ pub(crate) fn fn_items(
                         format!(#arity_msg, args.len()),
                     ));
                 }
+                #(#arg_checks)*
                 #arg_binds
                 #(let mut #lit_outs = <#out_types>::zeros();)*
                 let mut scratch = Scratch::new();
