@@ -847,9 +847,9 @@ fn reductions_match_xla() {
                     Tolerance::Exact,
                 ));
                 // Real values of both signs: the order matters (XLA:CPU splits large reductions
-                // into a tree of partial sums whose shape depends on the ISA), so every float
-                // type is held to the forward-error bound of a sum in any order; f16/bf16
-                // accumulate in f32 as XLA does.
+                // into a tree of partial sums, and its loops differ per ISA), so every float
+                // type is held to the forward-error bound of a sum in any order; f16/bf16 round
+                // every step but fold in XLA's tree of windows of 32 (xla_core::reduce_order).
                 let x = rand(ty, &dims, seed, Dist::Range(-1.0, 1.0));
                 cases.push(reduce_case(
                     "sum",
@@ -876,9 +876,9 @@ fn reductions_match_xla() {
             }
         }
     }
-    // Long sums of values near 1: rounding every partial sum to f16/bf16 (instead of
-    // accumulating in f32 as XLA does) is far outside the bound here (a bf16 running sum stops
-    // growing at 256, where its spacing reaches 2).
+    // Long sums of values near 1: folded left to right in f16/bf16 (instead of in XLA's tree of
+    // windows of 32) they are far outside the bound here (a bf16 running sum stops growing at
+    // 256, where its spacing reaches 2); in the tree the bound is the tree's depth times eps.
     for (k, ty) in FLOATS.into_iter().enumerate() {
         let zero = float_scalar(ty, 0.0);
         for n in [1024i64, 4099] {

@@ -8,13 +8,16 @@
 //! a different order on AVX2 and AVX-512 (and the evaluator and the generated code pick theirs),
 //! so results of different orders are compared against that bound, per element:
 //!
-//! `|x - reference| <= (terms * eps_acc + rounds * eps_out) * scale + terms * min_normal_acc`
+//! `|x - reference| <= (sum_i terms_i * eps_i + rounds * eps_out) * scale + terms * min_normal`
 //!
 //! where `reference` is the program evaluated in f64 (c128), `scale` the program evaluated in f64
 //! on the magnitudes of the inputs (for a dot `sum_k |a_ik| |b_kj|`, for a sum `sum |x|`),
-//! `eps_acc` the epsilon of the accumulation type (f32 for f16, bf16 and f32, as XLA accumulates
-//! narrow floats in f32), `eps_out` that of the result type (one rounding per instruction that
-//! stores a float), and the last term absorbs XLA:CPU's flush-to-zero of subnormal partial sums.
+//! `eps_i` the epsilon each instruction's terms are rounded in, `eps_out` that of the result type (one
+//! rounding per instruction that stores a float), and the last term absorbs XLA:CPU's
+//! flush-to-zero of subnormal partial sums. Dots of f16/bf16 accumulate in f32 (ours and XLA's);
+//! f16/bf16 Reduce rounds every step to its own type (XLA:CPU and ours, see
+//! `xla_core::reduce_order`), but folds in a tree of windows of 32, so a term meets at most the
+//! sum of the window sizes of the levels in roundings: that depth, not `n`, is `terms` there.
 //! `terms * eps` is twice `gamma(terms)` for the sizes tested (a margin for the programs'
 //! elementwise steps, not a measured fudge). Ours and XLA's must each be within the bound of the
 //! reference, and within twice the bound of each other.
@@ -31,6 +34,8 @@ pub struct Forward {
     /// Rounded operations on the longest path to a result: summed terms of every Reduce and
     /// DotGeneral plus one per other instruction (see [`count_terms`]).
     pub terms: u64,
+    /// The terms weighed by the epsilon of the type each is rounded in.
+    pub relative: f64,
     /// Instructions that store a float (each may round to the result type).
     pub rounds: u64,
     /// The program evaluated in f64 / c128.
@@ -50,9 +55,10 @@ impl Forward {
         let abs_args: Vec<Literal> = wide_args.iter().map(magnitude).collect();
         let reference = evaluate(&wide, &wide_args).map_err(|e| format!("f64 reference: {e}"))?;
         let scale = evaluate(&wide, &abs_args).map_err(|e| format!("f64 scale: {e}"))?;
-        let (terms, rounds) = count_terms(comp);
+        let (terms, relative, rounds) = count_terms(comp);
         Ok(Forward {
             terms,
+            relative,
             rounds,
             reference,
             scale,
@@ -60,24 +66,38 @@ impl Forward {
     }
 }
 
-/// `(terms, rounds)` of [`Forward`]: each Reduce adds the number of elements reduced into one
-/// output (plus its init), each DotGeneral its contracted size (plus 2 for complex products),
-/// every other float instruction 1; nested computations count at each use.
-pub fn count_terms(comp: &Computation) -> (u64, u64) {
-    let (mut terms, mut rounds) = (0u64, 0u64);
+/// `(terms, relative, rounds)` of [`Forward`]: each Reduce adds the number of elements reduced
+/// into one output (plus its init; for an f16/bf16 Reduce the depth of its tree of windows),
+/// each DotGeneral its contracted size (plus 2 for complex products), every other float
+/// instruction 1; `relative` weighs each count by the epsilon its roundings happen in (a dot of
+/// f16/bf16 accumulates in f32); nested computations count at each use.
+pub fn count_terms(comp: &Computation) -> (u64, f64, u64) {
+    let (mut terms, mut relative, mut rounds) = (0u64, 0f64, 0u64);
     for ins in &comp.instrs {
-        let float = leaf_types(&ins.shape).any(|t| t.is_float_or_complex());
-        if !float {
+        let types: Vec<ElementType> = leaf_types(&ins.shape).collect();
+        let Some(&ty) = types.iter().find(|t| t.is_float_or_complex()) else {
             continue;
-        }
+        };
         rounds += 1;
-        terms += match &ins.op {
+        let own_eps = epsilons(ty).1;
+        let (n, eps) = match &ins.op {
             Op::Reduce { dimensions, .. } => {
                 let dims = operand_dims(comp, ins, 0);
-                1 + dimensions
+                let reduced: Vec<usize> = dimensions
                     .iter()
-                    .map(|&d| dims.get(d as usize).copied().unwrap_or(1).max(1) as u64)
-                    .product::<u64>()
+                    .map(|&d| dims.get(d as usize).copied().unwrap_or(1).max(1) as usize)
+                    .collect();
+                if xla_core::reduce_order::follows_tree(&types) {
+                    // Every level folds a window from init: a term meets at most the sum of
+                    // the window sizes in roundings.
+                    let depth: usize = xla_core::reduce_order::levels(&reduced)
+                        .iter()
+                        .map(|l| l.window.iter().product::<usize>() + 1)
+                        .sum();
+                    (depth.max(1) as u64 + 1, own_eps)
+                } else {
+                    (1 + reduced.iter().product::<usize>() as u64, own_eps)
+                }
             }
             Op::DotGeneral {
                 dimension_numbers, ..
@@ -88,14 +108,21 @@ pub fn count_terms(comp: &Computation) -> (u64, u64) {
                     .iter()
                     .map(|&d| dims.get(d as usize).copied().unwrap_or(1).max(1) as u64)
                     .product();
-                let complex = leaf_types(&ins.shape).any(|t| t.is_complex());
-                k + if complex { 2 } else { 0 }
+                let complex = ty.is_complex();
+                (k + if complex { 2 } else { 0 }, epsilons(ty).0)
             }
-            Op::Call { computation } => count_terms(computation).0,
-            _ => 1,
+            Op::Call { computation } => {
+                let (t, r, _) = count_terms(computation);
+                terms += t;
+                relative += r;
+                continue;
+            }
+            _ => (1, own_eps),
         };
+        terms += n;
+        relative += n as f64 * eps;
     }
-    (terms, rounds)
+    (terms, relative, rounds)
 }
 
 fn operand_dims(comp: &Computation, ins: &Instruction, k: usize) -> Vec<i64> {
@@ -258,7 +285,8 @@ fn components(d: &ArrayData) -> Option<Vec<(f64, f64)>> {
     })
 }
 
-/// `(eps_acc, eps_out, min_normal_acc)` of a result type: narrow floats accumulate in f32.
+/// `(eps_acc, eps_out, min_normal_acc)` of a result type: a dot of f16/bf16 accumulates in
+/// f32 (`eps_acc`); everything else rounds in its own type (`eps_out`).
 fn epsilons(t: ElementType) -> (f64, f64, f64) {
     let f32s = (f64::from(f32::EPSILON), f64::from(f32::MIN_POSITIVE));
     match t {
@@ -273,7 +301,7 @@ fn epsilons(t: ElementType) -> (f64, f64, f64) {
 /// within twice the bound of each other, per element (tuples per leaf; integer and pred leaves
 /// must be equal). The message names the case, the first bad index, the values and the bound.
 pub fn check_forward(name: &str, ours: &Literal, xla: &Literal, f: &Forward) -> Result<(), String> {
-    check_leaf(name, ours, xla, &f.reference, &f.scale, f.terms, f.rounds)
+    check_leaf(name, ours, xla, &f.reference, &f.scale, f)
 }
 
 fn check_leaf(
@@ -282,23 +310,14 @@ fn check_leaf(
     xla: &Literal,
     reference: &Literal,
     scale: &Literal,
-    terms: u64,
-    rounds: u64,
+    f: &Forward,
 ) -> Result<(), String> {
     match (ours, xla, reference, scale) {
         (Literal::Tuple(a), Literal::Tuple(b), Literal::Tuple(r), Literal::Tuple(s))
             if a.len() == b.len() && a.len() == r.len() && a.len() == s.len() =>
         {
             for k in 0..a.len() {
-                check_leaf(
-                    &format!("{name}.{k}"),
-                    &a[k],
-                    &b[k],
-                    &r[k],
-                    &s[k],
-                    terms,
-                    rounds,
-                )?;
+                check_leaf(&format!("{name}.{k}"), &a[k], &b[k], &r[k], &s[k], f)?;
             }
             return Ok(());
         }
@@ -331,11 +350,12 @@ fn check_leaf(
     if r.len() != x.len() || s.len() != x.len() || y.len() != x.len() {
         return Err(format!("{name}: the reference has another size"));
     }
-    let (eps_acc, eps_out, tiny) = epsilons(sa.ty);
+    let (_, eps_out, tiny) = epsilons(sa.ty);
+    let terms = f.terms;
     let mut bad = Vec::new();
     for i in 0..x.len() {
         let mag = s[i].0.abs() + s[i].1.abs();
-        let bound = (terms as f64 * eps_acc + rounds as f64 * eps_out) * mag + terms as f64 * tiny;
+        let bound = (f.relative + f.rounds as f64 * eps_out) * mag + terms as f64 * tiny;
         for (who, v, w, tol) in [
             ("ours vs XLA", x[i], y[i], 2.0 * bound),
             ("ours vs exact", x[i], r[i], bound),
