@@ -27,6 +27,7 @@ pub mod gen;
 mod ops;
 pub mod programs;
 pub mod regressions;
+mod rules;
 pub mod run;
 pub mod values;
 
