@@ -11,12 +11,14 @@
 //! - [`transpose`]: any permutation, cache-blocked, and strided copies;
 //! - [`sort`]: sort along any dimension (radix on total-order keys, comparator sorts,
 //!   permutations for multi-operand sorts) and TopK;
-//! - [`error`]: [`KernelError`], returned by the shape-checked kernels.
+//! - [`error`]: [`KernelError`], returned by the shape-checked kernels;
+//! - [`io`]: tensors in and out of `.npy`, `.npz` and (feature `safetensors`) safetensors files.
 
 pub mod aligned;
 pub mod display;
 pub mod error;
 pub mod gemm;
+pub mod io;
 pub mod math;
 pub mod par;
 pub mod simd;
