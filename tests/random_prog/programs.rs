@@ -96,7 +96,7 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500003(p0: f16[4,1], p1: f16[1,1,33], p2: pred[16], p3: pred[], p4: s16[1,1], p5: pred[1,1], p6: s16[1,3,2], p7: s64[]) -> f16[] {
+    pub fn rp_500003(p0: f16[4,1], p1: f16[1,1,33], p2: pred[16], p3: pred[], p4: s16[1,1], p5: s16[1,1], p6: pred[1,1], p7: s64[1,1]) -> (pred[1,1], s16[1], f16[6,1,3]) {
         let v1 = Log(p0);
         let v2 = Neg(v1);
         let v3 = Cbrt(v2);
@@ -115,18 +115,16 @@ xla_aot::xla! {
         let t16 = Reduce(v15, Iota(s32[1,1], iota_dimension = 1), s16::MIN, 0, dimensions = [1], |av, ai, bv, bi| Tuple(Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), av, bv), Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), ai, bi)));
         let v17 = GetTupleElement(t16, index = 0);
         let v18 = GetTupleElement(t16, index = 1);
-        let v19 = Pow(v15, v15);
+        let v19 = Pow(v15, p4);
         let v20 = ConvertElementType(v8, new_element_type = f64);
         let v21 = BroadcastInDim(v14, out_dim_size = [6, 1, 3], broadcast_dimensions = [1]);
         let v22 = BroadcastInDim(v18, out_dim_size = [6, 1, 6], broadcast_dimensions = [1]);
-        let v23 = Select(p5, v19, p4);
-        let v24 = Reduce(v18, 0, dimensions = [0], |a, b| Add(a, b));
-        let v25 = DotGeneral(v15, p6, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [1], rhs_batch_dimensions = [0]);
-        let v26 = Min(p7, p7);
-        let v27 = Max(p7, p7);
-        let v28 = Clamp(v26, v11, v27);
-        let v29 = Constant(f16[], 0.0);
-        v29
+        let v23 = Select(p6, v19, p5);
+        let v24 = Reduce(v20, f64::INFINITY, dimensions = [1, 2, 3], |a, b| Min(a, b));
+        let v25 = ShiftLeft(v22, v22);
+        let v26 = Or(p3, p3);
+        let v27 = Gt(v11, p7);
+        Tuple(v27, v17, v21)
     }
 }
 
@@ -523,22 +521,24 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500022(p0: s16[8,4], p1: f32[8,7], p2: s16[8,4], p3: pred[], p4: s16[], p5: s16[], p6: pred[], p7: s16[6,8,4]) -> (s16[4,8,6], s16[8,4], s16[8,4]) {
+    pub fn rp_500022(p0: s16[8,4], p1: f32[8,7], p2: s16[8,4], p3: s16[], p4: f32[8,7], p5: f64[8,7], p6: pred[8,7]) -> (f64[1,14,4], s32[8], f32[8,7]) {
         let v1 = Div(p0, p2);
         let v2 = And(v1, p2);
         let v3 = ConvertElementType(p1, new_element_type = f64);
         let v4 = Div(v2, v2);
-        let v5 = Pow(v4, p0);
-        let v6 = Reduce(v3, f64::NEG_INFINITY, dimensions = [0, 1], |a, b| Max(a, b));
-        let v7 = Neg(v5);
-        let v8 = Select(p3, v6, v6);
-        let v9 = ConvertElementType(v8, new_element_type = u8);
-        let v10 = And(v7, v7);
-        let v11 = Select(p6, p4, p5);
-        let v12 = Reshape(v7, new_sizes = [1, 4, 8]);
-        let v13 = BroadcastInDim(p0, out_dim_size = [8, 4], broadcast_dimensions = [0, 1]);
-        let v14 = DotGeneral(p0, p7, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [1, 0], rhs_batch_dimensions = [2, 1]);
-        Tuple(v14, v13, v10)
+        let v5 = Pow(v4, p2);
+        let v6 = Reshape(v1, new_sizes = [8, 4]);
+        let v7 = ConvertElementType(v5, new_element_type = f16);
+        let v8 = ShiftLeft(p3, v6, broadcast_dimensions = []);
+        let v9 = Atan2(p1, p4);
+        let t10 = Reduce(v8, Iota(s32[8,4], iota_dimension = 1), s16::MIN, 0, dimensions = [1], |av, ai, bv, bi| Tuple(Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), av, bv), Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), ai, bi)));
+        let v11 = GetTupleElement(t10, index = 0);
+        let v12 = GetTupleElement(t10, index = 1);
+        let v13 = ConvertElementType(v2, new_element_type = f64);
+        let v14 = Tanh(v13);
+        let v15 = Select(p6, v3, p5);
+        let v16 = Reshape(p5, new_sizes = [1, 14, 4]);
+        Tuple(v16, v12, v9)
     }
 }
 
@@ -877,7 +877,7 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500036(p0: u64[4,3], p1: u64[4,3], p2: pred[4,3], p3: u64[6,4,2], p4: u32[2], p5: pred[2], p6: u16[4,6,2]) -> (f16[4,3], u64[4,3], u32[2]) {
+    pub fn rp_500036(p0: u64[4,3], p1: u64[4,3], p2: pred[4,3], p3: u64[6,4,2], p4: u32[2], p5: pred[2]) -> (f16[4,3], u16[4,6,2], u32[2]) {
         let v1 = Min(p0, p0);
         let v2 = Max(p0, p0);
         let v3 = Clamp(v1, p0, v2);
@@ -889,12 +889,12 @@ xla_aot::xla! {
         let v9 = Select(p5, v7, p4);
         let v10 = Mul(v3, v3);
         let v11 = ConvertElementType(v6, new_element_type = u16);
-        let v12 = Pow(p0, v5);
-        let v13 = Max(v11, p6);
+        let v12 = Pow(p0, v1);
+        let v13 = Mul(v5, v12);
         let t14 = Tuple(v8, v10);
         let v15 = GetTupleElement(t14, index = 1);
-        let v16 = ConvertElementType(v3, new_element_type = f16);
-        Tuple(v16, v12, v9)
+        let v16 = ConvertElementType(v12, new_element_type = f16);
+        Tuple(v16, v11, v9)
     }
 }
 
@@ -1259,38 +1259,32 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500053(p0: s64[7], p1: s64[7], p2: s64[], p3: s16[]) -> (s64[17,7,7], s16[1,2], s64[7]) {
+    pub fn rp_500053(p0: s64[7], p1: s64[7,8], p2: s64[7,8], p3: f32[7], p4: s64[2,7,8], p5: s64[7,8]) -> (s64[8], pred[7,8], f32[7,8]) {
         let v1 = ShiftLeft(p0, p0);
         let v2 = Iota(s64[7], iota_dimension = 0);
         let v3 = DotGeneral(v1, v2, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [0], rhs_batch_dimensions = [0]);
-        let v4 = Pow(v3, v3);
-        let v5 = Reduce(v4, 0, dimensions = [0], |a, b| Add(a, b));
-        let v6 = Xor(v3, v4);
-        let v7 = BroadcastInDim(v5, out_dim_size = [], broadcast_dimensions = []);
-        let v8 = DotGeneral(v6, p1, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [0], rhs_batch_dimensions = [0]);
-        let v9 = Constant(s16[2,1], [[2], [4]]);
-        let v10 = Reduce(v9, 0, dimensions = [0, 1], |a, b| Add(a, b));
-        let v11 = BroadcastInDim(v10, out_dim_size = [1, 2], broadcast_dimensions = []);
-        let v12 = ShiftRightArithmetic(v1, v7, broadcast_dimensions = []);
-        let v13 = BroadcastInDim(v11, out_dim_size = [1, 2], broadcast_dimensions = [0, 1]);
-        let v14 = BroadcastInDim(v8, out_dim_size = [17, 7, 7], broadcast_dimensions = [1]);
-        let v15 = DotGeneral(v4, v7, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], preferred_element_type = u64);
-        let v16 = Min(v13, v11);
-        let v17 = Max(v13, v11);
-        let v18 = Clamp(v16, v13, v17);
-        let v19 = Reshape(v11, new_sizes = [1, 2]);
-        let v20 = Transpose(v18, permutation = [1, 0]);
-        let v21 = Ne(v9, v20);
-        let v22 = BroadcastInDim(p0, out_dim_size = [7], broadcast_dimensions = [0]);
-        let v23 = Min(p2, p2);
-        let v24 = Max(p2, p2);
-        let v25 = Clamp(v23, v8, v24);
-        let v26 = Min(v18, v18);
-        let v27 = Max(v18, v18);
-        let v28 = Clamp(v26, v17, v27);
-        let v29 = ShiftRightArithmetic(p3, v28, broadcast_dimensions = []);
-        let v30 = Transpose(v14, permutation = [0, 2, 1]);
-        Tuple(v30, v19, v25)
+        let v4 = Pow(v3, p0);
+        let v5 = BroadcastInDim(v4, out_dim_size = [7, 8], broadcast_dimensions = [0]);
+        let v6 = Le(v5, p2);
+        let v7 = BroadcastInDim(v1, out_dim_size = [7], broadcast_dimensions = [0]);
+        let v8 = ConvertElementType(p2, new_element_type = f32);
+        let v9 = Transpose(p1, permutation = [0, 1]);
+        let v10 = Div(v8, p3, broadcast_dimensions = [0]);
+        let v11 = BroadcastInDim(v7, out_dim_size = [2, 7, 8], broadcast_dimensions = [1]);
+        let v12 = BroadcastInDim(p2, out_dim_size = [7, 8], broadcast_dimensions = [0, 1]);
+        let v13 = RoundNearestAfz(v8);
+        let v14 = Tanh(p3);
+        let v15 = Lt(v3, v4);
+        let v16 = BroadcastInDim(v6, out_dim_size = [7, 8], broadcast_dimensions = [0, 1]);
+        let v17 = ShiftLeft(v12, v9);
+        let v18 = Lt(v11, p4);
+        let v19 = ConvertElementType(v15, new_element_type = c64);
+        let v20 = Transpose(v5, permutation = [0, 1]);
+        let v21 = Xor(v5, p5);
+        let v22 = Cbrt(v8);
+        let v23 = Reduce(v21, 0, dimensions = [0], |a, b| Add(a, b));
+        let v24 = ShiftLeft(v23, v23);
+        Tuple(v24, v16, v10)
     }
 }
 
@@ -1411,7 +1405,7 @@ pub const PROGRAMS: &[Compiled] = &[
     Compiled { name: "rp_500000", run: rp_500000::run_literals, computation: rp_500000::computation, stablehlo: rp_500000::stablehlo, data: &[F, S(4), F, S(1), S(3), S(4), S(4), S(3), S(1), S(2), S(4)], tol: &[Exact, Exact, Ulp(1)], seed: 500000 },
     Compiled { name: "rp_500001", run: rp_500001::run_literals, computation: rp_500001::computation, stablehlo: rp_500001::stablehlo, data: &[S(3), S(1), S(1), S(3), S(4), S(4), S(2), S(4), S(3)], tol: &[Exact, Exact, Exact], seed: 500001 },
     Compiled { name: "rp_500002", run: rp_500002::run_literals, computation: rp_500002::computation, stablehlo: rp_500002::stablehlo, data: &[S(4), S(2), S(1), S(4), S(3)], tol: &[Exact, Ulp(1), Exact], seed: 500002 },
-    Compiled { name: "rp_500003", run: rp_500003::run_literals, computation: rp_500003::computation, stablehlo: rp_500003::stablehlo, data: &[F, F, F, S(3), S(4), S(4), S(1), S(4)], tol: &[Exact], seed: 500003 },
+    Compiled { name: "rp_500003", run: rp_500003::run_literals, computation: rp_500003::computation, stablehlo: rp_500003::stablehlo, data: &[F, F, F, S(3), S(1), S(4), S(4), S(4)], tol: &[Exact, Exact, Exact], seed: 500003 },
     Compiled { name: "rp_500004", run: rp_500004::run_literals, computation: rp_500004::computation, stablehlo: rp_500004::stablehlo, data: &[S(4), S(3)], tol: &[Ulp(0), Ulp(16)], seed: 500004 },
     Compiled { name: "rp_500005", run: rp_500005::run_literals, computation: rp_500005::computation, stablehlo: rp_500005::stablehlo, data: &[S(4), S(2), S(4), S(2)], tol: &[Ulp(4), Exact], seed: 500005 },
     Compiled { name: "rp_500006", run: rp_500006::run_literals, computation: rp_500006::computation, stablehlo: rp_500006::stablehlo, data: &[S(3), F, S(1), S(3), S(3)], tol: &[Exact, Exact, Exact], seed: 500006 },
@@ -1430,7 +1424,7 @@ pub const PROGRAMS: &[Compiled] = &[
     Compiled { name: "rp_500019", run: rp_500019::run_literals, computation: rp_500019::computation, stablehlo: rp_500019::stablehlo, data: &[S(1), S(2), S(4), S(4), S(4), S(2), S(3), S(1), S(2)], tol: &[Exact, Exact], seed: 500019 },
     Compiled { name: "rp_500020", run: rp_500020::run_literals, computation: rp_500020::computation, stablehlo: rp_500020::stablehlo, data: &[S(1), S(8), S(2), S(2), S(2), S(2)], tol: &[Exact, Ulp(0)], seed: 500020 },
     Compiled { name: "rp_500021", run: rp_500021::run_literals, computation: rp_500021::computation, stablehlo: rp_500021::stablehlo, data: &[F, S(4), S(1), S(2), S(3), S(1)], tol: &[Exact], seed: 500021 },
-    Compiled { name: "rp_500022", run: rp_500022::run_literals, computation: rp_500022::computation, stablehlo: rp_500022::stablehlo, data: &[S(8), F, S(4), S(4), S(1), S(1), S(1), S(3)], tol: &[Exact, Exact, Exact], seed: 500022 },
+    Compiled { name: "rp_500022", run: rp_500022::run_literals, computation: rp_500022::computation, stablehlo: rp_500022::stablehlo, data: &[S(8), F, S(4), S(1), S(1), S(1), S(1)], tol: &[Exact, Exact, Ulp(1)], seed: 500022 },
     Compiled { name: "rp_500023", run: rp_500023::run_literals, computation: rp_500023::computation, stablehlo: rp_500023::stablehlo, data: &[F, F, S(4), S(1), S(4), S(2), S(1), S(1), S(4), S(3), S(4), S(2), S(3)], tol: &[Exact, Exact, Ulp(16)], seed: 500023 },
     Compiled { name: "rp_500024", run: rp_500024::run_literals, computation: rp_500024::computation, stablehlo: rp_500024::stablehlo, data: &[F, S(2), S(2), S(3), S(3), S(3)], tol: &[Ulp(1)], seed: 500024 },
     Compiled { name: "rp_500025", run: rp_500025::run_literals, computation: rp_500025::computation, stablehlo: rp_500025::stablehlo, data: &[F, F, S(1), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500025 },
@@ -1444,7 +1438,7 @@ pub const PROGRAMS: &[Compiled] = &[
     Compiled { name: "rp_500033", run: rp_500033::run_literals, computation: rp_500033::computation, stablehlo: rp_500033::stablehlo, data: &[S(8), S(4), S(8), S(4), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500033 },
     Compiled { name: "rp_500034", run: rp_500034::run_literals, computation: rp_500034::computation, stablehlo: rp_500034::stablehlo, data: &[F, S(4), S(3), S(2), S(1)], tol: &[Exact], seed: 500034 },
     Compiled { name: "rp_500035", run: rp_500035::run_literals, computation: rp_500035::computation, stablehlo: rp_500035::stablehlo, data: &[F, S(4)], tol: &[Exact, Exact], seed: 500035 },
-    Compiled { name: "rp_500036", run: rp_500036::run_literals, computation: rp_500036::computation, stablehlo: rp_500036::stablehlo, data: &[S(3), S(4), S(4), S(4), S(4), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500036 },
+    Compiled { name: "rp_500036", run: rp_500036::run_literals, computation: rp_500036::computation, stablehlo: rp_500036::stablehlo, data: &[S(3), S(4), S(4), S(4), S(4), S(3)], tol: &[Exact, Exact, Exact], seed: 500036 },
     Compiled { name: "rp_500037", run: rp_500037::run_literals, computation: rp_500037::computation, stablehlo: rp_500037::stablehlo, data: &[S(8), S(2), F, S(1), S(2), S(3), S(4)], tol: &[Ulp(0), Ulp(0), Exact], seed: 500037 },
     Compiled { name: "rp_500038", run: rp_500038::run_literals, computation: rp_500038::computation, stablehlo: rp_500038::stablehlo, data: &[S(8), F, S(3), S(3)], tol: &[Ulp(128), Exact], seed: 500038 },
     Compiled { name: "rp_500039", run: rp_500039::run_literals, computation: rp_500039::computation, stablehlo: rp_500039::stablehlo, data: &[S(8), S(3), S(1), S(2), S(3)], tol: &[Exact], seed: 500039 },
@@ -1461,7 +1455,7 @@ pub const PROGRAMS: &[Compiled] = &[
     Compiled { name: "rp_500050", run: rp_500050::run_literals, computation: rp_500050::computation, stablehlo: rp_500050::stablehlo, data: &[S(3), S(4), S(2), S(4), S(2), S(3), S(2), S(2), S(3)], tol: &[Exact], seed: 500050 },
     Compiled { name: "rp_500051", run: rp_500051::run_literals, computation: rp_500051::computation, stablehlo: rp_500051::stablehlo, data: &[S(3), F, S(4), S(2), S(4), S(4)], tol: &[Exact, Exact, Exact], seed: 500051 },
     Compiled { name: "rp_500052", run: rp_500052::run_literals, computation: rp_500052::computation, stablehlo: rp_500052::stablehlo, data: &[S(2), S(8), S(1), S(2), S(4), S(3), S(4), S(3)], tol: &[Exact], seed: 500052 },
-    Compiled { name: "rp_500053", run: rp_500053::run_literals, computation: rp_500053::computation, stablehlo: rp_500053::stablehlo, data: &[F, S(2), S(1), S(2)], tol: &[Exact, Exact, Exact], seed: 500053 },
+    Compiled { name: "rp_500053", run: rp_500053::run_literals, computation: rp_500053::computation, stablehlo: rp_500053::stablehlo, data: &[F, S(1), S(3), S(2), S(2), S(1)], tol: &[Exact, Exact, Ulp(2)], seed: 500053 },
     Compiled { name: "rp_500054", run: rp_500054::run_literals, computation: rp_500054::computation, stablehlo: rp_500054::stablehlo, data: &[S(2), S(4), S(4), S(3), S(3), S(2)], tol: &[Ulp(1), Exact], seed: 500054 },
     Compiled { name: "rp_500055", run: rp_500055::run_literals, computation: rp_500055::computation, stablehlo: rp_500055::stablehlo, data: &[S(8), S(3)], tol: &[Exact, Exact], seed: 500055 },
     Compiled { name: "rp_500056", run: rp_500056::run_literals, computation: rp_500056::computation, stablehlo: rp_500056::stablehlo, data: &[S(1), S(4), S(4), S(1)], tol: &[Ulp(0), Exact], seed: 500056 },
