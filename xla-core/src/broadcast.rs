@@ -158,9 +158,9 @@ pub fn broadcast_binary(
             let mut e = Error::new(
                 op,
                 format!(
-                    "broadcast_dimensions {} has {} entries but the lower-rank operand {small} has rank {} {}",
+                    "broadcast_dimensions {} has {} but the lower-rank operand {small} has rank {} {}",
                     fmt_dims(&bd),
-                    bd.len(),
+                    crate::error::count(bd.len(), "entry", "entries"),
                     small.rank(),
                     shapes(lhs, rhs)
                 ),
@@ -266,7 +266,10 @@ pub fn check_broadcast_in_dim(
     if let Some(&d) = out_dims.iter().find(|&&d| d < 0) {
         return Err(Error::new(
             op,
-            format!("out_dim_size {} has negative size {d}", fmt_dims(out_dims)),
+            format!(
+                "out_dim_size {} has negative size {d} (operand {operand})",
+                fmt_dims(out_dims)
+            ),
         )
         .blame(Blame::Attribute("out_dim_size")));
     }
@@ -274,9 +277,9 @@ pub fn check_broadcast_in_dim(
         return Err(Error::new(
             op,
             format!(
-                "broadcast_dimensions {} has {} entries for the rank-{} operand {operand}",
+                "broadcast_dimensions {} has {} for the rank-{} operand {operand}",
                 fmt_dims(bd),
-                bd.len(),
+                crate::error::count(bd.len(), "entry", "entries"),
                 operand.rank()
             ),
         )
@@ -286,7 +289,12 @@ pub fn check_broadcast_in_dim(
         if d < 0 || d >= out_dims.len() as i64 {
             return Err(Error::new(
                 op,
-                format!("broadcast_dimensions[{i}] = {d} is out of range for the {} output dimensions {}", out_dims.len(), fmt_dims(out_dims)),
+                format!(
+                    "broadcast_dimensions[{i}] = {d} is out of range for the {} output dimensions \
+                     {} (operand {operand})",
+                    out_dims.len(),
+                    fmt_dims(out_dims)
+                ),
             )
             .blame(attr));
         }
@@ -294,8 +302,10 @@ pub fn check_broadcast_in_dim(
             return Err(Error::new(
                 op,
                 format!(
-                    "broadcast_dimensions {} must be strictly increasing",
-                    fmt_dims(bd)
+                    "broadcast_dimensions {} must be strictly increasing (operand {operand}, \
+                     out_dim_size {})",
+                    fmt_dims(bd),
+                    fmt_dims(out_dims)
                 ),
             )
             .blame(attr));

@@ -70,3 +70,13 @@ impl std::error::Error for Error {}
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `n` and the noun in the right number: `count(1, "entry", "entries")` is `1 entry`,
+/// `count(2, "entry", "entries")` is `2 entries`; for messages that print counts.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}

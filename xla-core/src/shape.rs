@@ -184,6 +184,21 @@ impl ArrayShape {
                 format!("dimension {i} has negative size {d} in {self}"),
             ));
         }
+        // As XLA's ShapeUtil::ValidateShape: the array's size in bytes must fit in an i64 (so
+        // every element count, offset and allocation later is well defined).
+        let bytes = self
+            .dims
+            .iter()
+            .try_fold(self.ty.byte_width() as i64, |acc, &d| acc.checked_mul(d));
+        if bytes.is_none() {
+            return Err(Error::new(
+                "Shape",
+                format!(
+                    "{self} has more than 2^63 - 1 bytes ({} bytes per element)",
+                    self.ty.byte_width()
+                ),
+            ));
+        }
         if self.dynamic.len() != self.dims.len() {
             return Err(Error::new(
                 "Shape",
@@ -440,6 +455,8 @@ mod tests {
             ("f32[2,x]", "expected an integer"),
             ("f32[2] junk", "unexpected text"),
             ("f32[-2]", "negative size -2"),
+            ("f32[4611686018427387904]", "more than 2^63 - 1 bytes"),
+            ("c128[2,3,4611686018427387904]", "more than 2^63 - 1 bytes"),
             ("f32[2,3]{0,0}", "not a permutation"),
             ("f32[2,3]{0}", "not a permutation"),
             ("(f32[2]", "expected `,` or `)`"),
@@ -449,6 +466,14 @@ mod tests {
             let e = parse_shape(t).unwrap_err();
             assert!(e.message.contains(why), "{t}: {e}");
         }
+    }
+
+    #[test]
+    fn byte_sizes_up_to_i64_max_are_valid() {
+        // 2^62 bytes fits; the same count of f32 (2^64 bytes) does not.
+        assert!(parse_shape("u8[4611686018427387904]").is_ok());
+        assert!(parse_shape("pred[2,2305843009213693952]").is_ok());
+        assert!(parse_shape("s16[2,2305843009213693952]").is_err());
     }
 
     #[test]

@@ -280,8 +280,9 @@ impl<'a> Checker<'a> {
             self.error(
                 f.ret.sp,
                 format!(
-                    "fn `{name}` declares {} but its body has type {inferred}",
-                    f.ret.shape
+                    "fn `{name}` declares {} but its body has type {inferred}{}",
+                    f.ret.shape,
+                    convert_hint(&inferred, &f.ret.shape)
                 ),
             );
             return None;
@@ -310,8 +311,9 @@ impl<'a> Checker<'a> {
                     self.error(
                         t.sp,
                         format!(
-                            "`let {name}` declares {} but its value has type {got}",
-                            t.shape
+                            "`let {name}` declares {} but its value has type {got}{}",
+                            t.shape,
+                            convert_hint(&got, &t.shape)
                         ),
                     );
                     value = None;
@@ -588,7 +590,10 @@ impl<'a> Checker<'a> {
         let fn_names: Vec<String> = self.block.fns.iter().map(|f| f.name.to_string()).collect();
         let mut candidates: Vec<&str> = ops::names().collect();
         candidates.extend(fn_names.iter().map(String::as_str));
-        let help = match closest(&n, candidates.into_iter()) {
+        let help = match alias(&n)
+            .map(str::to_string)
+            .or_else(|| closest(&n, candidates.into_iter()))
+        {
             Some(c) => format!("\nhelp: did you mean `{c}`?"),
             None => "\nhelp: ops are named as in XLA's operation semantics (Add, Dot, Reduce, ...)"
                 .to_string(),
@@ -828,6 +833,57 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate closest to `name`: a case-insensitive match, else within a third of its length.
+/// Names users reach for that XLA spells otherwise (other libraries' and StableHLO's names), so
+/// "did you mean" finds them where an edit distance cannot (`Convert` is 11 edits from
+/// `ConvertElementType`).
+fn alias(name: &str) -> Option<&'static str> {
+    const ALIASES: &[(&str, &str)] = &[
+        ("convert", "ConvertElementType"),
+        ("cast", "ConvertElementType"),
+        ("astype", "ConvertElementType"),
+        ("bitcast", "BitcastConvertType"),
+        ("bitcastconvert", "BitcastConvertType"),
+        ("matmul", "Dot"),
+        ("dotgeneral", "DotGeneral"),
+        ("einsum", "DotGeneral"),
+        ("permute", "Transpose"),
+        ("sum", "Reduce"),
+        ("reducesum", "Reduce"),
+        ("maximum", "Max"),
+        ("minimum", "Min"),
+        ("multiply", "Mul"),
+        ("subtract", "Sub"),
+        ("divide", "Div"),
+        ("remainder", "Rem"),
+        ("power", "Pow"),
+        ("negate", "Neg"),
+        ("exponential", "Exp"),
+        ("exponentialminusone", "Expm1"),
+        ("sigmoid", "Logistic"),
+        ("compare", "Compare"),
+        ("where", "Select"),
+        ("broadcastto", "BroadcastInDim"),
+        ("broadcast_in_dim", "BroadcastInDim"),
+        ("reshape", "Reshape"),
+        ("iota", "Iota"),
+        ("arange", "Iota"),
+    ];
+    let lower = name.to_lowercase();
+    ALIASES.iter().find(|(a, _)| *a == lower).map(|&(_, op)| op)
+}
+
+/// `\nhelp: ConvertElementType(..)` when `got` and `want` differ only in element type.
+fn convert_hint(got: &Shape, want: &Shape) -> String {
+    match (got, want) {
+        (Shape::Array(g), Shape::Array(w)) if g.ty != w.ty && g.dims == w.dims => format!(
+            "\nhelp: the shapes differ only in element type: convert with \
+             `ConvertElementType(.., new_element_type = {})`",
+            w.ty
+        ),
+        _ => String::new(),
+    }
+}
+
 pub(crate) fn closest<'s>(name: &str, candidates: impl Iterator<Item = &'s str>) -> Option<String> {
     let lower = name.to_lowercase();
     let mut best: Option<(usize, &str)> = None;

@@ -181,7 +181,8 @@ pub(crate) fn dot_general_named(
         return Err(Error::new(
             op,
             format!(
-                "lhs_batch_dimensions {} and rhs_batch_dimensions {} must have the same length",
+                "lhs_batch_dimensions {} and rhs_batch_dimensions {} must have the same length \
+                 ({l} vs {r})",
                 list(&dn.lhs_batch_dimensions),
                 list(&dn.rhs_batch_dimensions)
             ),
@@ -192,7 +193,8 @@ pub(crate) fn dot_general_named(
         return Err(Error::new(
             op,
             format!(
-                "lhs_contracting_dimensions {} and rhs_contracting_dimensions {} must have the same length",
+                "lhs_contracting_dimensions {} and rhs_contracting_dimensions {} must have the \
+                 same length ({l} vs {r})",
                 list(&dn.lhs_contracting_dimensions),
                 list(&dn.rhs_contracting_dimensions)
             ),

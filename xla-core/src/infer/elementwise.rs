@@ -476,7 +476,10 @@ mod tests {
         assert!(unary(UnaryOp::IsFinite, &s("c64[3]")).is_err());
         let e = unary(UnaryOp::Cbrt, &s("c128[3]")).unwrap_err().to_string();
         assert!(e.contains("Cbrt") && e.contains("c128[3]"), "{e}");
-        assert_eq!(unary(UnaryOp::Cbrt, &s("f16[3]")).unwrap().ty, ElementType::F16);
+        assert_eq!(
+            unary(UnaryOp::Cbrt, &s("f16[3]")).unwrap().ty,
+            ElementType::F16
+        );
         assert!(unary(UnaryOp::Not, &s("pred[3]")).is_ok());
         assert!(unary(UnaryOp::Not, &s("u16[3]")).is_ok());
         assert!(unary(UnaryOp::Not, &s("f32[3]")).is_err());

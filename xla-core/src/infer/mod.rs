@@ -82,10 +82,14 @@ pub(crate) fn check_dims(
             .blame(Blame::Attribute(attr)));
         }
         if dims[..i].contains(&d) {
-            return Err(
-                Error::new(op, format!("{attr} {} repeats dimension {d}", list(dims)))
-                    .blame(Blame::Attribute(attr)),
-            );
+            return Err(Error::new(
+                op,
+                format!(
+                    "{attr} {} repeats dimension {d} (operand {shape})",
+                    list(dims)
+                ),
+            )
+            .blame(Blame::Attribute(attr)));
         }
     }
     Ok(())

@@ -23,7 +23,9 @@ pub fn reduce(
         return Err(Error::new(
             op,
             format!(
-                "{n} operands need {n} init values, got {}",
+                "{} need {}, got {}",
+                crate::error::count(n, "operand", "operands"),
+                crate::error::count(n, "init value", "init values"),
                 init_values.len()
             ),
         ));
@@ -74,8 +76,8 @@ pub fn reduce(
         return Err(Error::new(
             op,
             format!(
-                "the computation must take {} parameters, {}, but takes {}",
-                2 * n,
+                "the computation must take {}, {}, but takes {}",
+                crate::error::count(2 * n, "parameter", "parameters"),
                 sig(),
                 computation.params.len()
             ),

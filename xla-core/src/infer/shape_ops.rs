@@ -6,12 +6,17 @@ use crate::broadcast::check_broadcast_in_dim;
 use crate::error::{Blame, Error, Result};
 use crate::shape::{ArrayShape, Shape};
 
-fn check_sizes(op: &str, attr: &'static str, sizes: &[i64]) -> Result<()> {
+/// Every size in `sizes` (attribute `attr` of `op` on `operand`) is >= 0.
+fn check_sizes(op: &str, attr: &'static str, sizes: &[i64], operand: &ArrayShape) -> Result<()> {
     match sizes.iter().find(|&&d| d < 0) {
-        Some(d) => Err(
-            Error::new(op, format!("{attr} {} has negative size {d}", list(sizes)))
-                .blame(Blame::Attribute(attr)),
-        ),
+        Some(d) => Err(Error::new(
+            op,
+            format!(
+                "{attr} {} has negative size {d} (operand {operand})",
+                list(sizes)
+            ),
+        )
+        .blame(Blame::Attribute(attr))),
         None => Ok(()),
     }
 }
@@ -21,7 +26,7 @@ fn check_sizes(op: &str, attr: &'static str, sizes: &[i64]) -> Result<()> {
 pub fn broadcast(operand: &Shape, broadcast_sizes: &[i64]) -> Result<(ArrayShape, Vec<i64>)> {
     let op = "Broadcast";
     let a = expect_array(op, "the operand", operand, Blame::Operand(0))?;
-    check_sizes(op, "broadcast_sizes", broadcast_sizes)?;
+    check_sizes(op, "broadcast_sizes", broadcast_sizes, a)?;
     let n = broadcast_sizes.len();
     let mut out = ArrayShape::new(a.ty, broadcast_sizes);
     out.dims.extend_from_slice(&a.dims);
@@ -51,7 +56,7 @@ pub fn broadcast_in_dim(
 pub fn reshape(operand: &Shape, new_sizes: &[i64]) -> Result<ArrayShape> {
     let op = "Reshape";
     let a = expect_array(op, "the operand", operand, Blame::Operand(0))?;
-    check_sizes(op, "new_sizes", new_sizes)?;
+    check_sizes(op, "new_sizes", new_sizes, a)?;
     if a.is_dynamic() {
         return Err(
             Error::new(op, format!("cannot reshape the dynamic array {a}"))
@@ -66,9 +71,11 @@ pub fn reshape(operand: &Shape, new_sizes: &[i64]) -> Result<ArrayShape> {
         return Err(Error::new(
             op,
             format!(
-                "cannot reshape {} elements into {} elements ({a} vs {out})",
-                a.element_count(),
-                count.map_or("too many".into(), |c| c.to_string())
+                "cannot reshape {} into {} ({a} vs {out})",
+                crate::error::count(a.element_count() as usize, "element", "elements"),
+                count.map_or("too many elements".into(), |c| crate::error::count(
+                    c as usize, "element", "elements"
+                ))
             ),
         )
         .blame(Blame::Attribute("new_sizes")));

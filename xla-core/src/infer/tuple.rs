@@ -40,9 +40,9 @@ pub fn call(computation: &Computation, operands: &[&Shape]) -> Result<Shape> {
         return Err(Error::new(
             op,
             format!(
-                "`{}` takes {} arguments, got {}",
+                "`{}` takes {}, got {}",
                 computation.name,
-                computation.params.len(),
+                crate::error::count(computation.params.len(), "argument", "arguments"),
                 operands.len()
             ),
         )

@@ -288,12 +288,18 @@ fn f64_and_integers_to_bf16_and_f16_round_once() {
     // 1 + 2^-8 + 2^-30 is above a bf16 tie, so it rounds up to 1 + 2^-7; through f32 the 2^-30
     // would be lost, leaving an exact tie that rounds to even, 1 (what XLA:CPU gives).
     let x = 1.0 + 2f64.powi(-8) + 2f64.powi(-30);
-    assert_eq!(<f64 as Scalar>::convert::<bf16>(x).to_f64(), 1.0 + 2f64.powi(-7));
+    assert_eq!(
+        <f64 as Scalar>::convert::<bf16>(x).to_f64(),
+        1.0 + 2f64.powi(-7)
+    );
     assert_eq!(<f64 as Scalar>::convert::<f32>(x), 1.0 + 2f32.powi(-8));
     // Same for f16 (10 mantissa bits): 1 + 2^-11 + 2^-30 -> 1 + 2^-10, and just below the tie
     // -> 1.
     let y = 1.0 + 2f64.powi(-11) + 2f64.powi(-30);
-    assert_eq!(<f64 as Scalar>::convert::<f16>(y).to_f64(), 1.0 + 2f64.powi(-10));
+    assert_eq!(
+        <f64 as Scalar>::convert::<f16>(y).to_f64(),
+        1.0 + 2f64.powi(-10)
+    );
     let y = 1.0 + 2f64.powi(-11) - 2f64.powi(-30);
     assert_eq!(<f64 as Scalar>::convert::<f16>(y), f16::ONE);
     // Below f16's overflow threshold (65520) stays finite even where f32 rounds up to it; the
@@ -305,10 +311,16 @@ fn f64_and_integers_to_bf16_and_f16_round_once() {
     assert_eq!(<f64 as Scalar>::convert::<f16>(-tiny).to_bits(), 0x8001);
     // Integers: 2^24 + 2^16 + 1 to bf16 rounds up, once.
     let i = (1i64 << 24) + (1 << 16) + 1;
-    assert_eq!(<i64 as Scalar>::convert::<bf16>(i).to_f64(), ((1 << 24) + (1 << 17)) as f64);
+    assert_eq!(
+        <i64 as Scalar>::convert::<bf16>(i).to_f64(),
+        ((1 << 24) + (1 << 17)) as f64
+    );
     // Complex to real keeps the real part, rounded once too.
     let z = num_complex::Complex::new(y, 5.0);
-    assert_eq!(<num_complex::Complex<f64> as Scalar>::convert::<f16>(z), f16::ONE);
+    assert_eq!(
+        <num_complex::Complex<f64> as Scalar>::convert::<f16>(z),
+        f16::ONE
+    );
     // Widening is exact.
     let h = f16::from_f32(0.1);
     assert_eq!(<f16 as Scalar>::convert::<f64>(h), h.to_f64());

@@ -682,8 +682,8 @@ impl Checker<'_> {
                     self.error(
                         e.sp,
                         format!(
-                            "Constant: this list has {} elements but the dimension has size {n}",
-                            xs.len()
+                            "Constant: this list has {} but the dimension has size {n}",
+                            xla_core::error::count(xs.len(), "element", "elements")
                         ),
                     );
                     return None;
@@ -761,8 +761,8 @@ impl Checker<'_> {
                     self.error(
                         e.sp,
                         format!(
-                            "{op}: the computation takes {} parameters ({}), this closure has {}",
-                            params.len(),
+                            "{op}: the computation takes {} ({}), this closure has {}",
+                            xla_core::error::count(params.len(), "parameter", "parameters"),
                             list.join(", "),
                             ps.len()
                         ),

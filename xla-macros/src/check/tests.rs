@@ -157,6 +157,28 @@ fn front_end_errors() {
         quote!(fn f(x: f32[2]) -> f32[2] { add(x, x) }),
         &["did you mean `Add`"],
     );
+    // Names from other libraries: an edit distance cannot find these.
+    assert_one_error(
+        quote!(fn f(x: f32[2]) -> f64[2] { Convert(x, new_element_type = f64) }),
+        &["unknown op `Convert`", "did you mean `ConvertElementType`"],
+    );
+    assert_one_error(
+        quote!(fn f(x: f32[2, 2]) -> f32[2, 2] { matmul(x, x) }),
+        &["did you mean `Dot`"],
+    );
+    // A declared type differing only in element type: the conversion to write.
+    assert_one_error(
+        quote!(fn f(x: f32[2]) -> f64[2] { x }),
+        &[
+            "fn `f` declares f64[2] but its body has type f32[2]",
+            "help: the shapes differ only in element type",
+            "ConvertElementType(.., new_element_type = f64)",
+        ],
+    );
+    assert_one_error(
+        quote!(fn f(x: s32[3]) -> s32[3] { let y: f32[3] = x; x }),
+        &["`let y` declares f32[3]", "new_element_type = f32"],
+    );
     assert_one_error(
         quote!(fn f(x: f32[2]) -> f32[2] { Add(x) }),
         &["Add takes 2 operands", "got 1"],
