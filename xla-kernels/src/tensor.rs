@@ -8,6 +8,9 @@
 //!
 //! `f32[2,3]` is `Tensor<f32, D2<2, 3>>`; `f32[2,3]{0,1}` is `Tensor<f32, D2<2, 3>, Mtm2<0, 1>>`;
 //! `f32[]` is `Tensor<f32, D0>`.
+//!
+//! [`TensorView`] / [`TensorViewMut`] are the same shapes borrowed from the caller's memory
+//! (any alignment), and [`AsView`] / [`AsViewMut`] what generated code takes its arguments as.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -16,6 +19,9 @@ use xla_core::layout::Layout;
 use xla_core::{ArrayElement, ArrayShape, ElementType, Literal, Shape};
 
 pub use crate::aligned::{AlignedBuf, BUF_ALIGN};
+pub use view::{AsView, AsViewMut, TensorView, TensorViewMut};
+
+mod view;
 
 /// The largest rank a [`Tensor`] supports (`D8`).
 pub const MAX_RANK: usize = 8;

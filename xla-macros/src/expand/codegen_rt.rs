@@ -62,9 +62,9 @@ pub(crate) fn direction(d: ComparisonDirection) -> TokenStream {
     quote!(::xla_aot::__rt::xla_core::ComparisonDirection::#v)
 }
 
-/// The tensor type of an array shape: `::xla_aot::Tensor<f32, ::xla_aot::D2<2, 3>>` (with a
+/// The generic arguments of an array shape's tensor type: `f32, ::xla_aot::D2<2, 3>` (with a
 /// layout marker when the shape has a non-default layout). `Err` above rank 8.
-pub(crate) fn tensor_type(a: &xla_core::ArrayShape) -> Result<TokenStream, String> {
+pub(crate) fn tensor_args(a: &xla_core::ArrayShape) -> Result<TokenStream, String> {
     if a.rank() > 8 {
         return Err(format!("{a}: tensors of rank above 8 have no Rust type"));
     }
@@ -86,10 +86,17 @@ pub(crate) fn tensor_type(a: &xla_core::ArrayShape) -> Result<TokenStream, Strin
                 .minor_to_major
                 .iter()
                 .map(|&d| proc_macro2::Literal::usize_unsuffixed(d as usize));
-            Ok(quote!(::xla_aot::Tensor<#ty, #d, ::xla_aot::#name<#(#m),*>>))
+            Ok(quote!(#ty, #d, ::xla_aot::#name<#(#m),*>))
         }
-        Some(_) | None => Ok(quote!(::xla_aot::Tensor<#ty, #d>)),
+        Some(_) | None => Ok(quote!(#ty, #d)),
     }
+}
+
+/// The tensor type of an array shape: `::xla_aot::Tensor<f32, ::xla_aot::D2<2, 3>>` (with a
+/// layout marker when the shape has a non-default layout). `Err` above rank 8.
+pub(crate) fn tensor_type(a: &xla_core::ArrayShape) -> Result<TokenStream, String> {
+    let args = tensor_args(a)?;
+    Ok(quote!(::xla_aot::Tensor<#args>))
 }
 
 /// A `usize` literal.

@@ -13,7 +13,7 @@ use super::codegen_dot::{bitcast_resize_kernel, dot_kernel};
 use super::codegen_expr::reachable;
 use super::codegen_loops::{loop_kernel, param_ident};
 use super::codegen_reduce::reduce_kernel;
-use super::codegen_rt::{element, lit_usize, module_imports, rust_type, tensor_type};
+use super::codegen_rt::{element, lit_usize, module_imports, rust_type, tensor_args, tensor_type};
 use super::fuse::{Expr, Fused, Kernel, KernelKind, Src};
 use super::plan::{kernel_reads, Plan, Storage};
 use crate::model::FnDef;
@@ -57,18 +57,53 @@ fn fresh(base: &str, taken: &HashSet<String>) -> Ident {
     format_ident!("{}", s)
 }
 
-/// The Rust type of a parameter: `&Tensor<..>`, or a tuple of them.
+/// The Rust type of a parameter of the fn and of `into`: `impl AsView<T, D..>` (so `&tensor`
+/// and a `TensorView` over the caller's memory both work), or a tuple of them.
 fn param_type(s: &Shape) -> Result<TokenStream, String> {
     match s {
         Shape::Array(a) => {
-            let t = tensor_type(a)?;
-            Ok(quote!(&#t))
+            let t = tensor_args(a)?;
+            Ok(quote!(impl ::xla_aot::AsView<#t>))
         }
         Shape::Tuple(ts) => {
             let e: Vec<TokenStream> = ts.iter().map(param_type).collect::<Result<_, _>>()?;
             Ok(quote!((#(#e,)*)))
         }
         Shape::Token => Err("token parameters have no Rust type".into()),
+    }
+}
+
+/// The Rust type of a parameter of `into_views`: `TensorView<'_, T, D..>`, or a tuple of them.
+fn view_type(s: &Shape) -> Result<TokenStream, String> {
+    match s {
+        Shape::Array(a) => {
+            let t = tensor_args(a)?;
+            Ok(quote!(::xla_aot::TensorView<'_, #t>))
+        }
+        Shape::Tuple(ts) => {
+            let e: Vec<TokenStream> = ts.iter().map(view_type).collect::<Result<_, _>>()?;
+            Ok(quote!((#(#e,)*)))
+        }
+        Shape::Token => Err("token parameters have no Rust type".into()),
+    }
+}
+
+/// The expression viewing parameter `access` (an `impl AsView`, or a tuple of them) as the
+/// `TensorView` (tuple) `into_views` takes.
+fn view_expr(s: &Shape, access: TokenStream) -> TokenStream {
+    match s {
+        Shape::Tuple(ts) => {
+            let e: Vec<TokenStream> = ts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let i = syn::Index::from(i);
+                    view_expr(t, quote!((#access).#i))
+                })
+                .collect();
+            quote!((#(#e,)*))
+        }
+        Shape::Array(_) | Shape::Token => quote!(::xla_aot::AsView::view(&#access)),
     }
 }
 
@@ -239,6 +274,21 @@ pub(crate) fn fn_items(
         .iter()
         .map(|(_, s)| param_type(s))
         .collect::<Result<_, _>>()?;
+    let param_view_types: Vec<TokenStream> = fd
+        .params
+        .iter()
+        .map(|(_, s)| view_type(s))
+        .collect::<Result<_, _>>()?;
+    let param_views: Vec<TokenStream> = fd
+        .params
+        .iter()
+        .map(|(p, s)| view_expr(s, quote!(#p)))
+        .collect();
+    // Outputs of `into` (`impl AsViewMut`) and of `into_views` (`TensorViewMut`).
+    let out_args: Vec<TokenStream> = out_leaves
+        .iter()
+        .map(tensor_args)
+        .collect::<Result<_, _>>()?;
     let result_ty = result_type(&fd.result)?;
 
     // Slices of the parameter leaves the kernels read, bound all at once (so a user parameter
@@ -353,10 +403,16 @@ pub(crate) fn fn_items(
     let sname = fresh("scratch", &taken);
     let doc_mod = format!("Companion items of the fn `{name}`: scratch buffers, the allocation-free `into`, the IR, StableHLO text and a literal entry point.");
     let doc_into = format!(
-        "`{name}` writing its result into the caller's tensors. Allocates nothing: every \
+        "`{name}` writing its result into the caller's tensors or views: inputs are `&Tensor`s \
+         or `TensorView`s (any `AsView`), outputs `&mut Tensor`s or `TensorViewMut`s (any \
+         `AsViewMut`), over memory of any alignment. Allocates nothing: every \
          buffer is in `Scratch` (a fn with a Dot also grows GEMM's packing space on its first \
          call). Loops above `PAR_MIN_ELEMENTS` run on rayon; results do not depend on the \
          thread count."
+    );
+    let doc_into_views = format!(
+        "`into` of `{name}` on views exactly (not generic: the code `into` and `{name}` \
+         forward to)."
     );
 
     // run_literals: parameters from literals, tuple parameters by path.
@@ -426,7 +482,7 @@ pub(crate) fn fn_items(
         #vis fn #name(#(#param_names: #param_types),*) -> #result_ty {
             #(let mut #out_names = <#out_types>::zeros();)*
             let mut #sname = #name::Scratch::new();
-            #name::into(#(#param_names,)* #(&mut #out_names,)* &mut #sname);
+            #name::into_views(#(#param_views,)* #(#out_names.view_mut(),)* &mut #sname);
             #result_tree
         }
 
@@ -458,8 +514,18 @@ pub(crate) fn fn_items(
             }
 
             #[doc = #doc_into]
-            pub fn into(#(#param_names: #param_types,)* #(#out_names: &mut #out_types,)* #scratch_name: &mut Scratch) {
-                let (#(#lhs,)* #(#internal_outs,)*) = (#(#rhs,)* #(#out_names,)*);
+            #[inline]
+            pub fn into(#(#param_names: #param_types,)* #(mut #out_names: impl ::xla_aot::AsViewMut<#out_args>,)* #scratch_name: &mut Scratch) {
+                into_views(
+                    #(#param_views,)*
+                    #(::xla_aot::AsViewMut::view_mut(&mut #out_names),)*
+                    #scratch_name,
+                )
+            }
+
+            #[doc = #doc_into_views]
+            pub fn into_views(#(#param_names: #param_view_types,)* #(mut #out_names: ::xla_aot::TensorViewMut<'_, #out_args>,)* #scratch_name: &mut Scratch) {
+                let (#(#lhs,)* #(#internal_outs,)*) = (#(#rhs,)* #(&mut #out_names,)*);
                 #(let _ = #unread;)*
                 #scratch_bind
                 #kernels
