@@ -13,7 +13,9 @@ use xla_core::{ArrayShape, ElementType, Layout, Shape};
 /// The most dimensions a shape may have: the runtime `Tensor` supports up to 8.
 pub const MAX_RANK: usize = 8;
 
-/// How deeply expressions may nest; deeper input is an error rather than a stack overflow.
+/// How deeply expressions may nest (open parentheses, call arguments, lists, blocks, closures,
+/// unary operators and operands of a tighter binary operator each count one level); deeper
+/// input is an error rather than a stack overflow.
 const MAX_DEPTH: usize = 96;
 
 /// A source range: the first and the last token of a node. Errors underline the whole range
@@ -548,8 +550,8 @@ fn parse_expr(input: ParseStream, depth: usize) -> syn::Result<Expr> {
             "expression nested more than {MAX_DEPTH} levels deep"
         )));
     }
-    let lhs = parse_unary(input, depth + 1)?;
-    parse_binary_rhs(input, depth + 1, lhs, 1)
+    let lhs = parse_unary(input, depth)?;
+    parse_binary_rhs(input, depth, lhs, 1)
 }
 
 /// Precedence climbing: fold operators binding at least `min_prec`.
@@ -567,7 +569,7 @@ fn parse_binary_rhs(
             return Ok(lhs);
         }
         consume_binop(input, op)?;
-        let mut rhs = parse_unary(input, depth + 1)?;
+        let mut rhs = parse_unary(input, depth)?;
         while let Some((next, _)) = peek_binop(input)? {
             if next.precedence() > op.precedence() {
                 rhs = parse_binary_rhs(input, depth + 1, rhs, op.precedence() + 1)?;
@@ -683,7 +685,7 @@ fn parse_unary(input: ParseStream, depth: usize) -> syn::Result<Expr> {
     } else if input.peek(Token![~]) {
         return Err(input.error("use `!x` (or Not(x)) for bitwise/logical not"));
     } else {
-        return parse_postfix(input, depth + 1);
+        return parse_postfix(input, depth);
     };
     let op_sp = Sp::one(input.span());
     match op {
@@ -724,7 +726,7 @@ fn parse_unary(input: ParseStream, depth: usize) -> syn::Result<Expr> {
 }
 
 fn parse_postfix(input: ParseStream, depth: usize) -> syn::Result<Expr> {
-    let mut e = parse_primary(input, depth + 1)?;
+    let mut e = parse_primary(input, depth)?;
     while input.peek(Token![.]) && !input.peek(Token![..]) {
         input.parse::<Token![.]>()?;
         if input.peek(syn::LitFloat) {
@@ -981,11 +983,11 @@ fn parse_arg(input: ParseStream, depth: usize) -> syn::Result<Arg> {
     {
         let name: Ident = input.parse()?;
         input.parse::<Token![=]>()?;
-        let value = parse_expr(input, depth + 1)?;
+        let value = parse_expr(input, depth)?;
         let sp = Sp::one(name.span()).to(value.sp);
         return Ok(Arg::Attr { name, value, sp });
     }
-    Ok(Arg::Pos(parse_expr(input, depth + 1)?))
+    Ok(Arg::Pos(parse_expr(input, depth)?))
 }
 
 /// `f32::MAX`, `f32::consts::PI`, `i32::MIN`, ...: a typed scalar literal.

@@ -223,6 +223,27 @@ fn bad_expressions_are_errors() {
 }
 
 #[test]
+fn nesting_counts_real_levels() {
+    // A degree-24 Horner polynomial as nested calls: 48 levels, well inside the limit.
+    let mut ts = quote!(c);
+    for _ in 0..24 {
+        ts = quote!(Add(Mul(#ts, x), c));
+    }
+    assert!(parse_expr_tokens(ts).is_ok());
+    // 96 nested calls parse; 97 do not, and the message names the limit.
+    let nest = |n: usize| {
+        let mut ts = quote!(x);
+        for _ in 0..n {
+            ts = quote!(Neg(#ts));
+        }
+        parse_expr_tokens(ts)
+    };
+    assert!(nest(96).is_ok());
+    let err = nest(97).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("nested more than 96 levels deep"), "{err}");
+}
+
+#[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let mut ts = quote!(x);
     for _ in 0..500 {
