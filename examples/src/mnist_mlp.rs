@@ -1,16 +1,27 @@
 //! A two-layer MLP classifier (784 -> 128 -> 10, ReLU, softmax) compiled ahead of time by
-//! `xla!`, run on built-in deterministic data: the program a user would write to ship a small
-//! model inside an ordinary Rust binary.
+//! `xla!`, with trained weights loaded from a safetensors file: the program a user would write
+//! to ship a small model inside an ordinary Rust binary.
 //!
-//! Run: `cargo run --release -p xla-examples --bin mnist_mlp`
+//! The weights, 64 held-out test images (bytes) with their labels, and numpy's class
+//! probabilities for them are in `examples/data/mlp.safetensors`, written by
+//! `examples/data/make_mlp_weights.py` (numpy, trained on synthetic seven-segment digits, as
+//! MNIST cannot be downloaded here). Running needs only that file, no Python.
+//!
+//! Run: `cargo run --release -p xla-examples --bin mnist_mlp [path/to/mlp.safetensors]`
 
 #![deny(warnings)]
 
 use std::time::Instant;
 
+use xla_aot::io::SafeTensorsFile;
 use xla_aot::{xla, Tensor, D1, D2};
 
 xla! {
+    /// Image bytes to the model's inputs in [0, 1].
+    pub fn pixels_to_f32(p: u8[64, 784]) -> f32[64, 784] {
+        Div(ConvertElementType(p, new_element_type = f32), 255.0)
+    }
+
     /// One dense layer with ReLU: `max(x·w + b, 0)`.
     pub fn dense_relu(x: f32[64, 784], w: f32[784, 128], b: f32[128]) -> f32[64, 128] {
         let h = Dot(x, w);
@@ -36,28 +47,34 @@ xla! {
     }
 }
 
-/// Deterministic pseudo-random numbers in [-scale, scale) (a 64-bit LCG; no dependency).
-fn lcg_fill(seed: u64, n: usize, scale: f32) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
-        })
-        .collect()
+/// The index and value of the largest element.
+fn argmax(r: &[f32]) -> (usize, f32) {
+    r.iter().enumerate().fold(
+        (0, f32::MIN),
+        |best, (i, &v)| if v > best.1 { (i, v) } else { best },
+    )
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // "Images": 64 rows of 784 pixels in [0, 1); weights scaled like a Glorot init.
-    let x: Tensor<f32, D2<64, 784>> =
-        Tensor::from_vec(lcg_fill(1, 64 * 784, 0.5).iter().map(|v| v + 0.5).collect())?;
-    let w1: Tensor<f32, D2<784, 128>> = Tensor::from_vec(lcg_fill(2, 784 * 128, 0.08))?;
-    let b1: Tensor<f32, D1<128>> = Tensor::from_vec(lcg_fill(3, 128, 0.1))?;
-    let w2: Tensor<f32, D2<128, 10>> = Tensor::from_vec(lcg_fill(4, 128 * 10, 0.2))?;
-    let b2: Tensor<f32, D1<10>> = Tensor::from_vec(lcg_fill(5, 10, 0.1))?;
+    let path = std::env::args().nth(1).unwrap_or_else(|| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/data/mlp.safetensors").to_string()
+    });
+    // Each load checks the stored dtype and shape against the tensor type: a file from another
+    // model is an Err naming the tensor, the type expected and the type found.
+    let file = SafeTensorsFile::open(&path)?;
+    let w1: Tensor<f32, D2<784, 128>> = file.load("w1")?;
+    let b1: Tensor<f32, D1<128>> = file.load("b1")?;
+    let w2: Tensor<f32, D2<128, 10>> = file.load("w2")?;
+    let b2: Tensor<f32, D1<10>> = file.load("b2")?;
+    let pixels: Tensor<u8, D2<64, 784>> = file.load("test_pixels")?;
+    let labels: Tensor<u8, D1<64>> = file.load("test_labels")?;
+    let numpy: Tensor<f32, D2<64, 10>> = file.load("test_probs_numpy")?;
+    println!("loaded {path}");
+    for (key, value) in file.metadata() {
+        println!("  {key}: {value}");
+    }
 
+    let x = pixels_to_f32(&pixels);
     let probs = mlp(&x, &w1, &b1, &w2, &b2);
 
     // The allocation-free entry, timed over many runs.
@@ -75,20 +92,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let p = probs.as_slice();
-    println!("class probabilities of the first 4 inputs:");
+    let shade = |v: u8| b" .:-=+*#%@"[usize::from(v) * 10 / 256] as char;
+    println!("test image 0 (label {}):", labels.as_slice()[0]);
+    for rows in pixels.as_slice()[..784].chunks(56) {
+        // Two pixel rows per line, the brighter of each pair, so the glyph keeps its shape.
+        let line: String = (0..28).map(|c| shade(rows[c].max(rows[28 + c]))).collect();
+        println!("  |{line}|");
+    }
+    println!("class probabilities of the first 4 test images:");
     for row in 0..4 {
         let r = &p[row * 10..row * 10 + 10];
-        let (arg, max) =
-            r.iter().enumerate().fold(
-                (0, f32::MIN),
-                |best, (i, &v)| if v > best.1 { (i, v) } else { best },
-            );
+        let (arg, max) = argmax(r);
         let fmt: Vec<String> = r.iter().map(|v| format!("{v:.4}")).collect();
         println!(
-            "  input {row}: class {arg} (p = {max:.4})  [{}]",
+            "  image {row}: label {}, predicted {arg} (p = {max:.4})  [{}]",
+            labels.as_slice()[row],
             fmt.join(" ")
         );
     }
+    let correct = (0..64)
+        .filter(|&row| argmax(&p[row * 10..row * 10 + 10]).0 == usize::from(labels.as_slice()[row]))
+        .count();
+    println!("accuracy on the 64 test images: {correct}/64");
+    let diff = p
+        .iter()
+        .zip(numpy.as_slice())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    println!("largest difference from numpy's probabilities for the same weights: {diff:.2e}");
     let total: f32 = p.iter().sum();
     println!("sum of all 64 rows of probabilities: {total:.4} (64 expected)");
     println!(

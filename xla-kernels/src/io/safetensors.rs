@@ -118,6 +118,20 @@ impl SafeTensorsFile {
         names
     }
 
+    /// The file's free-form `__metadata__` (string keys and values), sorted by key; empty when
+    /// it has none.
+    pub fn metadata(&self) -> Vec<(String, String)> {
+        let mut pairs: Vec<(String, String)> = self
+            .metadata
+            .metadata()
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        pairs.sort();
+        pairs
+    }
+
     fn info(&self, name: &str) -> Result<(&TensorInfo, String), DataError> {
         let info = self.metadata.info(name).ok_or_else(|| {
             DataError::new(

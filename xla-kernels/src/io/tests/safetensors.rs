@@ -84,6 +84,7 @@ fn typed_tensors_and_c128() {
         "<safetensors>, tensor `z`: c128 has no safetensors dtype"
     );
     let file = SafeTensorsFile::from_bytes(out.to_bytes().unwrap(), "m.safetensors").unwrap();
+    assert!(file.metadata().is_empty());
     assert_eq!(file.load::<f32, D2<3, 2>>("layer.w").unwrap(), w);
     assert_eq!(file.load::<bf16, D1<2>>("layer.b").unwrap(), b);
 }
@@ -101,6 +102,8 @@ fn a_file_written_by_hand_as_python_writes_it() {
     }
     let file =
         SafeTensorsFile::from_bytes(safetensors_bytes(header, &data), "h.safetensors").unwrap();
+    assert_eq!(file.names(), ["b", "w"]);
+    assert_eq!(file.metadata(), [("format".to_string(), "pt".to_string())]);
     let w: Tensor<f32, D2<2, 2>> = file.load("w").unwrap();
     assert_eq!(w.as_slice(), &[1.0, 2.0, -3.0, 0.25]);
     let b: Tensor<f16, D1<2>> = file.load("b").unwrap();
