@@ -69,7 +69,8 @@ fn built_programs_match_xla() {
             Ok(p) => {
                 ops += p.body.len();
                 if let Err(e) = with_oracle(&mut guard, |o| check_built(o, &p)) {
-                    failures.push(format!("{e}\n{}", p.source()));
+                    // The fn and its table entry, ready for regressions.rs.
+                    failures.push(format!("{e}\n{}{},", p.source(), emit::entry(&p)));
                 }
             }
             Err(r) => failures.push(format!(

@@ -18,9 +18,9 @@ pub fn file(programs: &[Program], first: u64, count: usize) -> String {
          #![allow(dead_code)]\n\n\
          use super::Compiled;\n\
          #[allow(unused_imports)]\n\
-         use super::Tol::{{Exact, Ulp}};\n\
+         use super::Data::{{F, S}};\n\
          #[allow(unused_imports)]\n\
-         use super::Data::{{F, S}};\n\n",
+         use super::Tol::{{Exact, Ulp}};\n\n",
         first + count as u64
     );
     for p in programs {
@@ -30,7 +30,10 @@ pub fn file(programs: &[Program], first: u64, count: usize) -> String {
         }
         s.push_str("}\n\n");
     }
-    s.push_str("/// Every program of this file.\npub const PROGRAMS: &[Compiled] = &[\n");
+    // One entry per line, as rustfmt would leave it only in this form.
+    s.push_str(
+        "/// Every program of this file.\n#[rustfmt::skip]\npub const PROGRAMS: &[Compiled] = &[\n",
+    );
     for p in programs {
         s.push_str(&format!("    {},\n", entry(p)));
     }

@@ -10,9 +10,9 @@
 
 use super::Compiled;
 #[allow(unused_imports)]
-use super::Tol::{Exact, Ulp};
-#[allow(unused_imports)]
 use super::Data::{F, S};
+#[allow(unused_imports)]
+use super::Tol::{Exact, Ulp};
 
 xla_aot::xla! {
     pub fn rp_500000(p0: u64[6,4], p1: f64[3,7,5], p2: s32[7,5,5], p3: f64[3,7,5], p4: u64[8,6,4,7], p5: f64[3,7,5], p6: f64[3,7], p7: u64[], p8: f64[5,3,2,5], p9: f64[3,5], p10: s32[]) -> (s32[4,7,5,8], f64[2,5,3,5], f64[3,7,5]) {
@@ -1401,6 +1401,7 @@ xla_aot::xla! {
 }
 
 /// Every program of this file.
+#[rustfmt::skip]
 pub const PROGRAMS: &[Compiled] = &[
     Compiled { name: "rp_500000", run: rp_500000::run_literals, computation: rp_500000::computation, stablehlo: rp_500000::stablehlo, data: &[F, S(4), F, S(1), S(3), S(4), S(4), S(3), S(1), S(2), S(4)], tol: &[Exact, Exact, Ulp(1)], seed: 500000 },
     Compiled { name: "rp_500001", run: rp_500001::run_literals, computation: rp_500001::computation, stablehlo: rp_500001::stablehlo, data: &[S(3), S(1), S(1), S(3), S(4), S(4), S(2), S(4), S(3)], tol: &[Exact, Exact, Exact], seed: 500001 },

@@ -8,7 +8,7 @@
 
 use super::Compiled;
 use super::Data::{F, S};
-use super::Tol::Exact;
+use super::Tol::{Exact, Ulp};
 
 // Issue 8 (a): integer dots with a preferred type of the other signedness or wider, a float
 // product truncated to an integer, and a narrower float, all refused before.
@@ -72,6 +72,34 @@ xla_aot::xla! {
     }
 }
 
+// Signed zeros the random programs found (seeds 1052, 1072, 41681, 700254): a sum or dot of
+// -0 terms is +0 for ours (a sum from +0, as the StableHLO spec's reduce) and -0 for XLA:CPU
+// where it multiplies instead (one product per element) or reduces from the first term; the
+// values must agree up to the sign of zero (`Ulp(0)`).
+xla_aot::xla! {
+    pub fn dot_negative_zero_products(x: f32[4, 1], y: f32[1, 3]) -> f32[4, 3] {
+        Dot(x, y)
+    }
+    pub fn sum_of_negative_zeros(x: f16[3, 5]) -> f16[3] {
+        Reduce(RoundNearestEven(Sin(x)), 0, dimensions = [1], |a, b| Add(a, b))
+    }
+    pub fn complex_product_zero_parts(x: c64[], p: pred[6]) -> c64[6] {
+        Mul(x, ConvertElementType(p, new_element_type = c64), broadcast_dimensions = [])
+    }
+}
+
+// XLA:CPU's own failures the random programs found, which the generator now avoids (they
+// cannot run against XLA, so they are listed, not kept as programs):
+// - `Div(Xor(x, x), Xor(x, x))` on u64, and `Rem(i, i)` of an argmax index over an empty dim:
+//   the process dies of SIGFPE folding an integer division by a constant zero (1111, 41211).
+// - `Add(Ge(x, x), Ge(y, y))` on pred folds to false (compiled code: true), `Atan2(c, c)` of
+//   constant zeros folds to NaN (compiled: 0) (21961, 22276).
+// - `Max(Clamp(lo, x, hi), lo)` is simplified to the clamp, wrong when lo > hi (20810).
+// - `Div(Pow(a, b), Pow(a, b))` on u8 is 0 for 4 / 4 (101451); `Pow(x, c)` with a folded
+//   c = -1 is rewritten as 1 / x, which its compiled integer pow does not give (200437).
+// - An f16 TotalOrder compare of a broadcast stops LLVM on AVX-512 ("Cannot select
+//   X86ISD::SUBV_BROADCAST_LOAD v16f16", 42366).
+
 /// Every regression program.
 #[rustfmt::skip]
 pub const REGRESSIONS: &[Compiled] = &[
@@ -86,5 +114,8 @@ pub const REGRESSIONS: &[Compiled] = &[
     Compiled { name: "dot_batch_of_scalars", run: dot_batch_of_scalars::run_literals, computation: dot_batch_of_scalars::computation, stablehlo: dot_batch_of_scalars::stablehlo, data: &[S(4), S(4)], tol: &[Exact], seed: 9 },
     Compiled { name: "dot_of_empty_product", run: dot_of_empty_product::run_literals, computation: dot_of_empty_product::computation, stablehlo: dot_of_empty_product::stablehlo, data: &[F, F, F], tol: &[Exact], seed: 10 },
     Compiled { name: "dot_contracting_empty", run: dot_contracting_empty::run_literals, computation: dot_contracting_empty::computation, stablehlo: dot_contracting_empty::stablehlo, data: &[F, F], tol: &[Exact], seed: 11 },
+    Compiled { name: "dot_negative_zero_products", run: dot_negative_zero_products::run_literals, computation: dot_negative_zero_products::computation, stablehlo: dot_negative_zero_products::stablehlo, data: &[S(2), S(2)], tol: &[Ulp(0)], seed: 13 },
+    Compiled { name: "sum_of_negative_zeros", run: sum_of_negative_zeros::run_literals, computation: sum_of_negative_zeros::computation, stablehlo: sum_of_negative_zeros::stablehlo, data: &[S(3)], tol: &[Ulp(0)], seed: 14 },
+    Compiled { name: "complex_product_zero_parts", run: complex_product_zero_parts::run_literals, computation: complex_product_zero_parts::computation, stablehlo: complex_product_zero_parts::stablehlo, data: &[S(3), F], tol: &[Ulp(0)], seed: 15 },
     Compiled { name: "dropped_tuple_element", run: dropped_tuple_element::run_literals, computation: dropped_tuple_element::computation, stablehlo: dropped_tuple_element::stablehlo, data: &[F, F], tol: &[Exact], seed: 12 },
 ];
