@@ -10,11 +10,31 @@
 //! weights.npz, member w1.npy: holds f64[784,128] (numpy '<f8'), expected f32[784,128]
 //! ```
 //!
+//! ```
+//! use xla_kernels::io;
+//! use xla_kernels::tensor::{Tensor, D2};
+//!
+//! let path = std::env::temp_dir().join(format!("xla-io-doc-{}.npy", std::process::id()));
+//! let x: Tensor<f32, D2<2, 3>> = Tensor::from_fn(|i| (i[0] * 3 + i[1]) as f32);
+//! io::save_npy(&path, &x)?;
+//! let y: Tensor<f32, D2<2, 3>> = io::load_npy(&path)?;
+//! assert_eq!(y, x);
+//! let e = io::load_npy::<f64, D2<2, 3>>(&path).unwrap_err();
+//! assert_eq!(
+//!     e.to_string(),
+//!     format!("{}: holds f32[2,3] (numpy '<f4'), expected f64[2,3]", path.display())
+//! );
+//! let any = io::load_npy_literal(&path)?; // any element type and shape
+//! assert_eq!(any, x.to_literal());
+//! # std::fs::remove_file(&path).unwrap();
+//! # Ok::<(), io::DataError>(())
+//! ```
+//!
 //! | format | read | write |
 //! |---|---|---|
 //! | `.npy` ([`npy`]) | every element type; little- and big-endian; C and Fortran order (copied to row-major) | little-endian, C order, byte for byte what `np.save` writes |
 //! | `.npz` ([`npz`]) | stored and deflated members (`np.savez`, `np.savez_compressed`) | stored or deflated |
-//! | safetensors ([`safetensors`]) | every element type but c128 (the format has none) | the same |
+//! | safetensors (`safetensors`, feature of that name) | every element type but c128 (the format has none) | the same |
 //!
 //! Element types map to numpy's as `pred` = `|b1`, `s8..s64` = `i1..i8`, `u8..u64` =
 //! `u1..u8`, `f16` = `f2`, `f32` = `f4`, `f64` = `f8`, `c64` = `c8`, `c128` = `c16`, and `bf16`

@@ -1,7 +1,7 @@
 //! numpy's `.npz`: a zip archive of `.npy` members, one per array, named `NAME.npy` (what
 //! `np.savez(f, NAME=array)` writes). Members may be stored (`np.savez`) or deflated
 //! (`np.savez_compressed`); reading goes through the `zip` crate, each member through
-//! [`npy`](super::npy), with the same checks and messages, the file naming the member.
+//! [`npy`], with the same checks and messages, the file naming the member.
 //!
 //! ```no_run
 //! # use xla_kernels::{io::{Npz, NpzWriter}, tensor::{Tensor, D1, D2}};
