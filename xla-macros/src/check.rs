@@ -486,7 +486,13 @@ impl<'a> Checker<'a> {
             computation: None,
         };
         use xla_core::{BinaryOp as B, ComparisonDirection as D};
-        let bin = |o: B| Some(o);
+        /// What an operator token lowers to.
+        enum Lowered {
+            Bin(B),
+            Cmp(D),
+        }
+        let bin = |o: B| Some(Lowered::Bin(o));
+        let cmp = |d: D| Some(Lowered::Cmp(d));
         let r = match op {
             BinTok::Add => bin(B::Add),
             BinTok::Sub => bin(B::Sub),
@@ -509,21 +515,16 @@ impl<'a> Checker<'a> {
                     }
                 }
             }
-            BinTok::Eq | BinTok::Ne | BinTok::Lt | BinTok::Le | BinTok::Gt | BinTok::Ge => None,
+            BinTok::Eq => cmp(D::Eq),
+            BinTok::Ne => cmp(D::Ne),
+            BinTok::Lt => cmp(D::Lt),
+            BinTok::Le => cmp(D::Le),
+            BinTok::Gt => cmp(D::Gt),
+            BinTok::Ge => cmp(D::Ge),
         };
-        let res = match r {
-            Some(o) => cx.b.binary(o, a, b, None),
-            None => {
-                let dir = match op {
-                    BinTok::Eq => D::Eq,
-                    BinTok::Ne => D::Ne,
-                    BinTok::Lt => D::Lt,
-                    BinTok::Le => D::Le,
-                    BinTok::Gt => D::Gt,
-                    _ => D::Ge,
-                };
-                cx.b.compare(dir, false, a, b, None)
-            }
+        let res = match r? {
+            Lowered::Bin(o) => cx.b.binary(o, a, b, None),
+            Lowered::Cmp(d) => cx.b.compare(d, false, a, b, None),
         };
         self.done(res, &site)
     }
@@ -704,20 +705,67 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// A scalar literal, possibly parenthesised or combined with other literals.
+/// A scalar literal, possibly parenthesised or combined with other literals, or an op that
+/// keeps its operand's element type (`BroadcastInDim(0.0, ...)`) applied to such.
 fn is_literal(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Lit(_) => true,
         ExprKind::Paren(x) | ExprKind::Unary { operand: x, .. } => is_literal(x),
         ExprKind::Binary { lhs, rhs, .. } => is_literal(lhs) && is_literal(rhs),
+        ExprKind::Call { .. } => {
+            forwarded_operands(e).is_some_and(|xs| xs.iter().all(|x| is_literal(x)))
+        }
         ExprKind::Var(_)
-        | ExprKind::Call { .. }
         | ExprKind::Field { .. }
         | ExprKind::Closure { .. }
         | ExprKind::List(_)
         | ExprKind::Type(_)
         | ExprKind::Block(_) => false,
     }
+}
+
+/// The positional operands of a call of an op whose result element type is its operands' (and
+/// which passes an expected type on to them): shape ops, type-keeping unary ops, same-type binary
+/// ops. `None` for anything else (other ops, fns of the block, attributes' values).
+fn forwarded_operands(e: &Expr) -> Option<Vec<&Expr>> {
+    let ExprKind::Call { name, args } = &e.kind else {
+        return None;
+    };
+    let forwards = match ops::lookup(&name.to_string())? {
+        ops::OpKind::Unary(u) => !matches!(
+            u,
+            xla_core::UnaryOp::IsFinite | xla_core::UnaryOp::Real | xla_core::UnaryOp::Imag
+        ),
+        ops::OpKind::Binary(b) => b != xla_core::BinaryOp::Complex,
+        ops::OpKind::Broadcast
+        | ops::OpKind::BroadcastInDim
+        | ops::OpKind::Reshape
+        | ops::OpKind::Collapse
+        | ops::OpKind::Transpose => true,
+        ops::OpKind::Compare { .. }
+        | ops::OpKind::CompareWith
+        | ops::OpKind::Select
+        | ops::OpKind::Clamp
+        | ops::OpKind::ConvertElementType
+        | ops::OpKind::BitcastConvertType
+        | ops::OpKind::ReducePrecision
+        | ops::OpKind::Iota
+        | ops::OpKind::Constant
+        | ops::OpKind::Reduce
+        | ops::OpKind::Dot
+        | ops::OpKind::DotGeneral
+        | ops::OpKind::Tuple
+        | ops::OpKind::GetTupleElement
+        | ops::OpKind::Call => false,
+    };
+    forwards.then(|| {
+        args.iter()
+            .filter_map(|a| match a {
+                Arg::Pos(x) => Some(x),
+                Arg::Attr { .. } => None,
+            })
+            .collect()
+    })
 }
 
 /// True when the expression's element type comes from its context (an unsuffixed literal,
@@ -734,8 +782,10 @@ pub(crate) fn needs_hint(e: &Expr) -> bool {
             ) && needs_hint(lhs)
                 && needs_hint(rhs)
         }
+        // `BroadcastInDim(0.0, ...)`, `Neg(Reshape(1.0, ...))`: the type flows through.
+        ExprKind::Call { .. } => forwarded_operands(e)
+            .is_some_and(|xs| !xs.is_empty() && xs.iter().all(|x| needs_hint(x))),
         ExprKind::Var(_)
-        | ExprKind::Call { .. }
         | ExprKind::Field { .. }
         | ExprKind::Closure { .. }
         | ExprKind::List(_)

@@ -478,10 +478,13 @@ impl Checker<'_> {
         let npos = out.pos.len();
         let arity_msg = match sig.arity {
             Arity::Exactly(n, form) if npos != n => Some(format!(
-                "{op} takes {n} operand{} {form}, got {npos}",
-                if n == 1 { "" } else { "s" }
+                "{op} takes {} {form}, got {npos}",
+                xla_core::error::count(n, "operand", "operands")
             )),
-            Arity::AtLeast(n, form) if npos < n => Some(format!("{op} takes at least {n} operand {form}, got {npos}")),
+            Arity::AtLeast(n, form) if npos < n => Some(format!(
+                "{op} takes at least {} {form}, got {npos}",
+                xla_core::error::count(n, "operand", "operands")
+            )),
             Arity::Reduce if npos < 3 || npos % 2 != 1 => Some(format!(
                 "Reduce takes N operands, N init values and a computation (an odd count, at least 3), got {npos} \
                  positional arguments: `Reduce(x, 0.0, dimensions = [1], |a, b| a + b)`"
@@ -718,11 +721,14 @@ impl Checker<'_> {
             vals.push(v);
         }
         for (i, e) in a.pos.iter().skip(n).take(n).enumerate() {
-            let h = vals
-                .get(i)
-                .copied()
-                .flatten()
-                .and_then(|v| hint_from(cx, v, format!("operand {i} of Reduce is")));
+            let operand = vals.get(i).copied().flatten();
+            // An init whose type would come from a failed operand: that operand's error says
+            // it all (no "cannot infer the type of literal" after it).
+            if operand.is_none() && super::needs_hint(e) {
+                failed = true;
+                continue;
+            }
+            let h = operand.and_then(|v| hint_from(cx, v, format!("operand {i} of Reduce is")));
             let v = self.eval(cx, e, h);
             failed |= v.is_none();
             vals.push(v);

@@ -343,3 +343,36 @@ fn never_panics_on_odd_programs() {
         assert!(r.is_ok(), "panicked on `{text}`");
     }
 }
+
+#[test]
+fn no_cascades_and_literals_typed_by_their_consumer() {
+    // One bad op, one error: the literal init whose type came from it says nothing.
+    assert_one_error(
+        quote!(fn f(x: f32[2]) -> f32[] { Reduce(Foo(x), 0.0, dimensions = [0], |a, b| a + b) }),
+        &["unknown op `Foo`"],
+    );
+    assert_one_error(
+        quote!(fn f(x: f32[2], y: f32[3]) -> f32[2] { let z = Add(x, y); Mul(z, 2.0) }),
+        &["Add: dimension 0 has sizes 2 and 3"],
+    );
+    // A literal under shape ops takes the type its consumer needs, in either operand position.
+    for ts in [
+        quote!(fn f(x: f32[2]) -> f32[2] {
+            Add(x, BroadcastInDim(2.0, out_dim_size = [2], broadcast_dimensions = []))
+        }),
+        quote!(fn f(x: f32[2]) -> f32[2] {
+            Add(BroadcastInDim(2.0, out_dim_size = [2], broadcast_dimensions = []), x)
+        }),
+        quote!(fn f(x: f64[2, 2]) -> f64[2, 2] { Mul(Neg(Broadcast(1.5, broadcast_sizes = [2, 2])), x) }),
+        quote!(fn f(x: s32[2, 3]) -> s32[2, 3] { x - Reshape(Broadcast(1, broadcast_sizes = [6]), new_sizes = [2, 3]) }),
+        quote!(fn f() -> f32[2, 2] { Broadcast(0.0, broadcast_sizes = [2, 2]) }),
+    ] {
+        let r = run(ts.clone());
+        assert!(r.is_ok(), "{ts}: {r:?}");
+    }
+    // Truly ambiguous: nothing gives the type.
+    assert_one_error(
+        quote!(fn f() -> s32[] { let y = Broadcast(1.0, broadcast_sizes = [2]); Reduce(y, 0, dimensions = [0], |a, b| a + b) }),
+        &["cannot infer the element type of literal `1.0`"],
+    );
+}
