@@ -95,8 +95,9 @@ pub struct Info {
     /// A float product that may have been rounded: XLA:CPU may contract it with a following
     /// add into one FMA, so it must not feed Add or Sub.
     pub mul: bool,
-    /// Made by a broadcast (through shape-only ops): XLA rewrites a division by it as a
-    /// multiplication by the reciprocal.
+    /// Made by a broadcast (through shape-only ops), an exp, a pow or a (reciprocal) square
+    /// root: XLA rewrites a division by it as a multiplication (by the reciprocal, by
+    /// `exp(-x)`, `pow(x, -y)`, `rsqrt`/`sqrt`).
     pub bcast: bool,
     /// The sign of a zero may differ from XLA's: a float sum or dot whose terms are all -0 is
     /// +0 for ours (a sum from the init +0, as the StableHLO spec's reduce) but often -0 for

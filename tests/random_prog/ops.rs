@@ -68,15 +68,21 @@ impl G {
             unary_takes(op, v.shape.ty)
                 && unary_info(op, v.shape.ty, v.info).is_some()
                 && (zsign_ok || !v.info.zsign)
+                // XLA folds Clz of s8 constants wrongly (seed 300073: clz(1) = 200).
+                && !(v.info.konst && matches!(op, UnaryOp::Clz | UnaryOp::PopulationCount))
         }) else {
             return;
         };
         let (t, name) = (self.vals[a].shape.ty, self.vals[a].name.clone());
         let ia = self.vals[a].info;
         let info = unary_info(op, t, ia).unwrap_or(Info::exact(None, false));
+        // XLA's simplifier rewrites a division by an exp or a (reciprocal) square root as a
+        // multiplication (seed 301879: `a / rsqrt(b)` as `a * sqrt(b)`, 1 ulp in f16).
+        let rewritten = matches!(op, UnaryOp::Exp | UnaryOp::Sqrt | UnaryOp::Rsqrt);
         let info = Info {
             zsign: ia.zsign && !matches!(op, UnaryOp::Abs | UnaryOp::IsFinite),
             konst: ia.konst,
+            bcast: info.bcast || rewritten,
             ..info
         };
         let r = self.b.unary(op, self.vals[a].op);
