@@ -958,6 +958,16 @@ fn parse_name(input: ParseStream, depth: usize) -> syn::Result<Expr> {
             if content.is_empty() {
                 break;
             }
+            if !content.peek(Token![,]) {
+                // Say what was expected in the language's terms, not only syn's "expected `,`".
+                let what = match args.last() {
+                    Some(Arg::Attr { name: a, .. }) => format!("after attribute `{a}` of {name}"),
+                    Some(Arg::Pos(_)) | None => format!("between operands of {name}"),
+                };
+                return Err(content.error(format!(
+                    "expected `,` {what}; attributes are written `name = value`"
+                )));
+            }
             content.parse::<Token![,]>()?;
         }
         let sp = name_sp.to(Sp::one(paren.span.close()));

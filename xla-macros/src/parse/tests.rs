@@ -348,3 +348,22 @@ fn bad_blocks_are_errors() {
         assert!(got.contains(want), "`{text}`: got `{got}`, want `{want}`");
     }
 }
+
+#[test]
+fn syntax_errors_speak_the_language() {
+    let err = |ts| {
+        parse_expr_tokens(ts)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let e = err(quote!(Add(x x)));
+    assert!(e.contains("expected `,` between operands of Add"), "{e}");
+    let e = err(quote!(Add(x, broadcast_dimensions[0])));
+    assert!(e.contains("expected `,` between operands of Add"), "{e}");
+    let e = err(quote!(Transpose(x, permutation = [1, 0] y)));
+    assert!(
+        e.contains("expected `,` after attribute `permutation` of Transpose"),
+        "{e}"
+    );
+}
