@@ -40,12 +40,17 @@
 //!
 //! **Types** are XLA's HLO shape notation:
 //!
-//! | written | meaning | Rust type of the argument |
+//! | written | meaning | Rust tensor type |
 //! |---|---|---|
-//! | `f32[2, 3]` | 2x3 array of f32, row-major | `&Tensor<f32, D2<2, 3>>` |
-//! | `f32[]` | scalar (rank 0) | `&Tensor<f32, D0>` |
-//! | `f32[2, 3]{0, 1}` | with a layout (minor_to_major): here column-major | `&Tensor<f32, D2<2, 3>, Mtm2<0, 1>>` |
-//! | `(f32[2], s32[])` | a tuple | `(&Tensor<f32, D1<2>>, &Tensor<i32, D0>)` |
+//! | `f32[2, 3]` | 2x3 array of f32, row-major | `Tensor<f32, D2<2, 3>>` |
+//! | `f32[]` | scalar (rank 0) | `Tensor<f32, D0>` |
+//! | `f32[2, 3]{0, 1}` | with a layout (minor_to_major): here column-major | `Tensor<f32, D2<2, 3>, Mtm2<0, 1>>` |
+//! | `(f32[2], s32[])` | a tuple | `(Tensor<f32, D1<2>>, Tensor<i32, D0>)` |
+//!
+//! An array parameter takes any [`AsView`] of its tensor type: `&Tensor<..>`, a `Tensor`, or a
+//! [`TensorView`] over the caller's own slice (length-checked, any alignment); a tuple
+//! parameter takes a Rust tuple of them. Outputs of `into` take any [`AsViewMut`]:
+//! `&mut Tensor<..>` or a [`TensorViewMut`].
 //!
 //! Element types: `pred` (`bool`), `s8 s16 s32 s64` (`i8`..`i64`), `u8 u16 u32 u64`, `f16`
 //! and `bf16` ([`f16`](struct@f16), [`bf16`]), `f32 f64`, `c64 c128` ([`Complex<f32>`](Complex),
@@ -84,13 +89,14 @@
 //!
 //! For `pub fn name(...) -> R` the macro emits:
 //!
-//! - `pub fn name(&Tensor<..>, ...) -> Tensor<..>` (a tuple result is a Rust tuple), which
-//!   allocates its result and its scratch, then calls `into`;
+//! - `pub fn name(impl AsView<..>, ...) -> Tensor<..>` (a tuple result is a Rust tuple),
+//!   which allocates its result and its scratch, then runs the loops;
 //! - `pub mod name` with
 //!   - `Scratch`: the intermediate buffers (and GEMM packing space), allocated by
 //!     `Scratch::new()` once and reused;
-//!   - `into(inputs.., &mut outputs.., &mut Scratch)`: the same computation writing into the
-//!     caller's tensors, allocating nothing;
+//!   - `into(inputs.., outputs.., &mut Scratch)`: the same computation writing into the
+//!     caller's tensors or views (`impl AsViewMut`), allocating nothing; `into_views` is the
+//!     same with concrete `TensorView`/`TensorViewMut` arguments (what `into` forwards to);
 //!   - `computation()`: the checked IR ([`core::Computation`]), for the evaluator
 //!     ([`core::eval::evaluate`]) or for building more programs;
 //!   - `stablehlo()`: the program as StableHLO text (MLIR), for XLA;
@@ -102,7 +108,7 @@
 //!
 //! ```
 //! use xla_aot::core::eval::evaluate;
-//! use xla_aot::{xla, Literal, Tensor, D1};
+//! use xla_aot::{xla, Literal, Tensor, TensorView, D1};
 //!
 //! xla! {
 //!     /// `sum(x * y)`.
@@ -115,6 +121,9 @@
 //! let x: Tensor<f32, D1<3>> = Tensor::from_vec(vec![1., 2., 3.])?;
 //! let y: Tensor<f32, D1<3>> = Tensor::from_vec(vec![4., 5., 6.])?;
 //! assert_eq!(dot3(&x, &y).value(), 32.);
+//! // A view over data the caller already has: no copy.
+//! let data = [0.5f32, 1., 2., 3.];
+//! assert_eq!(dot3(TensorView::new(&data[1..])?, &y).value(), 32.);
 //!
 //! // In a loop: the scratch and the output are allocated once.
 //! let mut out = Tensor::scalar(0.0f32);
