@@ -47,7 +47,7 @@
 //! | `f32[2, 3]{0, 1}` | with a layout (minor_to_major): here column-major | `Tensor<f32, D2<2, 3>, Mtm2<0, 1>>` |
 //! | `(f32[2], s32[])` | a tuple | `(Tensor<f32, D1<2>>, Tensor<i32, D0>)` |
 //!
-//! An array parameter takes any [`AsView`] of its tensor type: `&Tensor<..>`, a `Tensor`, or a
+//! An array parameter takes any [`AsView`] of its tensor type: `&Tensor<..>` or a
 //! [`TensorView`] over the caller's own slice (length-checked, any alignment); a tuple
 //! parameter takes a Rust tuple of them. Outputs of `into` take any [`AsViewMut`]:
 //! `&mut Tensor<..>` or a [`TensorViewMut`].

@@ -59,9 +59,10 @@ pub struct TensorViewMut<'a, T: ArrayElement, D: Dims, L: LayoutSpec = RowMajor>
     _shape: PhantomData<(D, L)>,
 }
 
-/// Something that can be read as a [`TensorView<T, D, L>`]: a [`Tensor`], a [`TensorView`],
-/// a [`TensorViewMut`], or a reference to one of them. Every generated fn and `into` takes
-/// its inputs as `impl AsView<..>`, so `&tensor` and a view over your own data both work.
+/// Something that can be read as a [`TensorView<T, D, L>`]: `&Tensor`, `&mut Tensor`, a
+/// [`TensorView`], a [`TensorViewMut`], or a reference to a view. Every generated fn and
+/// `into` takes its inputs as `impl AsView<..>`, so `&tensor` and a view over your own data
+/// both work. Implement it for a reference to your own buffer type to pass that directly.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tensor or view of element type `{T}`, dims `{D}`, layout `{L}`",
     label = "expected `&Tensor<{T}, {D}, {L}>` or `TensorView<{T}, {D}, {L}>`",
@@ -72,10 +73,10 @@ pub trait AsView<T: ArrayElement, D: Dims, L: LayoutSpec = RowMajor> {
     fn view(&self) -> TensorView<'_, T, D, L>;
 }
 
-/// Something that can be written as a [`TensorViewMut<T, D, L>`]: a [`Tensor`], a
-/// [`TensorViewMut`], or a mutable reference to one. Every generated `into` takes its
-/// outputs as `impl AsViewMut<..>`, so `&mut tensor` and a view over your own buffer both
-/// work.
+/// Something that can be written as a [`TensorViewMut<T, D, L>`]: `&mut Tensor`, a
+/// [`TensorViewMut`], or `&mut` one (which leaves the view usable for the next call). Every
+/// generated `into` takes its outputs as `impl AsViewMut<..>`, so `&mut tensor` and a view
+/// over your own buffer both work.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a mutable tensor or view of element type `{T}`, dims `{D}`, layout `{L}`",
     label = "expected `&mut Tensor<{T}, {D}, {L}>` or `TensorViewMut<{T}, {D}, {L}>`",
@@ -161,7 +162,7 @@ impl<'a, T: ArrayElement, D: Dims, L: LayoutSpec> TensorView<'a, T, D, L> {
     /// True when the data starts on a [`BUF_ALIGN`]-byte boundary, as a [`Tensor`]'s does.
     /// Results never depend on it; see the README for what misalignment costs.
     pub fn is_aligned(&self) -> bool {
-        (self.data.as_ptr() as usize).is_multiple_of(BUF_ALIGN)
+        self.data.as_ptr() as usize % BUF_ALIGN == 0
     }
 
     /// The elements in logical row-major order (a copy).
@@ -255,7 +256,7 @@ impl<'a, T: ArrayElement, D: Dims, L: LayoutSpec> TensorViewMut<'a, T, D, L> {
 
     /// True when the data starts on a [`BUF_ALIGN`]-byte boundary, as a [`Tensor`]'s does.
     pub fn is_aligned(&self) -> bool {
-        (self.data.as_ptr() as usize).is_multiple_of(BUF_ALIGN)
+        self.data.as_ptr() as usize % BUF_ALIGN == 0
     }
 
     /// The elements in logical row-major order (a copy).
@@ -347,7 +348,18 @@ impl<'a, T: ArrayElement, D: Dims, L: LayoutSpec> From<TensorViewMut<'a, T, D, L
     }
 }
 
-impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for Tensor<T, D, L> {
+// `AsView` / `AsViewMut` are implemented for references to tensors, not for owned ones: a
+// generated fn then takes `&tensor` (never the tensor by value, which would consume it), and
+// clippy's `needless_borrows_for_generic_args` has nothing to suggest at the call.
+
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for &Tensor<T, D, L> {
+    #[inline]
+    fn view(&self) -> TensorView<'_, T, D, L> {
+        Tensor::view(self)
+    }
+}
+
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for &mut Tensor<T, D, L> {
     #[inline]
     fn view(&self) -> TensorView<'_, T, D, L> {
         Tensor::view(self)
@@ -361,6 +373,13 @@ impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for TensorView<'_,
     }
 }
 
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for &TensorView<'_, T, D, L> {
+    #[inline]
+    fn view(&self) -> TensorView<'_, T, D, L> {
+        **self
+    }
+}
+
 impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for TensorViewMut<'_, T, D, L> {
     #[inline]
     fn view(&self) -> TensorView<'_, T, D, L> {
@@ -368,42 +387,44 @@ impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for TensorViewMut<
     }
 }
 
-impl<T: ArrayElement, D: Dims, L: LayoutSpec, X: AsView<T, D, L> + ?Sized> AsView<T, D, L> for &X {
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for &TensorViewMut<'_, T, D, L> {
     #[inline]
     fn view(&self) -> TensorView<'_, T, D, L> {
-        (**self).view()
+        TensorViewMut::view(self)
     }
 }
 
-impl<T: ArrayElement, D: Dims, L: LayoutSpec, X: AsView<T, D, L> + ?Sized> AsView<T, D, L>
-    for &mut X
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L>
+    for &mut TensorViewMut<'_, T, D, L>
 {
     #[inline]
     fn view(&self) -> TensorView<'_, T, D, L> {
-        (**self).view()
+        TensorViewMut::view(self)
     }
 }
 
-impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsViewMut<T, D, L> for Tensor<T, D, L> {
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsViewMut<T, D, L> for &mut Tensor<T, D, L> {
     #[inline]
     fn view_mut(&mut self) -> TensorViewMut<'_, T, D, L> {
         Tensor::view_mut(self)
     }
 }
 
-impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsViewMut<T, D, L> for TensorViewMut<'_, T, D, L> {
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsViewMut<T, D, L>
+    for TensorViewMut<'_, T, D, L>
+{
     #[inline]
     fn view_mut(&mut self) -> TensorViewMut<'_, T, D, L> {
         self.reborrow()
     }
 }
 
-impl<T: ArrayElement, D: Dims, L: LayoutSpec, X: AsViewMut<T, D, L> + ?Sized> AsViewMut<T, D, L>
-    for &mut X
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsViewMut<T, D, L>
+    for &mut TensorViewMut<'_, T, D, L>
 {
     #[inline]
     fn view_mut(&mut self) -> TensorViewMut<'_, T, D, L> {
-        (**self).view_mut()
+        self.reborrow()
     }
 }
 
