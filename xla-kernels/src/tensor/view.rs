@@ -394,9 +394,7 @@ impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for &TensorViewMut
     }
 }
 
-impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L>
-    for &mut TensorViewMut<'_, T, D, L>
-{
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsView<T, D, L> for &mut TensorViewMut<'_, T, D, L> {
     #[inline]
     fn view(&self) -> TensorView<'_, T, D, L> {
         TensorViewMut::view(self)
@@ -410,9 +408,7 @@ impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsViewMut<T, D, L> for &mut Tensor
     }
 }
 
-impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsViewMut<T, D, L>
-    for TensorViewMut<'_, T, D, L>
-{
+impl<T: ArrayElement, D: Dims, L: LayoutSpec> AsViewMut<T, D, L> for TensorViewMut<'_, T, D, L> {
     #[inline]
     fn view_mut(&mut self) -> TensorViewMut<'_, T, D, L> {
         self.reborrow()
