@@ -7,6 +7,7 @@
 
 pub mod broadcast;
 pub mod builder;
+pub mod codec;
 pub mod element;
 pub mod error;
 pub mod eval;

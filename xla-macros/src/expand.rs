@@ -13,13 +13,13 @@ mod codegen_rt;
 mod codegen_tree;
 mod fuse;
 mod graph;
-mod ir_tokens;
 mod items;
 mod plan;
 #[cfg(test)]
 mod tests;
 
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 
 use crate::model;
 
@@ -45,6 +45,9 @@ pub(crate) fn expand_fn(f: &model::FnDef) -> Result<TokenStream, String> {
     let g = graph::Graph::from_computation(&f.computation)?;
     let fused = fuse::fuse(g, &f.result)?;
     let plan = plan::plan(&fused);
-    let computation = ir_tokens::computation_tokens(&f.computation);
+    // The IR as one byte string (`xla_core::codec`): nearly half of the expansion was the
+    // Rust code that rebuilt it.
+    let bytes = xla_core::codec::encode(&f.computation);
+    let computation = proc_macro2::Literal::byte_string(&bytes).into_token_stream();
     items::fn_items(f, &fused, &plan, computation)
 }

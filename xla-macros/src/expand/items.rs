@@ -424,21 +424,20 @@ pub(crate) fn fn_items(
     let arity_msg = format!("takes {n_params} arguments ({signature}), {{}} given");
     // Each argument is checked against its declared shape as a whole before any conversion,
     // so a wrong element type, rank, dimension or tuple arity is an Err naming the argument.
-    let arg_checks: Vec<TokenStream> = fd
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, (p, s))| {
-            let shape = super::ir_tokens::shape(s);
-            let il = lit_usize(i);
-            let what = format!("argument {i} (`{p}`): {{}}");
-            quote! {
-                ::xla_aot::__rt::xla_core::Literal::check_shape(&args[#il], &#shape).map_err(|e| {
-                    ::xla_aot::__rt::xla_core::Error::new(stringify!(#name), format!(#what, e.message))
-                })?;
-            }
-        })
-        .collect();
+    // The shapes come from the decoded IR: one loop, not a shape expression per parameter.
+    let name_strs: Vec<String> = fd.params.iter().map(|(p, _)| p.to_string()).collect();
+    let arg_checks = quote! {
+        const PARAM_NAMES: &[&str] = &[#(#name_strs),*];
+        let ir = computation();
+        for (i, (a, s)) in args.iter().zip(&ir.params).enumerate() {
+            ::xla_aot::__rt::xla_core::Literal::check_shape(a, s).map_err(|e| {
+                ::xla_aot::__rt::xla_core::Error::new(
+                    stringify!(#name),
+                    format!("argument {} (`{}`): {}", i, PARAM_NAMES[i], e.message),
+                )
+            })?;
+        }
+    };
     let mut arg_binds = TokenStream::new();
     let mut call_args = Vec::new();
     let mut any_tuple = false;
@@ -531,9 +530,15 @@ pub(crate) fn fn_items(
                 #kernels
             }
 
-            /// The fn's IR, as the macro checked it.
+            /// The fn's IR, as the macro checked it (decoded from the compact form the macro
+            /// wrote, `xla_core::codec`).
             pub fn computation() -> ::xla_aot::__rt::xla_core::Computation {
-                #computation
+                const IR: &[u8] = #computation;
+                match ::xla_aot::__rt::xla_core::codec::decode(IR) {
+                    ::core::result::Result::Ok(c) => c,
+                    // Only a macro and a runtime of different xla-core versions get here.
+                    ::core::result::Result::Err(e) => ::core::panic!("xla!: {}: {}", stringify!(#name), e),
+                }
             }
 
             /// The fn as StableHLO text (MLIR), for XLA.
@@ -555,7 +560,7 @@ pub(crate) fn fn_items(
                         format!(#arity_msg, args.len()),
                     ));
                 }
-                #(#arg_checks)*
+                #arg_checks
                 #arg_binds
                 #(let mut #lit_outs = <#out_types>::zeros();)*
                 let mut scratch = Scratch::new();

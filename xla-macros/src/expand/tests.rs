@@ -340,3 +340,47 @@ fn narrow_reductions_fold_in_xla_windows() {
     assert!(!sum(Bf16, &[32, 32], &[0, 1]).contains("ta0"));
     assert!(!sum(F32, &[3, 4099], &[1]).contains("ta0"));
 }
+
+/// A chain of `n` ops as in issue 10's compile-time table: per step a row max (Reduce), a
+/// broadcast subtraction, a product, a tanh and a sum, on f32[64, 256].
+fn chain(n: usize) -> FnDef {
+    let mut b = Builder::new("chain");
+    let mut x = b.parameter(0, Shape::array(F32, &[64, 256]), "x").unwrap();
+    let zero = b.constant(Literal::scalar(0.0f32));
+    let max = scalar_reducer(BinaryOp::Max, F32);
+    let mut ops = 0;
+    while ops + 5 <= n {
+        let m = b.reduce(&[x], &[zero], &max, &[1]).unwrap();
+        let d = b.binary(BinaryOp::Sub, x, m, Some(&[0])).unwrap();
+        let p = b.binary(BinaryOp::Mul, d, x, None).unwrap();
+        let t = b.unary(UnaryOp::Tanh, p).unwrap();
+        x = b.binary(BinaryOp::Add, t, x, None).unwrap();
+        ops += 5;
+    }
+    fn_def("chain", b.build(x).unwrap())
+}
+
+/// Lines of the formatted expansion of `f`.
+fn expanded_lines(f: &FnDef) -> usize {
+    let tokens = expand_fn(f).unwrap_or_else(|e| panic!("expansion of {} failed: {e}", f.name));
+    let file: syn::File = syn::parse2(tokens).expect("generated code parses as items");
+    prettyplease::unparse(&file).lines().count()
+}
+
+#[test]
+fn expansion_grows_linearly_and_stays_small() {
+    // Formatting 1600 ops recurses deeper than a test thread's default stack allows.
+    let lines = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| (expanded_lines(&chain(100)), expanded_lines(&chain(1600))))
+        .expect("a thread")
+        .join()
+        .expect("expansion");
+    let (small, large) = (lines.0 as f64 / 100.0, lines.1 as f64 / 1600.0);
+    eprintln!("expanded lines per op: {small:.1} at 100 ops, {large:.1} at 1600 ops");
+    // Linear: the per-op size does not grow with the program.
+    assert!(large <= small * 1.05, "{small:.1} -> {large:.1} lines per op");
+    // The IR is one byte string (xla_core::codec), no longer builder code (60 lines per op
+    // with it, 45.5 without); issue 10's target is 15, which needs smaller kernels.
+    assert!(large < 48.0, "{large:.1} lines per op");
+}

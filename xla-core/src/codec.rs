@@ -1,0 +1,715 @@
+//! A compact binary form of a [`Computation`], so that a generated module carries its checked
+//! IR as one byte-string constant (decoded on first use) instead of Rust code that rebuilds it:
+//! the builder code was nearly half of a generated fn's expansion, and rustc compiles a byte
+//! string in no time. Not a stable exchange format (StableHLO is that): the macro and the
+//! runtime are the same `xla-core`, and a version byte refuses anything else.
+//!
+//! Layout: unsigned LEB128 varints for counts, indices and enum codes; zigzag varints for
+//! signed integers; strings as a length and UTF-8 bytes; literals as their shape and their
+//! elements' little-endian bytes (pred as one byte).
+
+use std::sync::Arc;
+
+use num_complex::Complex;
+
+use crate::element::ElementType;
+use crate::error::{Error, Result};
+use crate::ir::{
+    BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId, Instruction, Op,
+    UnaryOp,
+};
+use crate::layout::Layout;
+use crate::literal::{ArrayData, Literal};
+use crate::shape::{ArrayShape, Shape};
+
+/// Bumped whenever the layout changes.
+const VERSION: u8 = 1;
+
+/// `comp` as bytes (see the module docs).
+pub fn encode(comp: &Computation) -> Vec<u8> {
+    let mut w = Writer(vec![VERSION]);
+    w.computation(comp);
+    w.0
+}
+
+/// The computation [`encode`] wrote; `Err` on bytes it did not write (truncated, another
+/// version, an unknown code), never a panic.
+pub fn decode(bytes: &[u8]) -> Result<Computation> {
+    let mut r = Reader { b: bytes, at: 0 };
+    let v = r.u8()?;
+    if v != VERSION {
+        return Err(err(format!(
+            "encoded by format version {v}, this xla-core reads version {VERSION} (the xla! \
+             macro and the runtime must be the same xla-core)"
+        )));
+    }
+    let c = r.computation(0)?;
+    if r.at != bytes.len() {
+        return Err(err(format!("{} trailing bytes", bytes.len() - r.at)));
+    }
+    Ok(c)
+}
+
+fn err(m: String) -> Error {
+    Error::new("IR decode", m)
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u(&mut self, mut v: u64) {
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.0.push(byte);
+                return;
+            }
+            self.0.push(byte | 0x80);
+        }
+    }
+    fn i(&mut self, v: i64) {
+        self.u(((v << 1) ^ (v >> 63)) as u64);
+    }
+    fn ints(&mut self, v: &[i64]) {
+        self.u(v.len() as u64);
+        v.iter().for_each(|&x| self.i(x));
+    }
+    fn str(&mut self, s: &str) {
+        self.u(s.len() as u64);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn ty(&mut self, t: ElementType) {
+        self.u(ElementType::ALL.iter().position(|&x| x == t).unwrap_or(0) as u64);
+    }
+
+    fn shape(&mut self, s: &Shape) {
+        match s {
+            Shape::Array(a) => {
+                self.u(0);
+                self.array_shape(a);
+            }
+            Shape::Tuple(ts) => {
+                self.u(1);
+                self.u(ts.len() as u64);
+                ts.iter().for_each(|t| self.shape(t));
+            }
+            Shape::Token => self.u(2),
+        }
+    }
+
+    fn array_shape(&mut self, a: &ArrayShape) {
+        self.ty(a.ty);
+        self.ints(&a.dims);
+        self.u(a.dynamic.len() as u64);
+        a.dynamic.iter().for_each(|&d| self.u(u64::from(d)));
+        match &a.layout {
+            None => self.u(0),
+            Some(l) => {
+                self.u(1);
+                self.ints(&l.minor_to_major);
+                match &l.padded_dimensions {
+                    None => self.u(0),
+                    Some(p) => {
+                        self.u(1);
+                        self.ints(p);
+                    }
+                }
+            }
+        }
+    }
+
+    fn literal(&mut self, l: &Literal) {
+        match l {
+            Literal::Array { shape, data } => {
+                self.u(0);
+                self.array_shape(shape);
+                let bytes = data_bytes(data);
+                self.u(bytes.len() as u64);
+                self.0.extend_from_slice(&bytes);
+            }
+            Literal::Tuple(ls) => {
+                self.u(1);
+                self.u(ls.len() as u64);
+                ls.iter().for_each(|x| self.literal(x));
+            }
+            Literal::Token => self.u(2),
+        }
+    }
+
+    fn computation(&mut self, c: &Computation) {
+        self.str(&c.name);
+        self.u(c.params.len() as u64);
+        c.params.iter().for_each(|p| self.shape(p));
+        self.u(c.instrs.len() as u64);
+        for ins in &c.instrs {
+            self.op(&ins.op);
+            self.u(ins.operands.len() as u64);
+            ins.operands.iter().for_each(|o| self.u(u64::from(o.0)));
+            self.shape(&ins.shape);
+        }
+        self.u(u64::from(c.root.0));
+    }
+
+    fn op(&mut self, op: &Op) {
+        match op {
+            Op::Parameter { index, name } => {
+                self.u(0);
+                self.u(*index as u64);
+                self.str(name);
+            }
+            Op::Constant(l) => {
+                self.u(1);
+                self.literal(l);
+            }
+            Op::Iota { dimension } => {
+                self.u(2);
+                self.u(*dimension as u64);
+            }
+            Op::Unary(u) => {
+                self.u(3);
+                self.u(unary_code(*u));
+            }
+            Op::Binary(b) => {
+                self.u(4);
+                self.u(binary_code(*b));
+            }
+            Op::Compare {
+                direction,
+                total_order,
+            } => {
+                self.u(5);
+                self.u(direction_code(*direction));
+                self.u(u64::from(*total_order));
+            }
+            Op::Select => self.u(6),
+            Op::Clamp => self.u(7),
+            Op::ConvertElementType => self.u(8),
+            Op::BitcastConvertType => self.u(9),
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => {
+                self.u(10);
+                self.u(u64::from(*exponent_bits));
+                self.u(u64::from(*mantissa_bits));
+            }
+            Op::BroadcastInDim {
+                broadcast_dimensions,
+            } => {
+                self.u(11);
+                self.ints(broadcast_dimensions);
+            }
+            Op::Reshape => self.u(12),
+            Op::Transpose { permutation } => {
+                self.u(13);
+                self.ints(permutation);
+            }
+            Op::Reduce {
+                dimensions,
+                computation,
+            } => {
+                self.u(14);
+                self.ints(dimensions);
+                self.computation(computation);
+            }
+            Op::DotGeneral {
+                dimension_numbers: d,
+                preferred_element_type,
+            } => {
+                self.u(15);
+                self.ints(&d.lhs_contracting_dimensions);
+                self.ints(&d.rhs_contracting_dimensions);
+                self.ints(&d.lhs_batch_dimensions);
+                self.ints(&d.rhs_batch_dimensions);
+                match preferred_element_type {
+                    None => self.u(0),
+                    Some(t) => {
+                        self.u(1);
+                        self.ty(*t);
+                    }
+                }
+            }
+            Op::Tuple => self.u(16),
+            Op::GetTupleElement { index } => {
+                self.u(17);
+                self.u(*index as u64);
+            }
+            Op::Call { computation } => {
+                self.u(18);
+                self.computation(computation);
+            }
+        }
+    }
+}
+
+/// Elements as little-endian bytes (pred: one byte, complex: re then im).
+fn data_bytes(d: &ArrayData) -> Vec<u8> {
+    macro_rules! le {
+        ($v:expr) => {
+            $v.iter().flat_map(|x| x.to_le_bytes()).collect()
+        };
+    }
+    match d {
+        ArrayData::Pred(v) => v.iter().map(|&b| u8::from(b)).collect(),
+        ArrayData::S8(v) => le!(v),
+        ArrayData::S16(v) => le!(v),
+        ArrayData::S32(v) => le!(v),
+        ArrayData::S64(v) => le!(v),
+        ArrayData::U8(v) => v.clone(),
+        ArrayData::U16(v) => le!(v),
+        ArrayData::U32(v) => le!(v),
+        ArrayData::U64(v) => le!(v),
+        ArrayData::F16(v) => le!(v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+        ArrayData::Bf16(v) => le!(v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+        ArrayData::F32(v) => le!(v),
+        ArrayData::F64(v) => le!(v),
+        ArrayData::C64(v) => v
+            .iter()
+            .flat_map(|c| [c.re.to_le_bytes(), c.im.to_le_bytes()].concat())
+            .collect(),
+        ArrayData::C128(v) => v
+            .iter()
+            .flat_map(|c| [c.re.to_le_bytes(), c.im.to_le_bytes()].concat())
+            .collect(),
+    }
+}
+
+/// The inverse of [`data_bytes`] for `n` elements of `ty`; `Err` when the length is wrong.
+fn data_from_bytes(ty: ElementType, n: usize, b: &[u8]) -> Result<ArrayData> {
+    let w = ty.byte_width();
+    if n.checked_mul(w) != Some(b.len()) {
+        return Err(err(format!(
+            "{} bytes for {n} elements of {ty}",
+            b.len()
+        )));
+    }
+    macro_rules! from_le {
+        ($t:ty) => {
+            b.chunks_exact(std::mem::size_of::<$t>())
+                .map(|c| <$t>::from_le_bytes(c.try_into().unwrap_or_default()))
+                .collect::<Vec<$t>>()
+        };
+    }
+    Ok(match ty {
+        ElementType::Pred => ArrayData::Pred(b.iter().map(|&x| x != 0).collect()),
+        ElementType::S8 => ArrayData::S8(from_le!(i8)),
+        ElementType::S16 => ArrayData::S16(from_le!(i16)),
+        ElementType::S32 => ArrayData::S32(from_le!(i32)),
+        ElementType::S64 => ArrayData::S64(from_le!(i64)),
+        ElementType::U8 => ArrayData::U8(b.to_vec()),
+        ElementType::U16 => ArrayData::U16(from_le!(u16)),
+        ElementType::U32 => ArrayData::U32(from_le!(u32)),
+        ElementType::U64 => ArrayData::U64(from_le!(u64)),
+        ElementType::F16 => {
+            ArrayData::F16(from_le!(u16).into_iter().map(half::f16::from_bits).collect())
+        }
+        ElementType::Bf16 => {
+            ArrayData::Bf16(from_le!(u16).into_iter().map(half::bf16::from_bits).collect())
+        }
+        ElementType::F32 => ArrayData::F32(from_le!(f32)),
+        ElementType::F64 => ArrayData::F64(from_le!(f64)),
+        ElementType::C64 => {
+            let p = from_le!(f32);
+            ArrayData::C64(p.chunks_exact(2).map(|c| Complex::new(c[0], c[1])).collect())
+        }
+        ElementType::C128 => {
+            let p = from_le!(f64);
+            ArrayData::C128(p.chunks_exact(2).map(|c| Complex::new(c[0], c[1])).collect())
+        }
+    })
+}
+
+/// How deeply computations may nest in encoded bytes (a reducer inside a called fn inside ...):
+/// far beyond any program, and a bound on the decoder's recursion for foreign bytes.
+const MAX_NESTING: usize = 64;
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn u8(&mut self) -> Result<u8> {
+        let v = *self
+            .b
+            .get(self.at)
+            .ok_or_else(|| err(format!("truncated at byte {}", self.at)))?;
+        self.at += 1;
+        Ok(v)
+    }
+    fn u(&mut self) -> Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = self.u8()?;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(err(format!("varint too long at byte {}", self.at)))
+    }
+    fn usize(&mut self) -> Result<usize> {
+        usize::try_from(self.u()?).map_err(|_| err("count does not fit in usize".into()))
+    }
+    /// A count of items each at least one byte long: more than the bytes left is corrupt.
+    fn count(&mut self) -> Result<usize> {
+        let n = self.usize()?;
+        if n > self.b.len() - self.at {
+            return Err(err(format!("count {n} exceeds the bytes left")));
+        }
+        Ok(n)
+    }
+    fn i(&mut self) -> Result<i64> {
+        let z = self.u()?;
+        Ok((z >> 1) as i64 ^ -((z & 1) as i64))
+    }
+    fn ints(&mut self) -> Result<Vec<i64>> {
+        let n = self.count()?;
+        (0..n).map(|_| self.i()).collect()
+    }
+    fn bytes(&mut self, n: usize) -> Result<&[u8]> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.b.len())
+            .ok_or_else(|| err(format!("truncated: {n} bytes wanted at byte {}", self.at)))?;
+        let s = &self.b[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn str(&mut self) -> Result<String> {
+        let n = self.count()?;
+        String::from_utf8(self.bytes(n)?.to_vec()).map_err(|_| err("a name is not UTF-8".into()))
+    }
+    fn bool(&mut self) -> Result<bool> {
+        match self.u()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(err(format!("bool {v}"))),
+        }
+    }
+    fn ty(&mut self) -> Result<ElementType> {
+        let i = self.usize()?;
+        ElementType::ALL
+            .get(i)
+            .copied()
+            .ok_or_else(|| err(format!("element type code {i}")))
+    }
+
+    fn shape(&mut self, depth: usize) -> Result<Shape> {
+        if depth > MAX_NESTING {
+            return Err(err("tuples nested too deeply".into()));
+        }
+        match self.u()? {
+            0 => Ok(Shape::Array(self.array_shape()?)),
+            1 => {
+                let n = self.count()?;
+                let ts = (0..n).map(|_| self.shape(depth + 1)).collect::<Result<_>>()?;
+                Ok(Shape::Tuple(ts))
+            }
+            2 => Ok(Shape::Token),
+            t => Err(err(format!("shape tag {t}"))),
+        }
+    }
+
+    fn array_shape(&mut self) -> Result<ArrayShape> {
+        let ty = self.ty()?;
+        let dims = self.ints()?;
+        let n = self.count()?;
+        let dynamic = (0..n).map(|_| self.bool()).collect::<Result<_>>()?;
+        let layout = if self.bool()? {
+            let minor_to_major = self.ints()?;
+            let padded_dimensions = if self.bool()? { Some(self.ints()?) } else { None };
+            Some(Layout {
+                minor_to_major,
+                padded_dimensions,
+            })
+        } else {
+            None
+        };
+        let a = ArrayShape {
+            ty,
+            dims,
+            dynamic,
+            layout,
+        };
+        a.validate()?;
+        Ok(a)
+    }
+
+    fn literal(&mut self, depth: usize) -> Result<Literal> {
+        if depth > MAX_NESTING {
+            return Err(err("tuples nested too deeply".into()));
+        }
+        match self.u()? {
+            0 => {
+                let shape = self.array_shape()?;
+                let n = usize::try_from(shape.element_count())
+                    .map_err(|_| err("element count".into()))?;
+                let len = self.usize()?;
+                let data = data_from_bytes(shape.ty, n, self.bytes(len)?)?;
+                Ok(Literal::Array { shape, data })
+            }
+            1 => {
+                let n = self.count()?;
+                let ls = (0..n).map(|_| self.literal(depth + 1)).collect::<Result<_>>()?;
+                Ok(Literal::Tuple(ls))
+            }
+            2 => Ok(Literal::Token),
+            t => Err(err(format!("literal tag {t}"))),
+        }
+    }
+
+    fn computation(&mut self, depth: usize) -> Result<Computation> {
+        if depth > MAX_NESTING {
+            return Err(err("computations nested too deeply".into()));
+        }
+        let name = self.str()?;
+        let np = self.count()?;
+        let params = (0..np).map(|_| self.shape(0)).collect::<Result<_>>()?;
+        let ni = self.count()?;
+        let mut instrs = Vec::with_capacity(ni);
+        for k in 0..ni {
+            let op = self.op(depth)?;
+            let no = self.count()?;
+            let operands = (0..no)
+                .map(|_| {
+                    let o = self.u()?;
+                    // Operands come before their users (the IR's invariant).
+                    u32::try_from(o)
+                        .ok()
+                        .filter(|&o| (o as usize) < k)
+                        .map(InstrId)
+                        .ok_or_else(|| err(format!("instruction {k} reads instruction {o}")))
+                })
+                .collect::<Result<_>>()?;
+            let shape = self.shape(0)?;
+            instrs.push(Instruction {
+                op,
+                operands,
+                shape,
+            });
+        }
+        let root = u32::try_from(self.u()?)
+            .ok()
+            .filter(|&r| (r as usize) < instrs.len())
+            .map(InstrId)
+            .ok_or_else(|| err(format!("root out of range in `{name}`")))?;
+        Ok(Computation {
+            name,
+            params,
+            instrs,
+            root,
+        })
+    }
+
+    fn op(&mut self, depth: usize) -> Result<Op> {
+        Ok(match self.u()? {
+            0 => Op::Parameter {
+                index: self.usize()?,
+                name: self.str()?,
+            },
+            1 => Op::Constant(self.literal(0)?),
+            2 => Op::Iota {
+                dimension: self.usize()?,
+            },
+            3 => Op::Unary(code_unary(self.u()?)?),
+            4 => Op::Binary(code_binary(self.u()?)?),
+            5 => Op::Compare {
+                direction: code_direction(self.u()?)?,
+                total_order: self.bool()?,
+            },
+            6 => Op::Select,
+            7 => Op::Clamp,
+            8 => Op::ConvertElementType,
+            9 => Op::BitcastConvertType,
+            10 => Op::ReducePrecision {
+                exponent_bits: u32::try_from(self.u()?).map_err(|_| err("bits".into()))?,
+                mantissa_bits: u32::try_from(self.u()?).map_err(|_| err("bits".into()))?,
+            },
+            11 => Op::BroadcastInDim {
+                broadcast_dimensions: self.ints()?,
+            },
+            12 => Op::Reshape,
+            13 => Op::Transpose {
+                permutation: self.ints()?,
+            },
+            14 => Op::Reduce {
+                dimensions: self.ints()?,
+                computation: Arc::new(self.computation(depth + 1)?),
+            },
+            15 => {
+                let dimension_numbers = DotDimensionNumbers {
+                    lhs_contracting_dimensions: self.ints()?,
+                    rhs_contracting_dimensions: self.ints()?,
+                    lhs_batch_dimensions: self.ints()?,
+                    rhs_batch_dimensions: self.ints()?,
+                };
+                let preferred_element_type = if self.bool()? { Some(self.ty()?) } else { None };
+                Op::DotGeneral {
+                    dimension_numbers,
+                    preferred_element_type,
+                }
+            }
+            16 => Op::Tuple,
+            17 => Op::GetTupleElement {
+                index: self.usize()?,
+            },
+            18 => Op::Call {
+                computation: Arc::new(self.computation(depth + 1)?),
+            },
+            t => return Err(err(format!("op code {t}"))),
+        })
+    }
+}
+
+/// Every unary op in code order: `UNARY[unary_code(u)] == u` (a test checks it).
+const UNARY: [UnaryOp; 27] = [
+    UnaryOp::Abs,
+    UnaryOp::Cbrt,
+    UnaryOp::Ceil,
+    UnaryOp::Clz,
+    UnaryOp::Cos,
+    UnaryOp::Cosh,
+    UnaryOp::Erf,
+    UnaryOp::Exp,
+    UnaryOp::Expm1,
+    UnaryOp::Floor,
+    UnaryOp::Imag,
+    UnaryOp::IsFinite,
+    UnaryOp::Log,
+    UnaryOp::Log1p,
+    UnaryOp::Logistic,
+    UnaryOp::Neg,
+    UnaryOp::Not,
+    UnaryOp::PopulationCount,
+    UnaryOp::Real,
+    UnaryOp::RoundNearestAfz,
+    UnaryOp::RoundNearestEven,
+    UnaryOp::Rsqrt,
+    UnaryOp::Sign,
+    UnaryOp::Sin,
+    UnaryOp::Sqrt,
+    UnaryOp::Tan,
+    UnaryOp::Tanh,
+];
+
+/// The code of `u`: an exhaustive match, so a new op cannot go without one.
+fn unary_code(u: UnaryOp) -> u64 {
+    match u {
+        UnaryOp::Abs => 0,
+        UnaryOp::Cbrt => 1,
+        UnaryOp::Ceil => 2,
+        UnaryOp::Clz => 3,
+        UnaryOp::Cos => 4,
+        UnaryOp::Cosh => 5,
+        UnaryOp::Erf => 6,
+        UnaryOp::Exp => 7,
+        UnaryOp::Expm1 => 8,
+        UnaryOp::Floor => 9,
+        UnaryOp::Imag => 10,
+        UnaryOp::IsFinite => 11,
+        UnaryOp::Log => 12,
+        UnaryOp::Log1p => 13,
+        UnaryOp::Logistic => 14,
+        UnaryOp::Neg => 15,
+        UnaryOp::Not => 16,
+        UnaryOp::PopulationCount => 17,
+        UnaryOp::Real => 18,
+        UnaryOp::RoundNearestAfz => 19,
+        UnaryOp::RoundNearestEven => 20,
+        UnaryOp::Rsqrt => 21,
+        UnaryOp::Sign => 22,
+        UnaryOp::Sin => 23,
+        UnaryOp::Sqrt => 24,
+        UnaryOp::Tan => 25,
+        UnaryOp::Tanh => 26,
+    }
+}
+
+fn code_unary(c: u64) -> Result<UnaryOp> {
+    UNARY
+        .get(c as usize)
+        .copied()
+        .ok_or_else(|| err(format!("unary op code {c}")))
+}
+
+/// Every binary op in code order: `BINARY[binary_code(b)] == b` (a test checks it).
+const BINARY: [BinaryOp; 16] = [
+    BinaryOp::Add,
+    BinaryOp::Sub,
+    BinaryOp::Mul,
+    BinaryOp::Div,
+    BinaryOp::Rem,
+    BinaryOp::Max,
+    BinaryOp::Min,
+    BinaryOp::Pow,
+    BinaryOp::Atan2,
+    BinaryOp::And,
+    BinaryOp::Or,
+    BinaryOp::Xor,
+    BinaryOp::ShiftLeft,
+    BinaryOp::ShiftRightArithmetic,
+    BinaryOp::ShiftRightLogical,
+    BinaryOp::Complex,
+];
+
+/// The code of `b`: an exhaustive match, so a new op cannot go without one.
+fn binary_code(b: BinaryOp) -> u64 {
+    match b {
+        BinaryOp::Add => 0,
+        BinaryOp::Sub => 1,
+        BinaryOp::Mul => 2,
+        BinaryOp::Div => 3,
+        BinaryOp::Rem => 4,
+        BinaryOp::Max => 5,
+        BinaryOp::Min => 6,
+        BinaryOp::Pow => 7,
+        BinaryOp::Atan2 => 8,
+        BinaryOp::And => 9,
+        BinaryOp::Or => 10,
+        BinaryOp::Xor => 11,
+        BinaryOp::ShiftLeft => 12,
+        BinaryOp::ShiftRightArithmetic => 13,
+        BinaryOp::ShiftRightLogical => 14,
+        BinaryOp::Complex => 15,
+    }
+}
+
+fn code_binary(c: u64) -> Result<BinaryOp> {
+    BINARY
+        .get(c as usize)
+        .copied()
+        .ok_or_else(|| err(format!("binary op code {c}")))
+}
+
+const DIRECTIONS: [ComparisonDirection; 6] = [
+    ComparisonDirection::Eq,
+    ComparisonDirection::Ne,
+    ComparisonDirection::Ge,
+    ComparisonDirection::Gt,
+    ComparisonDirection::Le,
+    ComparisonDirection::Lt,
+];
+
+fn direction_code(d: ComparisonDirection) -> u64 {
+    match d {
+        ComparisonDirection::Eq => 0,
+        ComparisonDirection::Ne => 1,
+        ComparisonDirection::Ge => 2,
+        ComparisonDirection::Gt => 3,
+        ComparisonDirection::Le => 4,
+        ComparisonDirection::Lt => 5,
+    }
+}
+
+fn code_direction(c: u64) -> Result<ComparisonDirection> {
+    DIRECTIONS
+        .get(c as usize)
+        .copied()
+        .ok_or_else(|| err(format!("comparison direction code {c}")))
+}
+
+#[cfg(test)]
+mod tests;
