@@ -115,6 +115,9 @@ pub struct Info {
     /// An integer Pow (moved or negated): XLA:CPU miscompiles an integer division of it
     /// (`pow(a, b) / pow(a, b)` is 0 for 4 / 4 in u8, seed 101451), so it feeds no Div or Rem.
     pub ipow: bool,
+    /// May hold a subnormal: XLA:CPU reads it as zero (denormals-are-zero), so it only feeds
+    /// ops continuous at zero (seed 402498: cbrt of a subnormal quotient).
+    pub sub: bool,
 }
 
 impl Info {
@@ -130,6 +133,7 @@ impl Info {
             konst: false,
             raw: false,
             ipow: false,
+            sub: false,
         }
     }
 

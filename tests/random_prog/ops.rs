@@ -171,7 +171,8 @@ impl G {
                 && v.info.total_orderable()
                 && !(v.info.bcast && matches!(v.shape.ty, F16 | Bf16))
         };
-        let Some(a) = self.pick(|v| v.info.tol == 0 && (!total || total_ok(v))) else {
+        let Some(a) = self.pick(|v| v.info.tol == 0 && !v.info.sub && (!total || total_ok(v)))
+        else {
             return;
         };
         let sa = self.vals[a].shape.clone();
@@ -189,7 +190,9 @@ impl G {
         } else {
             self.rng.pick(&dirs)
         };
-        let Some(b) = self.operand_like(&sa, |v| v.info.tol == 0 && (!total || total_ok(v))) else {
+        let Some(b) = self.operand_like(&sa, |v| {
+            v.info.tol == 0 && !v.info.sub && (!total || total_ok(v))
+        }) else {
             return;
         };
         if total && self.vals[b].info.bcast && matches!(t, F16 | Bf16) {
@@ -225,6 +228,7 @@ impl G {
             bcast: ia.bcast && ib.bcast,
             zsign: ia.zsign || ib.zsign,
             konst: ia.konst && ib.konst,
+            sub: ia.sub || ib.sub,
             ..Info::exact(None, false)
         };
         let r = self
@@ -277,6 +281,7 @@ impl G {
             int: is.iter().all(|i| i.int),
             zsign: is.iter().any(|i| i.zsign),
             konst: is.iter().all(|i| i.konst),
+            sub: is.iter().any(|i| i.sub),
             ..Info::exact(None, false)
         };
         let r = self
@@ -476,6 +481,7 @@ impl G {
             v.shape.rank() >= 1
                 && v.info.tol == 0
                 && !v.info.zsign
+                && !v.info.sub
                 && (v.shape.ty.is_integral() || (v.shape.ty.is_float() && v.info.total_orderable()))
         }) else {
             return;

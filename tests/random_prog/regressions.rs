@@ -99,6 +99,8 @@ xla_aot::xla! {
 //   c = -1 is rewritten as 1 / x, which its compiled integer pow does not give (200437).
 // - An f16 TotalOrder compare of a broadcast stops LLVM on AVX-512 ("Cannot select
 //   X86ISD::SUBV_BROADCAST_LOAD v16f16", 42366).
+// - `Clz` of an s8 constant folds to 200 for clz(1) (300073); `a / Rsqrt(b)` is computed as
+//   `a * Sqrt(b)`, 1 ulp off in f16 (301879, now held to the bound of a rewritten division).
 
 /// Every regression program.
 #[rustfmt::skip]

@@ -115,6 +115,37 @@ pub const BINARY: [BinaryOp; 16] = [
 /// The info of `op` on an operand with info `a` of type `t`, or None when the operand may not
 /// feed it (its error could grow without bound).
 pub fn unary_info(op: UnaryOp, t: ElementType, a: Info) -> Option<Info> {
+    use UnaryOp::*;
+    let continuous = matches!(
+        op,
+        Neg | Abs
+            | Exp
+            | Expm1
+            | Sin
+            | Cos
+            | Tanh
+            | Logistic
+            | Erf
+            | Log1p
+            | Real
+            | Imag
+            | IsFinite
+    );
+    if a.sub && !continuous {
+        return None;
+    }
+    let info = unary_info_of(op, t, a)?;
+    // Results that may underflow to a subnormal, or carry one along.
+    let makes = matches!(op, Exp | Expm1 | Sin | Tanh | Logistic | Erf | Log1p);
+    let keeps = matches!(op, Neg | Abs | Real | Imag);
+    let sub = is_floaty(t) && !info.int && (makes || (a.sub && (keeps || continuous)));
+    Some(Info {
+        sub: sub && op != IsFinite,
+        ..info
+    })
+}
+
+fn unary_info_of(op: UnaryOp, t: ElementType, a: Info) -> Option<Info> {
     let exact_in = a.tol == 0;
     let same = Info {
         bcast: a.bcast,
@@ -181,12 +212,31 @@ pub fn binary_info(op: BinaryOp, t: ElementType, a: Info, b: Info) -> Option<Inf
     if !is_floaty(t) && matches!(op, BinaryOp::Div | BinaryOp::Rem) && (a.ipow || b.ipow) {
         return None;
     }
+    if (a.sub || b.sub)
+        && !matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Max | BinaryOp::Min
+        )
+    {
+        return None;
+    }
     let info = binary_info_of(op, t, a, b)?;
+    let makes = matches!(
+        op,
+        BinaryOp::Div
+            | BinaryOp::Mul
+            | BinaryOp::Add
+            | BinaryOp::Sub
+            | BinaryOp::Pow
+            | BinaryOp::Atan2
+    );
+    let sub = is_floaty(t) && !info.int && (makes || a.sub || b.sub);
     let konst = (a.konst && b.konst)
         || (matches!(op, BinaryOp::Mul | BinaryOp::And) && (a.konst || b.konst));
     Some(Info {
         zsign: info.zsign || a.zsign || b.zsign,
         konst,
+        sub,
         ..info
     })
 }
@@ -290,6 +340,9 @@ fn binary_info_of(op: BinaryOp, t: ElementType, a: Info, b: Info) -> Option<Info
 
 /// The info of converting a value of `from` (info `a`) to `to`, or None if not generated.
 pub fn convert_info(from: ElementType, to: ElementType, a: Info) -> Option<Info> {
+    if a.sub {
+        return None;
+    }
     if from.is_complex() && !to.is_complex() {
         return None; // rejected by our rule (XLA's meaning is not one)
     }
