@@ -3,9 +3,14 @@
 #   bash scripts/bench.sh                   both tables
 #   bash scripts/bench.sh programs          generated code (xla! programs) vs XLA
 #   bash scripts/bench.sh kernels [filter]  the kernel library vs XLA and the machine's peaks
+#   bash scripts/bench.sh compile [N ...]   compile time of one xla! fn of N ops (no XLA)
 # Builds with -C target-cpu=native so `wide` uses the widest vectors of this CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = compile ]; then
+  shift
+  exec bash scripts/compile_bench.sh "$@"
+fi
 if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
   bash oracle/setup.sh
   export XLA_ORACLE_PYTHON="$PWD/target/oracle-venv/bin/python"
@@ -22,5 +27,5 @@ case "$which" in
     cargo bench -p xla-aot --bench vs_xla
     cargo bench -p xla-aot --bench kernels
     ;;
-  *) echo "usage: bash scripts/bench.sh [programs | kernels [filter]]" >&2; exit 2 ;;
+  *) echo "usage: bash scripts/bench.sh [programs | kernels [filter] | compile [N ...]]" >&2; exit 2 ;;
 esac

@@ -226,7 +226,12 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, Strin
         KernelKind::Dot { lhs, rhs, sizes } => dot_kernel(plan, lhs, rhs, *sizes, &ws[0]),
         KernelKind::BitcastResize { src } => bitcast_resize_kernel(f, plan, k, *src, &ws[0])?,
     };
-    Ok(quote!({ #binds #body }))
+    // The body runs in a function of its own (`par::kernel`, never inlined): the entry point
+    // stays a short sequence of calls, and LLVM's time grows with the program, not faster.
+    Ok(quote!({
+        #binds
+        ::xla_aot::__rt::xla_kernels::par::kernel(|| { #body });
+    }))
 }
 
 /// The generated items of one fn.
