@@ -3,7 +3,12 @@
 # 1. sets up the XLA oracle (a Python venv with jax/jaxlib) unless XLA_ORACLE_PYTHON names one,
 # 2. runs every test of the workspace: unit tests, oracle tests against XLA, generated-code
 #    tests, trybuild compile-fail tests,
-# 3. on a CPU with AVX-512, runs the oracle tests again with XLA capped at AVX2
+# 3. checks that the crates a user downloads package and build on their own
+#    (`cargo publish --workspace --dry-run`: xla-core, xla-kernels, xla-macros and xla-aot are
+#    packaged and each is compiled from its package, the unpublished ones from a local overlay),
+# 4. builds, lints and tests tests/user-crate, a crate outside the workspace that names only
+#    xla-aot, as a user's would,
+# 5. on a CPU with AVX-512, runs the oracle tests again with XLA capped at AVX2
 #    (XLA_ORACLE_MAX_ISA), since XLA:CPU emits different code (summation orders, rsqrt, ...) for
 #    each: the bounds must hold against both, whichever CPU kind CI runs on.
 set -euo pipefail
@@ -15,6 +20,31 @@ fi
 echo "XLA oracle: $XLA_ORACLE_PYTHON"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 cargo test --workspace --no-fail-fast "$@"
+
+# --allow-dirty: the check is of what would be packaged, also from a work tree with edits.
+# Cargo takes registry packages as immutable: it unpacks the overlay's packages into
+# $CARGO_HOME/registry/src/-<hash>/ once, and never rebuilds a registry package it has built,
+# so with the same name and version a later run would verify an earlier run's sources. Hence
+# the check's own target dir, where every xla-* build is ours to drop, and our unpacked
+# packages removed from the cargo home before each run (third-party builds stay cached).
+start=$SECONDS
+publish_target="$PWD/target/publish-check"
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/xla-{core,kernels,macros,aot}-[0-9]* \
+  "$publish_target"/debug/.fingerprint/xla-*
+CARGO_TARGET_DIR="$publish_target" cargo publish --workspace --dry-run --allow-dirty
+echo "publish dry-run: $((SECONDS - start)) s"
+
+# The user crate resolves the workspace's dependency versions (the lock copied; its own is
+# ignored by git) and builds in the workspace's target dir, so no third-party crate compiles
+# twice; only our four crates do, since cargo keys a path package's artifacts by its path
+# relative to the workspace root.
+start=$SECONDS
+cp Cargo.lock tests/user-crate/Cargo.lock
+user=(--manifest-path tests/user-crate/Cargo.toml)
+CARGO_TARGET_DIR="$PWD/target" cargo clippy "${user[@]}" --all-targets -- -D warnings
+CARGO_TARGET_DIR="$PWD/target" cargo test "${user[@]}"
+echo "user crate: $((SECONDS - start)) s"
+
 if grep -qw avx512f /proc/cpuinfo; then
   echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
   XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
