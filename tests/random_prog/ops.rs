@@ -79,8 +79,21 @@ impl G {
         // XLA's simplifier rewrites a division by an exp or a (reciprocal) square root as a
         // multiplication (seed 301879: `a / rsqrt(b)` as `a * sqrt(b)`, 1 ulp in f16).
         let rewritten = matches!(op, UnaryOp::Exp | UnaryOp::Sqrt | UnaryOp::Rsqrt);
+        // A function's result near zero may be a zero of the other sign, or a tiny value where
+        // XLA has zero (seed 502566: rsqrt(log(rsqrt(x))) is inf for ours, -inf for XLA).
+        let approximate = is_floaty(t)
+            && matches!(
+                op,
+                UnaryOp::Log
+                    | UnaryOp::Log1p
+                    | UnaryOp::Expm1
+                    | UnaryOp::Sin
+                    | UnaryOp::Cos
+                    | UnaryOp::Tanh
+                    | UnaryOp::Erf
+            );
         let info = Info {
-            zsign: ia.zsign && !matches!(op, UnaryOp::Abs | UnaryOp::IsFinite),
+            zsign: (ia.zsign && !matches!(op, UnaryOp::Abs | UnaryOp::IsFinite)) || approximate,
             konst: ia.konst,
             bcast: info.bcast || rewritten,
             ..info
@@ -304,9 +317,12 @@ impl G {
         let Some(info) = convert_info(from, to, ia) else {
             return;
         };
+        // A conversion of a broadcast is a broadcast for XLA's simplifier (seed 502236: x / x of
+        // a converted broadcast, 1 ulp off as x * (1 / x)).
         let info = Info {
             zsign: ia.zsign && is_floaty(to),
             konst: ia.konst,
+            bcast: ia.bcast,
             ..info
         };
         let r = self.b.convert(self.vals[a].op, to);

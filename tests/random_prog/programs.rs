@@ -96,35 +96,32 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500003(p0: f16[4,1], p1: f16[1,1,33], p2: pred[16], p3: pred[], p4: s16[1,1], p5: s16[1,1], p6: pred[1,1], p7: s64[1,1]) -> (pred[1,1], s16[1], f16[6,1,3]) {
+    pub fn rp_500003(p0: f16[4,1], p1: f16[1,1,33], p2: pred[16], p3: pred[4,2], p4: pred[16], p5: pred[4,1], p6: f16[4,4,1,7], p7: f16[4,4,1,7], p8: f16[6,1,7,4]) -> f16[7,4,6] {
         let v1 = Log(p0);
         let v2 = Neg(v1);
-        let v3 = Cbrt(v2);
+        let v3 = Cbrt(p1);
         let v4 = Or(p2, p2);
         let v5 = Reshape(v4, new_sizes = [8, 1, 2, 1]);
         let v6 = Reshape(v5, new_sizes = [1, 16, 1]);
         let v7 = BroadcastInDim(v6, out_dim_size = [1, 16, 2, 4], broadcast_dimensions = [0, 1, 3]);
-        let v8 = BroadcastInDim(p1, out_dim_size = [6, 1, 7, 33], broadcast_dimensions = [0, 1, 3]);
-        let v9 = Constant(s64[1,1], [[-1]]);
-        let v10 = Constant(s16[], 4);
-        let v11 = Or(v9, v9);
-        let v12 = BroadcastInDim(p3, out_dim_size = [2, 8], broadcast_dimensions = []);
-        let v13 = DotGeneral(v5, v12, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [0, 2], rhs_batch_dimensions = [1, 0]);
-        let v14 = Reduce(v3, f16::INFINITY, dimensions = [0], |a, b| Min(a, b));
-        let v15 = Reshape(v10, new_sizes = [1, 1]);
-        let t16 = Reduce(v15, Iota(s32[1,1], iota_dimension = 1), s16::MIN, 0, dimensions = [1], |av, ai, bv, bi| Tuple(Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), av, bv), Select(Or(Gt(av, bv), And(Eq(av, bv), Lt(ai, bi))), ai, bi)));
-        let v17 = GetTupleElement(t16, index = 0);
-        let v18 = GetTupleElement(t16, index = 1);
-        let v19 = Pow(v15, p4);
-        let v20 = ConvertElementType(v8, new_element_type = f64);
-        let v21 = BroadcastInDim(v14, out_dim_size = [6, 1, 3], broadcast_dimensions = [1]);
-        let v22 = BroadcastInDim(v18, out_dim_size = [6, 1, 6], broadcast_dimensions = [1]);
-        let v23 = Select(p6, v19, p5);
-        let v24 = Reduce(v20, f64::INFINITY, dimensions = [1, 2, 3], |a, b| Min(a, b));
-        let v25 = ShiftLeft(v22, v22);
-        let v26 = Or(p3, p3);
-        let v27 = Gt(v11, p7);
-        Tuple(v27, v17, v21)
+        let v8 = BroadcastInDim(v2, out_dim_size = [4, 1, 4], broadcast_dimensions = [0, 1]);
+        let v9 = BroadcastInDim(v8, out_dim_size = [7, 4, 1, 4], broadcast_dimensions = [1, 2, 3]);
+        let v10 = DotGeneral(v7, p3, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [3, 2], rhs_batch_dimensions = [0, 1], preferred_element_type = c128);
+        let v11 = Or(p2, p4);
+        let v12 = Reduce(p0, f16::INFINITY, dimensions = [0, 1], |a, b| Min(a, b));
+        let v13 = Gt(v11, v11);
+        let v14 = Transpose(v3, permutation = [1, 0, 2]);
+        let v15 = Select(p5, v1, v1);
+        let v16 = Transpose(v9, permutation = [3, 1, 2, 0]);
+        let v17 = ConvertElementType(v15, new_element_type = f64);
+        let v18 = BroadcastInDim(v17, out_dim_size = [5, 0, 4, 8], broadcast_dimensions = [2, 3]);
+        let v19 = Reduce(p0, f16::INFINITY, dimensions = [1], |a, b| Min(a, b));
+        let v20 = Sqrt(v12);
+        let v21 = Imag(p6);
+        let v22 = Logistic(v19);
+        let v23 = Reduce(v10, 0, dimensions = [2], |a, b| Add(a, b));
+        let v24 = DotGeneral(v21, p8, lhs_contracting_dimensions = [2, 0], rhs_contracting_dimensions = [1, 3], lhs_batch_dimensions = [3], rhs_batch_dimensions = [2]);
+        v24
     }
 }
 
@@ -811,7 +808,7 @@ xla_aot::xla! {
 }
 
 xla_aot::xla! {
-    pub fn rp_500033(p0: s64[7], p1: bf16[0], p2: u16[1], p3: s64[7], p4: pred[7], p5: pred[]) -> (pred[0], s64[7], bf16[1]) {
+    pub fn rp_500033(p0: s64[7], p1: bf16[0], p2: u16[1], p3: s64[7], p4: pred[7], p5: pred[]) -> (pred[0], f16[2], bf16[0]) {
         let v1 = And(p0, p3);
         let v2 = Floor(p1);
         let v3 = ConvertElementType(p2, new_element_type = bf16);
@@ -823,8 +820,8 @@ xla_aot::xla! {
         let v9 = BroadcastInDim(v8, out_dim_size = [7], broadcast_dimensions = [0]);
         let v10 = Log(v2);
         let v11 = Reshape(v7, new_sizes = [1, 1, 1]);
-        let v12 = Cbrt(v10);
-        let v13 = Log1p(v6);
+        let v12 = Cbrt(v4);
+        let v13 = Log1p(v12);
         let v14 = Constant(s64[], 2);
         let v15 = BroadcastInDim(v14, out_dim_size = [7], broadcast_dimensions = []);
         let v16 = DotGeneral(p0, v15, lhs_contracting_dimensions = [], rhs_contracting_dimensions = [], lhs_batch_dimensions = [0], rhs_batch_dimensions = [0]);
@@ -832,7 +829,7 @@ xla_aot::xla! {
         let v18 = GetTupleElement(t17, index = 0);
         let v19 = ConvertElementType(p1, new_element_type = bf16);
         let v20 = LtTotalOrder(v19, v19);
-        Tuple(v20, v16, v13)
+        Tuple(v20, v13, v10)
     }
 }
 
@@ -1403,11 +1400,11 @@ pub const PROGRAMS: &[Compiled] = &[
     Compiled { name: "rp_500000", run: rp_500000::run_literals, computation: rp_500000::computation, stablehlo: rp_500000::stablehlo, data: &[F, S(4), F, S(1), S(3), S(4), S(4), S(3), S(1), S(2), S(4)], tol: &[Exact, Exact, Ulp(1)], seed: 500000 },
     Compiled { name: "rp_500001", run: rp_500001::run_literals, computation: rp_500001::computation, stablehlo: rp_500001::stablehlo, data: &[S(3), S(1), S(1), S(3), S(4), S(4), S(2), S(4), S(3)], tol: &[Exact, Exact, Exact], seed: 500001 },
     Compiled { name: "rp_500002", run: rp_500002::run_literals, computation: rp_500002::computation, stablehlo: rp_500002::stablehlo, data: &[S(4), S(2), S(1), S(4), S(3)], tol: &[Exact, Ulp(1), Exact], seed: 500002 },
-    Compiled { name: "rp_500003", run: rp_500003::run_literals, computation: rp_500003::computation, stablehlo: rp_500003::stablehlo, data: &[F, F, F, S(3), S(1), S(4), S(4), S(4)], tol: &[Exact, Exact, Exact], seed: 500003 },
+    Compiled { name: "rp_500003", run: rp_500003::run_literals, computation: rp_500003::computation, stablehlo: rp_500003::stablehlo, data: &[F, F, F, S(4), S(4), S(4), S(1), S(4), S(1)], tol: &[Ulp(0)], seed: 500003 },
     Compiled { name: "rp_500004", run: rp_500004::run_literals, computation: rp_500004::computation, stablehlo: rp_500004::stablehlo, data: &[S(4), S(3)], tol: &[Ulp(0), Ulp(16)], seed: 500004 },
     Compiled { name: "rp_500005", run: rp_500005::run_literals, computation: rp_500005::computation, stablehlo: rp_500005::stablehlo, data: &[S(4), S(2), S(4), S(2)], tol: &[Ulp(4), Exact], seed: 500005 },
     Compiled { name: "rp_500006", run: rp_500006::run_literals, computation: rp_500006::computation, stablehlo: rp_500006::stablehlo, data: &[S(3), F, S(1), S(3), S(3)], tol: &[Exact, Exact, Exact], seed: 500006 },
-    Compiled { name: "rp_500007", run: rp_500007::run_literals, computation: rp_500007::computation, stablehlo: rp_500007::stablehlo, data: &[F, F, F, S(3), S(1), S(4), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500007 },
+    Compiled { name: "rp_500007", run: rp_500007::run_literals, computation: rp_500007::computation, stablehlo: rp_500007::stablehlo, data: &[F, F, F, S(3), S(1), S(4), S(3), S(4)], tol: &[Exact, Ulp(0), Exact], seed: 500007 },
     Compiled { name: "rp_500008", run: rp_500008::run_literals, computation: rp_500008::computation, stablehlo: rp_500008::stablehlo, data: &[S(4), S(1), S(2)], tol: &[Ulp(4), Ulp(4)], seed: 500008 },
     Compiled { name: "rp_500009", run: rp_500009::run_literals, computation: rp_500009::computation, stablehlo: rp_500009::stablehlo, data: &[S(2), S(1), S(4), S(1)], tol: &[Exact], seed: 500009 },
     Compiled { name: "rp_500010", run: rp_500010::run_literals, computation: rp_500010::computation, stablehlo: rp_500010::stablehlo, data: &[F, S(2), S(3), S(2), S(1), S(3)], tol: &[Exact, Exact, Exact], seed: 500010 },
@@ -1418,14 +1415,14 @@ pub const PROGRAMS: &[Compiled] = &[
     Compiled { name: "rp_500015", run: rp_500015::run_literals, computation: rp_500015::computation, stablehlo: rp_500015::stablehlo, data: &[S(1), S(1), S(1), S(4), S(1)], tol: &[Exact, Exact], seed: 500015 },
     Compiled { name: "rp_500016", run: rp_500016::run_literals, computation: rp_500016::computation, stablehlo: rp_500016::stablehlo, data: &[S(4), S(1), S(2), S(3)], tol: &[Ulp(0), Exact, Exact], seed: 500016 },
     Compiled { name: "rp_500017", run: rp_500017::run_literals, computation: rp_500017::computation, stablehlo: rp_500017::stablehlo, data: &[S(2), S(3), S(4), S(1)], tol: &[Exact, Exact, Exact], seed: 500017 },
-    Compiled { name: "rp_500018", run: rp_500018::run_literals, computation: rp_500018::computation, stablehlo: rp_500018::stablehlo, data: &[S(3), F, F, S(1), S(2), S(1)], tol: &[Exact, Exact, Exact], seed: 500018 },
+    Compiled { name: "rp_500018", run: rp_500018::run_literals, computation: rp_500018::computation, stablehlo: rp_500018::stablehlo, data: &[S(3), F, F, S(1), S(2), S(1)], tol: &[Ulp(0), Exact, Exact], seed: 500018 },
     Compiled { name: "rp_500019", run: rp_500019::run_literals, computation: rp_500019::computation, stablehlo: rp_500019::stablehlo, data: &[S(1), S(2), S(4), S(4), S(4), S(2), S(3), S(1), S(2)], tol: &[Exact, Exact], seed: 500019 },
     Compiled { name: "rp_500020", run: rp_500020::run_literals, computation: rp_500020::computation, stablehlo: rp_500020::stablehlo, data: &[S(1), S(8), S(2), S(2), S(2)], tol: &[Exact, Exact], seed: 500020 },
-    Compiled { name: "rp_500021", run: rp_500021::run_literals, computation: rp_500021::computation, stablehlo: rp_500021::stablehlo, data: &[F, S(4), S(1), S(2), S(3), S(1)], tol: &[Exact, Exact, Ulp(0)], seed: 500021 },
+    Compiled { name: "rp_500021", run: rp_500021::run_literals, computation: rp_500021::computation, stablehlo: rp_500021::stablehlo, data: &[F, S(4), S(1), S(2), S(3), S(1)], tol: &[Ulp(0), Exact, Ulp(0)], seed: 500021 },
     Compiled { name: "rp_500022", run: rp_500022::run_literals, computation: rp_500022::computation, stablehlo: rp_500022::stablehlo, data: &[S(8), F, S(4), S(1), S(1), S(1), S(1)], tol: &[Exact, Exact, Ulp(1)], seed: 500022 },
     Compiled { name: "rp_500023", run: rp_500023::run_literals, computation: rp_500023::computation, stablehlo: rp_500023::stablehlo, data: &[F, F, S(4), S(1), S(4), S(2), S(1), S(1), S(4), S(3), S(4), S(2), S(3)], tol: &[Exact, Exact, Ulp(16)], seed: 500023 },
     Compiled { name: "rp_500024", run: rp_500024::run_literals, computation: rp_500024::computation, stablehlo: rp_500024::stablehlo, data: &[F, S(2), S(2), S(3)], tol: &[Exact], seed: 500024 },
-    Compiled { name: "rp_500025", run: rp_500025::run_literals, computation: rp_500025::computation, stablehlo: rp_500025::stablehlo, data: &[F, F, S(1), S(3), S(2), S(3), S(3), S(2)], tol: &[Exact, Exact, Exact], seed: 500025 },
+    Compiled { name: "rp_500025", run: rp_500025::run_literals, computation: rp_500025::computation, stablehlo: rp_500025::stablehlo, data: &[F, F, S(1), S(3), S(2), S(3), S(3), S(2)], tol: &[Exact, Exact, Ulp(0)], seed: 500025 },
     Compiled { name: "rp_500026", run: rp_500026::run_literals, computation: rp_500026::computation, stablehlo: rp_500026::stablehlo, data: &[F, S(3), S(3), S(1), S(3), S(4), S(2), S(1), S(3), S(4), S(1), S(1), S(1)], tol: &[Ulp(1), Exact], seed: 500026 },
     Compiled { name: "rp_500027", run: rp_500027::run_literals, computation: rp_500027::computation, stablehlo: rp_500027::stablehlo, data: &[F, S(8), S(2), S(4), S(2), S(3), S(2), S(4), S(3)], tol: &[Exact, Exact], seed: 500027 },
     Compiled { name: "rp_500028", run: rp_500028::run_literals, computation: rp_500028::computation, stablehlo: rp_500028::stablehlo, data: &[S(4), S(4), S(2), S(4), S(2), S(2), F, S(2), S(2), S(3)], tol: &[Ulp(1)], seed: 500028 },
@@ -1433,7 +1430,7 @@ pub const PROGRAMS: &[Compiled] = &[
     Compiled { name: "rp_500030", run: rp_500030::run_literals, computation: rp_500030::computation, stablehlo: rp_500030::stablehlo, data: &[S(4), S(2), S(4), S(2), S(1)], tol: &[Exact], seed: 500030 },
     Compiled { name: "rp_500031", run: rp_500031::run_literals, computation: rp_500031::computation, stablehlo: rp_500031::stablehlo, data: &[S(4), S(3), S(1), S(2), F, S(2), S(1), S(3), S(3), S(4)], tol: &[Ulp(0), Exact, Ulp(0)], seed: 500031 },
     Compiled { name: "rp_500032", run: rp_500032::run_literals, computation: rp_500032::computation, stablehlo: rp_500032::stablehlo, data: &[F, S(3), S(3), S(1), S(3), S(4)], tol: &[Exact, Exact], seed: 500032 },
-    Compiled { name: "rp_500033", run: rp_500033::run_literals, computation: rp_500033::computation, stablehlo: rp_500033::stablehlo, data: &[S(8), S(4), S(8), S(4), S(3), S(4)], tol: &[Exact, Exact, Exact], seed: 500033 },
+    Compiled { name: "rp_500033", run: rp_500033::run_literals, computation: rp_500033::computation, stablehlo: rp_500033::stablehlo, data: &[S(8), S(4), S(8), S(4), S(3), S(4)], tol: &[Exact, Ulp(0), Ulp(0)], seed: 500033 },
     Compiled { name: "rp_500034", run: rp_500034::run_literals, computation: rp_500034::computation, stablehlo: rp_500034::stablehlo, data: &[F, S(4), S(3), S(2), S(1)], tol: &[Exact], seed: 500034 },
     Compiled { name: "rp_500035", run: rp_500035::run_literals, computation: rp_500035::computation, stablehlo: rp_500035::stablehlo, data: &[F, S(4)], tol: &[Exact, Exact], seed: 500035 },
     Compiled { name: "rp_500036", run: rp_500036::run_literals, computation: rp_500036::computation, stablehlo: rp_500036::stablehlo, data: &[S(3), S(4), S(4), S(4), S(4), S(3)], tol: &[Exact, Exact, Exact], seed: 500036 },

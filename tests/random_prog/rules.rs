@@ -231,10 +231,12 @@ pub fn binary_info(op: BinaryOp, t: ElementType, a: Info, b: Info) -> Option<Inf
             | BinaryOp::Atan2
     );
     let sub = is_floaty(t) && !info.int && (makes || a.sub || b.sub);
+    // Near zero, pow and atan2 may give a zero of the other sign (see `unary` in ops.rs).
+    let approximate = is_floaty(t) && matches!(op, BinaryOp::Pow | BinaryOp::Atan2);
     let konst = (a.konst && b.konst)
         || (matches!(op, BinaryOp::Mul | BinaryOp::And) && (a.konst || b.konst));
     Some(Info {
-        zsign: info.zsign || a.zsign || b.zsign,
+        zsign: info.zsign || a.zsign || b.zsign || approximate,
         konst,
         sub,
         ..info
