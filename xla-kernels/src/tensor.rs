@@ -19,8 +19,12 @@ use xla_core::layout::Layout;
 use xla_core::{ArrayElement, ArrayShape, ElementType, Literal, Shape};
 
 pub use crate::aligned::{AlignedBuf, BUF_ALIGN};
+#[cfg(feature = "ndarray")]
+pub use nd::{NdDims, NdarrayError};
 pub use view::{AsView, AsViewMut, TensorView, TensorViewMut};
 
+#[cfg(feature = "ndarray")]
+pub mod nd;
 mod view;
 
 /// The largest rank a [`Tensor`] supports (`D8`).

@@ -53,7 +53,7 @@ impl<T: Copy> Placed<T> {
         let mut vec = vec![junk; off + 1];
         vec.extend_from_slice(data);
         vec.push(junk);
-        let off = if vec[off..].as_ptr() as usize % BUF_ALIGN == 0 {
+        let off = if (vec[off..].as_ptr() as usize).is_multiple_of(BUF_ALIGN) {
             off + 1
         } else {
             vec.remove(0);

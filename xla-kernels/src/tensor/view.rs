@@ -162,7 +162,7 @@ impl<'a, T: ArrayElement, D: Dims, L: LayoutSpec> TensorView<'a, T, D, L> {
     /// True when the data starts on a [`BUF_ALIGN`]-byte boundary, as a [`Tensor`]'s does.
     /// Results never depend on it; see the README for what misalignment costs.
     pub fn is_aligned(&self) -> bool {
-        self.data.as_ptr() as usize % BUF_ALIGN == 0
+        (self.data.as_ptr() as usize).is_multiple_of(BUF_ALIGN)
     }
 
     /// The elements in logical row-major order (a copy).
@@ -256,7 +256,7 @@ impl<'a, T: ArrayElement, D: Dims, L: LayoutSpec> TensorViewMut<'a, T, D, L> {
 
     /// True when the data starts on a [`BUF_ALIGN`]-byte boundary, as a [`Tensor`]'s does.
     pub fn is_aligned(&self) -> bool {
-        self.data.as_ptr() as usize % BUF_ALIGN == 0
+        (self.data.as_ptr() as usize).is_multiple_of(BUF_ALIGN)
     }
 
     /// The elements in logical row-major order (a copy).
