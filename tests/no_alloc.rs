@@ -7,7 +7,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use xla_aot::{xla, Tensor, D1, D2};
+use xla_aot::{xla, Tensor, TensorView, TensorViewMut, D1, D2};
 
 /// Counts every allocation (any thread) and forwards to the system allocator.
 struct Counting;
@@ -161,4 +161,25 @@ fn into_allocates_nothing_after_scratch_new() {
         "dense_relu"
     );
     assert_eq!(out.as_slice(), &want[..]);
+
+    // Through views over plain Vecs at odd offsets (not aligned): making the views and the
+    // call allocate nothing either, and the bits are the owned tensors'.
+    let (xd, wd, bd) = (
+        [&[0.0f32][..], x.as_slice()].concat(),
+        [&[0.0f32; 2][..], w.as_slice()].concat(),
+        [&[0.0f32; 3][..], b.as_slice()].concat(),
+    );
+    let mut od = vec![0.0f32; 8 * 128 + 1];
+    assert_eq!(
+        allocations(|| {
+            let xv = TensorView::<f32, D2<8, 784>>::new(&xd[1..]).unwrap();
+            let wv = TensorView::<f32, D2<784, 128>>::new(&wd[2..]).unwrap();
+            let bv = TensorView::<f32, D1<128>>::new(&bd[3..]).unwrap();
+            let ov = TensorViewMut::<f32, D2<8, 128>>::new(&mut od[1..]).unwrap();
+            dense_relu::into(xv, wv, bv, ov, &mut s);
+        }),
+        0,
+        "dense_relu through views"
+    );
+    assert_eq!(&od[1..], &want[..]);
 }
