@@ -419,6 +419,9 @@
 //! [`kernels::par::PAR_MIN_ELEMENTS`] elements run on rayon in fixed blocks, so results do not
 //! depend on the thread count.
 
+// Every public item states what it is (its maths, where it has some) in its first line.
+#![deny(missing_docs)]
+
 pub use xla_core as core;
 pub use xla_kernels as kernels;
 /// Tensors in and out of `.npy`, `.npz` and (feature `safetensors`) safetensors files.

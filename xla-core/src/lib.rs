@@ -5,6 +5,9 @@
 //! Used twice: by the `xla!` proc-macro at compile time (to check programs) and at run time (the
 //! builder, evaluator and export are an ordinary library).
 
+// Every public item states what it is (its maths, where it has some) in its first line.
+#![deny(missing_docs)]
+
 pub mod broadcast;
 pub mod builder;
 pub mod codec;

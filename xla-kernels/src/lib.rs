@@ -14,6 +14,9 @@
 //! - [`error`]: [`KernelError`], returned by the shape-checked kernels;
 //! - [`io`]: tensors in and out of `.npy`, `.npz` and (feature `safetensors`) safetensors files.
 
+// Every public item states what it is (its maths, where it has some) in its first line.
+#![deny(missing_docs)]
+
 pub mod aligned;
 pub mod display;
 pub mod error;
