@@ -7,29 +7,29 @@ use std::fmt;
 pub enum ElementType {
     /// `pred`: boolean.
     Pred,
-    /// `s8`
+    /// `s8`: 8-bit two's-complement integer (`i8`).
     S8,
-    /// `s16`
+    /// `s16`: 16-bit two's-complement integer (`i16`).
     S16,
-    /// `s32`
+    /// `s32`: 32-bit two's-complement integer (`i32`).
     S32,
-    /// `s64`
+    /// `s64`: 64-bit two's-complement integer (`i64`).
     S64,
-    /// `u8`
+    /// `u8`: 8-bit unsigned integer.
     U8,
-    /// `u16`
+    /// `u16`: 16-bit unsigned integer.
     U16,
-    /// `u32`
+    /// `u32`: 32-bit unsigned integer.
     U32,
-    /// `u64`
+    /// `u64`: 64-bit unsigned integer.
     U64,
     /// `f16`: IEEE half.
     F16,
     /// `bf16`: bfloat16.
     Bf16,
-    /// `f32`
+    /// `f32`: IEEE 754 binary32.
     F32,
-    /// `f64`
+    /// `f64`: IEEE 754 binary64.
     F64,
     /// `c64`: complex of two f32.
     C64,
@@ -141,7 +141,7 @@ impl ElementType {
         self.bit_width() as usize / 8
     }
 
-    /// `pred`.
+    /// True for `pred` (booleans).
     pub fn is_pred(self) -> bool {
         self == Self::Pred
     }
@@ -166,7 +166,7 @@ impl ElementType {
         matches!(self, Self::F16 | Self::Bf16 | Self::F32 | Self::F64)
     }
 
-    /// c64, c128.
+    /// True for the complex types c64 and c128.
     pub fn is_complex(self) -> bool {
         matches!(self, Self::C64 | Self::C128)
     }

@@ -53,9 +53,9 @@ pub enum Literal {
         /// The elements, row-major.
         data: ArrayData,
     },
-    /// A tuple.
+    /// A tuple: its element values in order, possibly nested or empty.
     Tuple(Vec<Literal>),
-    /// A token.
+    /// A token: no data, only orders side effects.
     Token,
 }
 

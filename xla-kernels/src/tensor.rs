@@ -73,13 +73,13 @@ dims_marker! {
     D3, 3, [A, B, C];
     /// Rank 4: `[A, B, C, E]`.
     D4, 4, [A, B, C, E];
-    /// Rank 5.
+    /// Rank 5: `[A, B, C, E, F]`.
     D5, 5, [A, B, C, E, F];
-    /// Rank 6.
+    /// Rank 6: `[A, B, C, E, F, G]`.
     D6, 6, [A, B, C, E, F, G];
-    /// Rank 7.
+    /// Rank 7: `[A, B, C, E, F, G, H]`.
     D7, 7, [A, B, C, E, F, G, H];
-    /// Rank 8.
+    /// Rank 8: `[A, B, C, E, F, G, H, I]`, the largest.
     D8, 8, [A, B, C, E, F, G, H, I];
 }
 
