@@ -4,7 +4,7 @@
 //! XLA leaves the order of a reduction unspecified, and every application of the reducer rounds
 //! to the reducer's types (a bf16 reducer is a bf16 operation). In f16 and bf16 the order decides
 //! the accuracy: a running sum of values near 1 stops growing at 256 in bf16, where the spacing
-//! reaches 2, so a bf16[1024] sum folded left to right is 75% short.
+//! reaches 2, so a `bf16[1024]` sum folded left to right is 75% short.
 //!
 //! What XLA:CPU does (jax/jaxlib 0.10.2, AMD EPYC with AVX-512 and with `--xla_cpu_max_isa=AVX2`;
 //! read from the optimised HLO and bit-compared with a model of the rules below on random inputs
@@ -12,7 +12,7 @@
 //!
 //! - It does **not** accumulate f16/bf16 in f32. A bf16 reducer runs in f32 with a rounding to
 //!   bf16 after every op (bf16 normalisation puts `convert(convert(.))` pairs into the reducer),
-//!   so every partial result is a bf16; f16 reducers stay f16 ops. A bf16[32,32] sum of ones is
+//!   so every partial result is a bf16; f16 reducers stay f16 ops. A `bf16[32,32]` sum of ones is
 //!   256 in XLA, and so is a variadic `(bf16 sum, s32 count)` over 1024 ones (its sum part).
 //! - A single-output `Reduce` with a reduced dim longer than [`WINDOW`] becomes a reduce-window
 //!   followed by a smaller `Reduce` (XLA's tree reduction rewriter), repeated until no reduced
@@ -31,7 +31,7 @@
 //! `[5,70,3]/{0,1}`, `[30,3,100]/{0,2}`, `[100,100]/{0,1}`, and over `[4,100]/{1}` the reducers
 //! `a + b*b`, `max` and `a*0.5 + b` and a sum with init 1. f16: the same on AVX-512 for every
 //! single-dim case; XLA orders the last fold of a 2-D grid of partials otherwise (1 ulp apart in
-//! a few outputs), and with AVX2 its f16 loops keep excess precision (an f16[64,64,64] sum of
+//! a few outputs), and with AVX2 its f16 loops keep excess precision (an `f16[64,64,64]` sum of
 //! ones is inf there, 16384 with AVX-512, 262144 exactly). Consequences of the tree that hold in
 //! XLA and here: `init` is folded once per window (init 1 over 1024 ones gives 1057), and a
 //! non-associative reducer follows the tree (`a + b*b` over 1024 ones gives 32768).

@@ -13,7 +13,7 @@ pub const BUF_ALIGN: usize = 64;
 /// Buffers of at least this many bytes are aligned to it and, on Linux, advised to use
 /// transparent huge pages (`madvise(MADV_HUGEPAGE)`; the system default here is `madvise`,
 /// i.e. off unless asked). Streaming a 64 MiB tensor on 4 KiB pages walks 16K TLB entries:
-/// measured here, a row sum over f32[4096,4096] went from 15.7-20.1 to 23.0-25.6 GB/s.
+/// measured here, a row sum over `f32[4096,4096]` went from 15.7-20.1 to 23.0-25.6 GB/s.
 pub const HUGE_PAGE: usize = 2 << 20;
 
 /// A heap buffer of `len` initialised elements aligned to [`BUF_ALIGN`] bytes.

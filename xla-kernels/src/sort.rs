@@ -30,9 +30,9 @@
 //! Speed (`CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run --release
 //! -p xla-kernels --example k3a_speed sort`, 2-core AMD EPYC AVX2, machine loaded by other
 //! builds, so best-of-9 process CPU time with `CPU=1`, binaries of the session start and of
-//! now alternated three times): top_k k=5 of f32[1024,1024] 1.9-3.3 ms before, 1.03-1.07 ms
-//! after (1.0 ms on one thread); sort f32[1M] 24.6-25.8 ms before, 17.8-22.3 ms after (the
-//! bucket split no longer collects a Vec of pieces); sort of f32[1024,1024] rows 17.2-18.7 ms
+//! now alternated three times): top_k k=5 of `f32[1024,1024]` 1.9-3.3 ms before, 1.03-1.07 ms
+//! after (1.0 ms on one thread); sort `f32[1M]` 24.6-25.8 ms before, 17.8-22.3 ms after (the
+//! bucket split no longer collects a Vec of pieces); sort of `f32[1024,1024]` rows 17.2-18.7 ms
 //! before, 17.2-17.5 ms after (16.9-17.3 ms with a warm scratch).
 
 pub mod radix;

@@ -1,7 +1,7 @@
 //! The `xla!` proc-macro. Entry point only: parsing, checking and expansion live in modules.
 //!
-//! Pipeline: [`parse`] (syntax tree with spans) -> [`check`] (builds every fn through xla-core's
-//! Builder, mapping each rule violation to the user's token) -> [`expand`] (the back end).
+//! Pipeline: `parse` (syntax tree with spans) -> `check` (builds every fn through xla-core's
+//! Builder, mapping each rule violation to the user's token) -> `expand` (the back end).
 
 // Every public item states what it is (its maths, where it has some) in its first line.
 #![deny(missing_docs)]

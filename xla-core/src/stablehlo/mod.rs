@@ -11,7 +11,7 @@
 //! - constants are bit-exact (floats in hexadecimal), layouts are dropped (XLA picks its own).
 //!
 //! Inside a function, tuples never reach MLIR: every instruction maps to a tree of SSA values
-//! ([`Val`]), `Tuple` builds a node, `GetTupleElement` picks a child.
+//! (`Val`), `Tuple` builds a node, `GetTupleElement` picks a child.
 
 mod ops;
 #[cfg(test)]
