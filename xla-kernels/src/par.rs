@@ -8,15 +8,6 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-/// Runs `f` (one fused kernel of a generated fn) as a function of its own: every closure type
-/// instantiates this once and the instantiation is never inlined, so the generated entry point
-/// is a short sequence of calls and LLVM optimises one kernel at a time. A fn of 1600 ops
-/// otherwise compiles as one huge function, whose optimisation time grows faster than its size.
-#[inline(never)]
-pub fn kernel<F: FnOnce()>(f: F) {
-    f()
-}
-
 /// Below this many output elements, [`rows`] and [`reduce_blocks`] run inline: one rayon
 /// fork/join costs a few microseconds, about as much as 32K cheap elementwise operations.
 pub const PAR_MIN_ELEMENTS: usize = 1 << 15;

@@ -39,7 +39,7 @@ pub(crate) fn dot_kernel(
         };
         // Extents and strides are compile-time constants that fit the operands by
         // construction, so `gemm` cannot reject them.
-        if ::xla_aot::__rt::xla_kernels::gemm::gemm(&desc, &#a[..], &#b[..], #w, &mut scratch.gemm).is_err() {
+        if ::xla_aot::__rt::xla_kernels::gemm::gemm(&desc, &#a[..], &#b[..], #w, gemm).is_err() {
             panic!("xla!: internal error: GEMM rejected its compile-time extents");
         }
     }

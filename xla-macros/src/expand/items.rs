@@ -15,6 +15,7 @@ use super::codegen_loops::{loop_kernel, param_ident};
 use super::codegen_reduce::reduce_kernel;
 use super::codegen_rt::{element, lit_usize, module_imports, rust_type, tensor_args, tensor_type};
 use super::fuse::{Expr, Fused, Kernel, KernelKind, Src};
+use super::graph::Kind;
 use super::plan::{kernel_reads, Plan, Storage};
 use crate::model::FnDef;
 
@@ -175,10 +176,36 @@ fn kernel_srcs(k: &Kernel) -> Vec<Src> {
     out
 }
 
-/// The code of one kernel in its own block: read-only bindings of the buffers it reads, the
-/// mutable binding(s) of what it writes, then the loops.
-fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, String> {
+/// One kernel as a module-level fn of its own and the block that calls it: read-only bindings
+/// of the buffers it reads, the mutable binding(s) of what it writes, then the call. A fn per
+/// kernel (never inlined) keeps the entry point a short sequence of calls, so rustc type-checks
+/// and LLVM optimises one kernel at a time and build time grows linearly with the program.
+fn kernel_block(
+    f: &Fused,
+    plan: &Plan,
+    k: &Kernel,
+    id: usize,
+) -> Result<(TokenStream, TokenStream), String> {
     let mut binds = TokenStream::new();
+    // The kernel fn's parameters: (name, type) of every binding its body reads or writes.
+    let mut params: Vec<(Ident, TokenStream)> = Vec::new();
+    for src in kernel_srcs(k) {
+        if let Src::Param { index, path } = src {
+            let ident = param_ident(index, &path);
+            if params.iter().any(|(p, _)| *p == ident) {
+                continue;
+            }
+            let ty = f
+                .graph
+                .nodes
+                .iter()
+                .find(|n| matches!(&n.kind, Kind::Param { index: i, path: q } if *i == index && *q == path))
+                .and_then(|n| n.shapes.first())
+                .map(|a| rust_type(a.ty))
+                .ok_or("internal: a kernel reads a parameter leaf the graph does not have")?;
+            params.push((ident, quote!(&[#ty])));
+        }
+    }
     let written: Vec<Option<&Storage>> = k.outputs.iter().map(|v| plan.storage.get(v)).collect();
     for v in kernel_reads(k) {
         let ty = rust_type(f.graph.shape(v).ty);
@@ -189,10 +216,12 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, Strin
             Some(Storage::Out(slot)) => {
                 let (r, o) = (format_ident!("r_out{}", slot), format_ident!("out{}", slot));
                 binds.extend(quote!(let #r: &[#ty] = #o.as_slice();));
+                params.push((r, quote!(&[#ty])));
             }
             Some(Storage::Scratch(b)) => {
                 let (r, s) = (format_ident!("r_b{}", b), format_ident!("b{}", b));
                 binds.extend(quote!(let #r: &[#ty] = scratch.#s.as_slice();));
+                params.push((r, quote!(&[#ty])));
             }
             None => return Err("internal: a value read before any kernel wrote it".into()),
         }
@@ -214,7 +243,15 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, Strin
             }
             None => return Err("internal: a kernel output without storage".into()),
         }
+        params.push((w.clone(), quote!(&mut [#ty])));
         ws.push(w);
+    }
+    if matches!(k.kind, KernelKind::Dot { .. }) {
+        binds.extend(quote!(let gemm = &mut scratch.gemm;));
+        params.push((
+            format_ident!("gemm"),
+            quote!(&mut ::xla_aot::__rt::xla_kernels::gemm::GemmScratch),
+        ));
     }
     let body = match &k.kind {
         KernelKind::Loop { root } => loop_kernel(f, plan, k, *root, &ws[0]),
@@ -226,12 +263,15 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel) -> Result<TokenStream, Strin
         KernelKind::Dot { lhs, rhs, sizes } => dot_kernel(plan, lhs, rhs, *sizes, &ws[0]),
         KernelKind::BitcastResize { src } => bitcast_resize_kernel(f, plan, k, *src, &ws[0])?,
     };
-    // The body runs in a function of its own (`par::kernel`, never inlined): the entry point
-    // stays a short sequence of calls, and LLVM's time grows with the program, not faster.
-    Ok(quote!({
-        #binds
-        ::xla_aot::__rt::xla_kernels::par::kernel(|| { #body });
-    }))
+    let name = format_ident!("kernel_{}", id);
+    let (names, types): (Vec<&Ident>, Vec<&TokenStream>) =
+        params.iter().map(|(n, t)| (n, t)).unzip();
+    let item = quote! {
+        #[inline(never)]
+        #[allow(clippy::too_many_arguments)]
+        fn #name(#(#names: #types),*) { #body }
+    };
+    Ok((quote!({ #binds #name(#(#names),*); }), item))
 }
 
 /// The generated items of one fn.
@@ -347,8 +387,11 @@ pub(crate) fn fn_items(
         quote!()
     };
     let mut kernels = TokenStream::new();
-    for k in &fused.kernels {
-        kernels.extend(kernel_block(fused, plan, k)?);
+    let mut kernel_fns = TokenStream::new();
+    for (i, k) in fused.kernels.iter().enumerate() {
+        let (call, item) = kernel_block(fused, plan, k, i)?;
+        kernels.extend(call);
+        kernel_fns.extend(item);
     }
     let statics: Vec<TokenStream> = used_consts
         .iter()
@@ -496,6 +539,7 @@ pub(crate) fn fn_items(
         #vis mod #name {
             #imports
             #(#statics)*
+            #kernel_fns
 
             /// Scratch memory of the fn: intermediate buffers (reused across values whose
             /// lifetimes do not overlap) and GEMM packing space. Allocated once by `new`.

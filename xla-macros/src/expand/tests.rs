@@ -379,7 +379,10 @@ fn expansion_grows_linearly_and_stays_small() {
     let (small, large) = (lines.0 as f64 / 100.0, lines.1 as f64 / 1600.0);
     eprintln!("expanded lines per op: {small:.1} at 100 ops, {large:.1} at 1600 ops");
     // Linear: the per-op size does not grow with the program.
-    assert!(large <= small * 1.05, "{small:.1} -> {large:.1} lines per op");
+    assert!(
+        large <= small * 1.05,
+        "{small:.1} -> {large:.1} lines per op"
+    );
     // The IR is one byte string (xla_core::codec), no longer builder code (60 lines per op
     // with it, 45.5 without, 48 with each kernel in its own function); issue 10's target is 15,
     // which needs smaller kernels.
