@@ -78,7 +78,9 @@ fn param_ty(c: &xla_aot::core::Computation) -> ElementType {
 /// Largest ulp distance of `got` to `exact` (XLA's flushed zero for an exact subnormal counts
 /// as 0: `max_ulps` reads its second argument as XLA's).
 fn ulps(exact: &Literal, got: &Literal) -> u64 {
-    max_ulps(got, exact).unwrap_or(u64::MAX).min(max_ulps(exact, got).unwrap_or(u64::MAX))
+    max_ulps(got, exact)
+        .unwrap_or(u64::MAX)
+        .min(max_ulps(exact, got).unwrap_or(u64::MAX))
 }
 
 #[test]

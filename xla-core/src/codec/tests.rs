@@ -17,8 +17,22 @@ fn adder(ty: ElementType) -> Arc<Computation> {
         name: "add".into(),
         params: vec![arr(ty, &[]), arr(ty, &[])],
         instrs: vec![
-            ins(Op::Parameter { index: 0, name: "a".into() }, &[], arr(ty, &[])),
-            ins(Op::Parameter { index: 1, name: "b".into() }, &[], arr(ty, &[])),
+            ins(
+                Op::Parameter {
+                    index: 0,
+                    name: "a".into(),
+                },
+                &[],
+                arr(ty, &[]),
+            ),
+            ins(
+                Op::Parameter {
+                    index: 1,
+                    name: "b".into(),
+                },
+                &[],
+                arr(ty, &[]),
+            ),
             ins(Op::Binary(BinaryOp::Add), &[0, 1], arr(ty, &[])),
         ],
         root: InstrId(2),
@@ -46,12 +60,22 @@ fn every_op() -> Computation {
         Literal::from_vec(&[1], vec![u64::MAX]),
         Literal::from_vec(&[2], vec![half::f16::from_bits(0x7e01), half::f16::MAX]),
         Literal::from_vec(&[1], vec![half::bf16::from_bits(0xffc1)]),
-        Literal::from_vec(&[3], vec![f32::from_bits(0x7fc0_0123), -0.0, f32::MIN_POSITIVE]),
+        Literal::from_vec(
+            &[3],
+            vec![f32::from_bits(0x7fc0_0123), -0.0, f32::MIN_POSITIVE],
+        ),
         Literal::from_vec(&[1], vec![f64::from_bits(1)]),
         Literal::from_vec(&[1], vec![Complex::new(1.5f32, -2.0)]),
         Literal::from_vec(&[0], Vec::<Complex<f64>>::new()),
     ];
-    let mut instrs = vec![ins(Op::Parameter { index: 0, name: "x".into() }, &[], Shape::Array(lay))];
+    let mut instrs = vec![ins(
+        Op::Parameter {
+            index: 0,
+            name: "x".into(),
+        },
+        &[],
+        Shape::Array(lay),
+    )];
     for c in consts {
         let c = c.expect("valid literal");
         let s = c.shape();
@@ -62,16 +86,29 @@ fn every_op() -> Computation {
         Op::Iota { dimension: 1 },
         Op::Unary(UnaryOp::Tanh),
         Op::Binary(BinaryOp::ShiftRightLogical),
-        Op::Compare { direction: ComparisonDirection::Le, total_order: true },
+        Op::Compare {
+            direction: ComparisonDirection::Le,
+            total_order: true,
+        },
         Op::Select,
         Op::Clamp,
         Op::ConvertElementType,
         Op::BitcastConvertType,
-        Op::ReducePrecision { exponent_bits: 5, mantissa_bits: 10 },
-        Op::BroadcastInDim { broadcast_dimensions: vec![0, 1] },
+        Op::ReducePrecision {
+            exponent_bits: 5,
+            mantissa_bits: 10,
+        },
+        Op::BroadcastInDim {
+            broadcast_dimensions: vec![0, 1],
+        },
         Op::Reshape,
-        Op::Transpose { permutation: vec![1, 0] },
-        Op::Reduce { dimensions: vec![1], computation: adder(F32) },
+        Op::Transpose {
+            permutation: vec![1, 0],
+        },
+        Op::Reduce {
+            dimensions: vec![1],
+            computation: adder(F32),
+        },
         Op::DotGeneral {
             dimension_numbers: DotDimensionNumbers {
                 lhs_contracting_dimensions: vec![1],
@@ -83,14 +120,25 @@ fn every_op() -> Computation {
         },
         Op::Tuple,
         Op::GetTupleElement { index: 1 },
-        Op::Call { computation: adder(S32) },
+        Op::Call {
+            computation: adder(S32),
+        },
     ];
     for op in ops {
         instrs.push(ins(op, &[0, 0], t.clone()));
     }
-    instrs.push(ins(Op::Tuple, &[1, 2], Shape::Tuple(vec![arr(Pred, &[2]), Shape::Token])));
+    instrs.push(ins(
+        Op::Tuple,
+        &[1, 2],
+        Shape::Tuple(vec![arr(Pred, &[2]), Shape::Token]),
+    ));
     let root = InstrId(instrs.len() as u32 - 1);
-    Computation { name: "every_op".into(), params: vec![arr(F32, &[2, 3])], instrs, root }
+    Computation {
+        name: "every_op".into(),
+        params: vec![arr(F32, &[2, 3])],
+        instrs,
+        root,
+    }
 }
 
 #[test]
@@ -101,7 +149,11 @@ fn every_op_round_trips() {
     assert_eq!(format!("{c:?}"), format!("{d:?}"));
     // Debug does not show NaN payloads: compare the constants' bits too.
     for (a, b) in c.instrs.iter().zip(&d.instrs) {
-        if let (Op::Constant(Literal::Array { data: x, .. }), Op::Constant(Literal::Array { data: y, .. })) = (&a.op, &b.op) {
+        if let (
+            Op::Constant(Literal::Array { data: x, .. }),
+            Op::Constant(Literal::Array { data: y, .. }),
+        ) = (&a.op, &b.op)
+        {
             assert_eq!(data_bytes(x), data_bytes(y));
         }
     }
@@ -130,7 +182,10 @@ fn damaged_bytes_are_errors_not_panics() {
     }
     let mut longer = bytes.clone();
     longer.push(0);
-    assert!(decode(&longer).unwrap_err().to_string().contains("trailing"));
+    assert!(decode(&longer)
+        .unwrap_err()
+        .to_string()
+        .contains("trailing"));
     let mut other = bytes.clone();
     other[0] = VERSION + 1;
     assert!(decode(&other).unwrap_err().to_string().contains("version"));
