@@ -279,10 +279,7 @@ fn data_bytes(d: &ArrayData) -> Vec<u8> {
 fn data_from_bytes(ty: ElementType, n: usize, b: &[u8]) -> Result<ArrayData> {
     let w = ty.byte_width();
     if n.checked_mul(w) != Some(b.len()) {
-        return Err(err(format!(
-            "{} bytes for {n} elements of {ty}",
-            b.len()
-        )));
+        return Err(err(format!("{} bytes for {n} elements of {ty}", b.len())));
     }
     macro_rules! from_le {
         ($t:ty) => {
@@ -301,21 +298,35 @@ fn data_from_bytes(ty: ElementType, n: usize, b: &[u8]) -> Result<ArrayData> {
         ElementType::U16 => ArrayData::U16(from_le!(u16)),
         ElementType::U32 => ArrayData::U32(from_le!(u32)),
         ElementType::U64 => ArrayData::U64(from_le!(u64)),
-        ElementType::F16 => {
-            ArrayData::F16(from_le!(u16).into_iter().map(half::f16::from_bits).collect())
-        }
-        ElementType::Bf16 => {
-            ArrayData::Bf16(from_le!(u16).into_iter().map(half::bf16::from_bits).collect())
-        }
+        ElementType::F16 => ArrayData::F16(
+            from_le!(u16)
+                .into_iter()
+                .map(half::f16::from_bits)
+                .collect(),
+        ),
+        ElementType::Bf16 => ArrayData::Bf16(
+            from_le!(u16)
+                .into_iter()
+                .map(half::bf16::from_bits)
+                .collect(),
+        ),
         ElementType::F32 => ArrayData::F32(from_le!(f32)),
         ElementType::F64 => ArrayData::F64(from_le!(f64)),
         ElementType::C64 => {
             let p = from_le!(f32);
-            ArrayData::C64(p.chunks_exact(2).map(|c| Complex::new(c[0], c[1])).collect())
+            ArrayData::C64(
+                p.chunks_exact(2)
+                    .map(|c| Complex::new(c[0], c[1]))
+                    .collect(),
+            )
         }
         ElementType::C128 => {
             let p = from_le!(f64);
-            ArrayData::C128(p.chunks_exact(2).map(|c| Complex::new(c[0], c[1])).collect())
+            ArrayData::C128(
+                p.chunks_exact(2)
+                    .map(|c| Complex::new(c[0], c[1]))
+                    .collect(),
+            )
         }
     })
 }
@@ -405,7 +416,9 @@ impl Reader<'_> {
             0 => Ok(Shape::Array(self.array_shape()?)),
             1 => {
                 let n = self.count()?;
-                let ts = (0..n).map(|_| self.shape(depth + 1)).collect::<Result<_>>()?;
+                let ts = (0..n)
+                    .map(|_| self.shape(depth + 1))
+                    .collect::<Result<_>>()?;
                 Ok(Shape::Tuple(ts))
             }
             2 => Ok(Shape::Token),
@@ -420,7 +433,11 @@ impl Reader<'_> {
         let dynamic = (0..n).map(|_| self.bool()).collect::<Result<_>>()?;
         let layout = if self.bool()? {
             let minor_to_major = self.ints()?;
-            let padded_dimensions = if self.bool()? { Some(self.ints()?) } else { None };
+            let padded_dimensions = if self.bool()? {
+                Some(self.ints()?)
+            } else {
+                None
+            };
             Some(Layout {
                 minor_to_major,
                 padded_dimensions,
@@ -453,7 +470,9 @@ impl Reader<'_> {
             }
             1 => {
                 let n = self.count()?;
-                let ls = (0..n).map(|_| self.literal(depth + 1)).collect::<Result<_>>()?;
+                let ls = (0..n)
+                    .map(|_| self.literal(depth + 1))
+                    .collect::<Result<_>>()?;
                 Ok(Literal::Tuple(ls))
             }
             2 => Ok(Literal::Token),
