@@ -293,36 +293,6 @@ fn unary_spec(u: UnaryOp) -> (&'static str, Vec<ElementType>, Vec<Dist>) {
     }
 }
 
-const UNARY: [UnaryOp; 27] = [
-    UnaryOp::Abs,
-    UnaryOp::Cbrt,
-    UnaryOp::Ceil,
-    UnaryOp::Clz,
-    UnaryOp::Cos,
-    UnaryOp::Cosh,
-    UnaryOp::Erf,
-    UnaryOp::Exp,
-    UnaryOp::Expm1,
-    UnaryOp::Floor,
-    UnaryOp::Imag,
-    UnaryOp::IsFinite,
-    UnaryOp::Log,
-    UnaryOp::Log1p,
-    UnaryOp::Logistic,
-    UnaryOp::Neg,
-    UnaryOp::Not,
-    UnaryOp::PopulationCount,
-    UnaryOp::Real,
-    UnaryOp::RoundNearestAfz,
-    UnaryOp::RoundNearestEven,
-    UnaryOp::Rsqrt,
-    UnaryOp::Sign,
-    UnaryOp::Sin,
-    UnaryOp::Sqrt,
-    UnaryOp::Tan,
-    UnaryOp::Tanh,
-];
-
 fn unary_result(u: UnaryOp, ty: ElementType) -> ElementType {
     match u {
         UnaryOp::IsFinite => Pred,
@@ -335,7 +305,7 @@ fn unary_result(u: UnaryOp, ty: ElementType) -> ElementType {
 fn unary_ops_match_xla() {
     let dims = [32i64, 32];
     let mut cases = Vec::new();
-    for (k, u) in UNARY.into_iter().enumerate() {
+    for (k, u) in UnaryOp::ALL.into_iter().enumerate() {
         let (name, types, dists) = unary_spec(u);
         for ty in types {
             for (j, dist) in dists.iter().enumerate() {
@@ -383,25 +353,6 @@ fn binary_spec(op: BinaryOp) -> (&'static str, Vec<ElementType>) {
         BinaryOp::Complex => ("complex", vec![F32, F64]),
     }
 }
-
-const BINARY: [BinaryOp; 16] = [
-    BinaryOp::Add,
-    BinaryOp::Sub,
-    BinaryOp::Mul,
-    BinaryOp::Div,
-    BinaryOp::Rem,
-    BinaryOp::Max,
-    BinaryOp::Min,
-    BinaryOp::Pow,
-    BinaryOp::Atan2,
-    BinaryOp::And,
-    BinaryOp::Or,
-    BinaryOp::Xor,
-    BinaryOp::ShiftLeft,
-    BinaryOp::ShiftRightArithmetic,
-    BinaryOp::ShiftRightLogical,
-    BinaryOp::Complex,
-];
 
 /// Input pairs for a binary op: random values with special ones (0, -1, min, inf, NaN...), plus
 /// an op-specific typical range (shift amounts around the bit width, small integer powers).
@@ -455,7 +406,7 @@ fn binary_inputs(
 fn binary_ops_match_xla() {
     let dims = [32i64, 32];
     let mut cases = Vec::new();
-    for (k, op) in BINARY.into_iter().enumerate() {
+    for (k, op) in BinaryOp::ALL.into_iter().enumerate() {
         let (name, types) = binary_spec(op);
         for ty in types {
             let out = if op == BinaryOp::Complex {

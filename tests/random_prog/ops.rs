@@ -5,7 +5,7 @@ use ElementType::*;
 
 use super::gen::{exact_limit, fin, int_max, is_floaty, Info, Val, G};
 use super::rules::{
-    binary_info, binary_takes, convert_info, max_mag, unary_info, unary_takes, wrap, BINARY, UNARY,
+    binary_info, binary_takes, convert_info, max_mag, unary_info, unary_takes, wrap, UNARY,
 };
 use super::values::{argmax_reducer, constant_literal, init_literal, init_value, reducer};
 
@@ -103,7 +103,7 @@ impl G {
     }
 
     fn binary(&mut self, with_bdims: bool) {
-        let op = self.rng.pick(&BINARY);
+        let op = self.rng.pick(&BinaryOp::ALL);
         let min_rank = usize::from(with_bdims);
         let Some(a) = self.pick(|v| binary_takes(op, v.shape.ty) && v.shape.rank() >= min_rank)
         else {
@@ -190,14 +190,7 @@ impl G {
         };
         let sa = self.vals[a].shape.clone();
         let t = sa.ty;
-        let dirs = [
-            ComparisonDirection::Eq,
-            ComparisonDirection::Ne,
-            ComparisonDirection::Ge,
-            ComparisonDirection::Gt,
-            ComparisonDirection::Le,
-            ComparisonDirection::Lt,
-        ];
+        let dirs = ComparisonDirection::ALL;
         let dir = if t.is_complex() {
             self.rng.pick(&dirs[..2])
         } else {

@@ -93,25 +93,6 @@ pub fn binary_takes(op: BinaryOp, t: ElementType) -> bool {
     }
 }
 
-pub const BINARY: [BinaryOp; 16] = [
-    BinaryOp::Add,
-    BinaryOp::Sub,
-    BinaryOp::Mul,
-    BinaryOp::Div,
-    BinaryOp::Rem,
-    BinaryOp::Max,
-    BinaryOp::Min,
-    BinaryOp::Pow,
-    BinaryOp::Atan2,
-    BinaryOp::And,
-    BinaryOp::Or,
-    BinaryOp::Xor,
-    BinaryOp::ShiftLeft,
-    BinaryOp::ShiftRightArithmetic,
-    BinaryOp::ShiftRightLogical,
-    BinaryOp::Complex,
-];
-
 /// The info of `op` on an operand with info `a` of type `t`, or None when the operand may not
 /// feed it (its error could grow without bound).
 pub fn unary_info(op: UnaryOp, t: ElementType, a: Info) -> Option<Info> {

@@ -583,38 +583,8 @@ impl Reader<'_> {
     }
 }
 
-/// Every unary op in code order: `UNARY[unary_code(u)] == u` (a test checks it).
-const UNARY: [UnaryOp; 27] = [
-    UnaryOp::Abs,
-    UnaryOp::Cbrt,
-    UnaryOp::Ceil,
-    UnaryOp::Clz,
-    UnaryOp::Cos,
-    UnaryOp::Cosh,
-    UnaryOp::Erf,
-    UnaryOp::Exp,
-    UnaryOp::Expm1,
-    UnaryOp::Floor,
-    UnaryOp::Imag,
-    UnaryOp::IsFinite,
-    UnaryOp::Log,
-    UnaryOp::Log1p,
-    UnaryOp::Logistic,
-    UnaryOp::Neg,
-    UnaryOp::Not,
-    UnaryOp::PopulationCount,
-    UnaryOp::Real,
-    UnaryOp::RoundNearestAfz,
-    UnaryOp::RoundNearestEven,
-    UnaryOp::Rsqrt,
-    UnaryOp::Sign,
-    UnaryOp::Sin,
-    UnaryOp::Sqrt,
-    UnaryOp::Tan,
-    UnaryOp::Tanh,
-];
-
-/// The code of `u`: an exhaustive match, so a new op cannot go without one.
+/// The code of `u`, its position in `UnaryOp::ALL` (a test checks it): an exhaustive match, so
+/// a new op cannot go without one.
 fn unary_code(u: UnaryOp) -> u64 {
     match u {
         UnaryOp::Abs => 0,
@@ -648,33 +618,14 @@ fn unary_code(u: UnaryOp) -> u64 {
 }
 
 fn code_unary(c: u64) -> Result<UnaryOp> {
-    UNARY
+    UnaryOp::ALL
         .get(c as usize)
         .copied()
         .ok_or_else(|| err(format!("unary op code {c}")))
 }
 
-/// Every binary op in code order: `BINARY[binary_code(b)] == b` (a test checks it).
-const BINARY: [BinaryOp; 16] = [
-    BinaryOp::Add,
-    BinaryOp::Sub,
-    BinaryOp::Mul,
-    BinaryOp::Div,
-    BinaryOp::Rem,
-    BinaryOp::Max,
-    BinaryOp::Min,
-    BinaryOp::Pow,
-    BinaryOp::Atan2,
-    BinaryOp::And,
-    BinaryOp::Or,
-    BinaryOp::Xor,
-    BinaryOp::ShiftLeft,
-    BinaryOp::ShiftRightArithmetic,
-    BinaryOp::ShiftRightLogical,
-    BinaryOp::Complex,
-];
-
-/// The code of `b`: an exhaustive match, so a new op cannot go without one.
+/// The code of `b`, its position in `BinaryOp::ALL` (a test checks it): an exhaustive match, so
+/// a new op cannot go without one.
 fn binary_code(b: BinaryOp) -> u64 {
     match b {
         BinaryOp::Add => 0,
@@ -697,20 +648,11 @@ fn binary_code(b: BinaryOp) -> u64 {
 }
 
 fn code_binary(c: u64) -> Result<BinaryOp> {
-    BINARY
+    BinaryOp::ALL
         .get(c as usize)
         .copied()
         .ok_or_else(|| err(format!("binary op code {c}")))
 }
-
-const DIRECTIONS: [ComparisonDirection; 6] = [
-    ComparisonDirection::Eq,
-    ComparisonDirection::Ne,
-    ComparisonDirection::Ge,
-    ComparisonDirection::Gt,
-    ComparisonDirection::Le,
-    ComparisonDirection::Lt,
-];
 
 fn direction_code(d: ComparisonDirection) -> u64 {
     match d {
@@ -724,7 +666,7 @@ fn direction_code(d: ComparisonDirection) -> u64 {
 }
 
 fn code_direction(c: u64) -> Result<ComparisonDirection> {
-    DIRECTIONS
+    ComparisonDirection::ALL
         .get(c as usize)
         .copied()
         .ok_or_else(|| err(format!("comparison direction code {c}")))

@@ -131,6 +131,76 @@ pub enum ComparisonDirection {
     Lt,
 }
 
+impl UnaryOp {
+    /// Every variant, in declaration order (what tables over the ops iterate; the IR's binary
+    /// form numbers them by their position here).
+    pub const ALL: [UnaryOp; 27] = [
+        UnaryOp::Abs,
+        UnaryOp::Cbrt,
+        UnaryOp::Ceil,
+        UnaryOp::Clz,
+        UnaryOp::Cos,
+        UnaryOp::Cosh,
+        UnaryOp::Erf,
+        UnaryOp::Exp,
+        UnaryOp::Expm1,
+        UnaryOp::Floor,
+        UnaryOp::Imag,
+        UnaryOp::IsFinite,
+        UnaryOp::Log,
+        UnaryOp::Log1p,
+        UnaryOp::Logistic,
+        UnaryOp::Neg,
+        UnaryOp::Not,
+        UnaryOp::PopulationCount,
+        UnaryOp::Real,
+        UnaryOp::RoundNearestAfz,
+        UnaryOp::RoundNearestEven,
+        UnaryOp::Rsqrt,
+        UnaryOp::Sign,
+        UnaryOp::Sin,
+        UnaryOp::Sqrt,
+        UnaryOp::Tan,
+        UnaryOp::Tanh,
+    ];
+}
+
+impl BinaryOp {
+    /// Every variant, in declaration order (what tables over the ops iterate; the IR's binary
+    /// form numbers them by their position here).
+    pub const ALL: [BinaryOp; 16] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::Max,
+        BinaryOp::Min,
+        BinaryOp::Pow,
+        BinaryOp::Atan2,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::ShiftLeft,
+        BinaryOp::ShiftRightArithmetic,
+        BinaryOp::ShiftRightLogical,
+        BinaryOp::Complex,
+    ];
+}
+
+impl ComparisonDirection {
+    /// Every variant, in declaration order (what tables over the ops iterate; the IR's binary
+    /// form numbers them by their position here).
+    pub const ALL: [ComparisonDirection; 6] = [
+        ComparisonDirection::Eq,
+        ComparisonDirection::Ne,
+        ComparisonDirection::Ge,
+        ComparisonDirection::Gt,
+        ComparisonDirection::Le,
+        ComparisonDirection::Lt,
+    ];
+}
+
 /// DotGeneral's dimension numbers. Result dims: batch, lhs free (in order), rhs free (in order).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct DotDimensionNumbers {

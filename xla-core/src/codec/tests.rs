@@ -163,13 +163,13 @@ fn every_op_round_trips() {
 
 #[test]
 fn codes_are_the_tables() {
-    for (i, u) in UNARY.iter().enumerate() {
+    for (i, u) in UnaryOp::ALL.iter().enumerate() {
         assert_eq!(unary_code(*u), i as u64, "{u:?}");
     }
-    for (i, b) in BINARY.iter().enumerate() {
+    for (i, b) in BinaryOp::ALL.iter().enumerate() {
         assert_eq!(binary_code(*b), i as u64, "{b:?}");
     }
-    for (i, d) in DIRECTIONS.iter().enumerate() {
+    for (i, d) in ComparisonDirection::ALL.iter().enumerate() {
         assert_eq!(direction_code(*d), i as u64, "{d:?}");
     }
 }
