@@ -8,12 +8,21 @@
 //! both are timed in alternating rounds (median of each side's round medians) after warm-up (XLA's inside Python, around
 //! `execute` + `block_until_ready`, so process-crossing costs are not charged to it). Before
 //! timing, the two results are compared, so a fast wrong answer cannot pass.
+//!
+//! A second table times the same `into` through owned tensors and through views of the same
+//! data in plain `Vec<f32>`s (`TensorView::new(&v)`), 1 element into plain `Vec`s (`&v[1..]`:
+//! no vector load is aligned) and 1 element into 64-byte-aligned buffers (alignment alone
+//! differs from a tensor's), alternating the four in each round.
+//! `bash scripts/bench.sh programs views` runs only that table (no XLA needed).
 
 mod common;
 
 use common::{alternate, built_for, data, fmt_time};
 
-use xla_aot::{xla, Literal, Tensor, D1, D2};
+use std::time::Instant;
+
+use xla_aot::kernels::aligned::AlignedBuf;
+use xla_aot::{xla, Literal, Tensor, TensorView, TensorViewMut, D1, D2};
 use xla_oracle::Oracle;
 
 xla! {
@@ -48,6 +57,18 @@ xla! {
     /// One dense layer with ReLU at batch 8.
     fn dense_relu_8(x: f32[8, 784], w: f32[784, 128], b: f32[128]) -> f32[8, 128] {
         Max(Add(Dot(x, w), b, broadcast_dimensions = [1]), 0.0)
+    }
+
+    /// The README's MLP (`examples/src/mnist_mlp.rs`): 784 -> 128 -> 10, ReLU, softmax.
+    fn mlp(x: f32[64, 784], w1: f32[784, 128], b1: f32[128], w2: f32[128, 10], b2: f32[10])
+        -> f32[64, 10]
+    {
+        let h = Max(Add(Dot(x, w1), b1, broadcast_dimensions = [1]), 0.0);
+        let logits = Add(Dot(h, w2), b2, broadcast_dimensions = [1]);
+        let m = Reduce(logits, f32::NEG_INFINITY, dimensions = [1], |a, b| Max(a, b));
+        let e = Exp(Sub(logits, m, broadcast_dimensions = [0]));
+        let s = Reduce(e, 0.0, dimensions = [1], |a, b| a + b);
+        Div(e, s, broadcast_dimensions = [0])
     }
 }
 
@@ -108,13 +129,273 @@ fn row(
     }
 }
 
+/// Median seconds of `f` over enough runs to fill ~`budget` seconds (after 2 warm-ups).
+fn median_secs(budget: f64, f: &mut dyn FnMut()) -> f64 {
+    f();
+    f();
+    let t0 = Instant::now();
+    f();
+    let once = t0.elapsed().as_secs_f64().max(1e-7);
+    let n = ((budget / once) as usize).clamp(5, 5000);
+    let mut v: Vec<f64> = (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// One program's `into` through owned tensors and through views of the same data in three
+/// places: median seconds of each (the median of round medians; the four alternate in every
+/// round, so load drift is shared).
+struct ViewRow {
+    name: &'static str,
+    /// Owned `Tensor`s: 64-byte aligned, huge pages from 2 MiB.
+    owned: f64,
+    /// Views of 64-byte-aligned buffers like a tensor's: the view mechanism alone.
+    buf: f64,
+    /// Views of plain `Vec`s: the allocator's alignment (16 bytes here), 4 KiB pages.
+    vec: f64,
+    /// Views 1 element into plain `Vec`s: 4 bytes off 16, 4 KiB pages.
+    vec1: f64,
+    /// Bytes past a 64-byte boundary where the first input's plain `Vec` starts.
+    vec_off: usize,
+    /// Views 1 element into 64-byte-aligned buffers (huge pages from 2 MiB, as owned tensors):
+    /// alignment alone differs from `owned`.
+    buf1: f64,
+}
+
+/// A program's `into` on views: the input slices, the output slice.
+type ViaViews<'a> = dyn FnMut(&[&[f32]], &mut [f32]) + 'a;
+
+/// Times `owned` and `via` on views of `inputs` in the three places of [`ViewRow`]; `via` gets
+/// the input slices and the output slice. Each view result must have `want`'s bits.
+fn views_row(
+    name: &'static str,
+    inputs: &[&[f32]],
+    want: &[f32],
+    owned: &mut dyn FnMut(),
+    via: &mut ViaViews<'_>,
+) -> ViewRow {
+    let n_out = want.len();
+    let vec0: Vec<Vec<f32>> = inputs.iter().map(|d| d.to_vec()).collect();
+    let vec1: Vec<Vec<f32>> = inputs.iter().map(|d| plain(d, 1)).collect();
+    let buf0: Vec<AlignedBuf<f32>> = inputs.iter().map(|d| AlignedBuf::from_slice(d)).collect();
+    let buf1: Vec<AlignedBuf<f32>> = inputs
+        .iter()
+        .map(|d| AlignedBuf::from_fn(d.len() + 1, |i| if i == 0 { 0.0 } else { d[i - 1] }))
+        .collect();
+    let (mut o0, mut o1, mut o2, mut o3) = (
+        vec![0.0f32; n_out],
+        vec![0.0f32; n_out + 1],
+        AlignedBuf::filled(0.0f32, n_out + 1),
+        AlignedBuf::filled(0.0f32, n_out),
+    );
+    let i0: Vec<&[f32]> = vec0.iter().map(|v| &v[..]).collect();
+    let i1: Vec<&[f32]> = vec1.iter().map(|v| &v[1..]).collect();
+    let i2: Vec<&[f32]> = buf1.iter().map(|v| &v[1..]).collect();
+    let i3: Vec<&[f32]> = buf0.iter().map(|v| &v[..]).collect();
+    assert!(i1
+        .iter()
+        .chain(&i2)
+        .all(|s| !misalign(s).is_multiple_of(16)));
+    let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..ROUNDS {
+        t[0].push(median_secs(0.08, owned));
+        t[4].push(median_secs(0.08, &mut || via(&i3, &mut o3)));
+        t[1].push(median_secs(0.08, &mut || via(&i0, &mut o0)));
+        t[2].push(median_secs(0.08, &mut || via(&i1, &mut o1[1..])));
+        t[3].push(median_secs(0.08, &mut || via(&i2, &mut o2[1..])));
+    }
+    let outs = [
+        ("Vec", &o0[..]),
+        ("Vec+1", &o1[1..]),
+        ("buf+1", &o2[1..]),
+        ("buf", &o3[..]),
+    ];
+    for (what, got) in outs {
+        assert!(
+            got.iter()
+                .zip(want)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{name}: views ({what}) and owned tensors disagree"
+        );
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    ViewRow {
+        name,
+        owned: med(&mut t[0]),
+        buf: med(&mut t[4]),
+        vec: med(&mut t[1]),
+        vec1: med(&mut t[2]),
+        buf1: med(&mut t[3]),
+        vec_off: misalign(i0[0]),
+    }
+}
+
+/// `data` copied into a plain `Vec` at `off` elements (`off` junk elements first).
+fn plain(data: &[f32], off: usize) -> Vec<f32> {
+    let mut v = vec![0.0; off];
+    v.extend_from_slice(data);
+    v
+}
+
+/// Byte offset of a slice's start from the previous 64-byte boundary.
+fn misalign(s: &[f32]) -> usize {
+    s.as_ptr() as usize % 64
+}
+
+/// The views table: owned tensors vs views over the same data elsewhere (module docs).
+fn views_table() {
+    let mut rows = Vec::new();
+    {
+        let d = [
+            data(20, 64 * 784),
+            data(21, 784 * 128),
+            data(22, 128),
+            data(23, 128 * 10),
+            data(24, 10),
+        ];
+        let x: Tensor<f32, D2<64, 784>> = Tensor::from_slice(&d[0]).unwrap();
+        let w1: Tensor<f32, D2<784, 128>> = Tensor::from_slice(&d[1]).unwrap();
+        let b1: Tensor<f32, D1<128>> = Tensor::from_slice(&d[2]).unwrap();
+        let w2: Tensor<f32, D2<128, 10>> = Tensor::from_slice(&d[3]).unwrap();
+        let b2: Tensor<f32, D1<10>> = Tensor::from_slice(&d[4]).unwrap();
+        let want = mlp(&x, &w1, &b1, &w2, &b2).as_slice().to_vec();
+        let mut out = Tensor::<f32, D2<64, 10>>::zeros();
+        let (mut s, mut s2) = (mlp::Scratch::new(), mlp::Scratch::new());
+        rows.push(views_row(
+            "README MLP 64x784 -> 128 -> 10",
+            &[&d[0], &d[1], &d[2], &d[3], &d[4]],
+            &want,
+            &mut || mlp::into(&x, &w1, &b1, &w2, &b2, &mut out, &mut s),
+            &mut |i, o| {
+                mlp::into(
+                    TensorView::new(i[0]).unwrap(),
+                    TensorView::new(i[1]).unwrap(),
+                    TensorView::new(i[2]).unwrap(),
+                    TensorView::new(i[3]).unwrap(),
+                    TensorView::new(i[4]).unwrap(),
+                    TensorViewMut::new(o).unwrap(),
+                    &mut s2,
+                )
+            },
+        ));
+    }
+    macro_rules! dense {
+        ($f:ident, $m:literal, $seed:literal, $name:literal) => {{
+            let d = [
+                data($seed, $m * 784),
+                data($seed + 1, 784 * 128),
+                data($seed + 2, 128),
+            ];
+            let x: Tensor<f32, D2<$m, 784>> = Tensor::from_slice(&d[0]).unwrap();
+            let w: Tensor<f32, D2<784, 128>> = Tensor::from_slice(&d[1]).unwrap();
+            let b: Tensor<f32, D1<128>> = Tensor::from_slice(&d[2]).unwrap();
+            let want = $f(&x, &w, &b).as_slice().to_vec();
+            let mut out = Tensor::<f32, D2<$m, 128>>::zeros();
+            let (mut s, mut s2) = ($f::Scratch::new(), $f::Scratch::new());
+            rows.push(views_row(
+                $name,
+                &[&d[0], &d[1], &d[2]],
+                &want,
+                &mut || $f::into(&x, &w, &b, &mut out, &mut s),
+                &mut |i, o| {
+                    $f::into(
+                        TensorView::new(i[0]).unwrap(),
+                        TensorView::new(i[1]).unwrap(),
+                        TensorView::new(i[2]).unwrap(),
+                        TensorViewMut::new(o).unwrap(),
+                        &mut s2,
+                    )
+                },
+            ));
+        }};
+    }
+    dense!(dense_relu_1, 1, 30, "dense_relu batch 1 (1x784 . 784x128)");
+    dense!(dense_relu_8, 8, 33, "dense_relu batch 8 (8x784 . 784x128)");
+    macro_rules! unary {
+        ($f:ident, $din:ty, $dout:ty, $n:expr, $seed:literal, $name:literal) => {{
+            let d = data($seed, $n);
+            let x: Tensor<f32, $din> = Tensor::from_slice(&d).unwrap();
+            let want = $f(&x).as_slice().to_vec();
+            let mut out = Tensor::<f32, $dout>::zeros();
+            let (mut s, mut s2) = ($f::Scratch::new(), $f::Scratch::new());
+            rows.push(views_row(
+                $name,
+                &[&d],
+                &want,
+                &mut || $f::into(&x, &mut out, &mut s),
+                &mut |i, o| {
+                    $f::into(
+                        TensorView::new(i[0]).unwrap(),
+                        TensorViewMut::new(o).unwrap(),
+                        &mut s2,
+                    )
+                },
+            ));
+        }};
+    }
+    unary!(
+        tanh_affine,
+        D1<{ 4 << 20 }>,
+        D1<{ 4 << 20 }>,
+        4 << 20,
+        40,
+        "tanh(2x+1) f32[4M]"
+    );
+    unary!(row_softmax, D2<256, 1024>, D2<256, 1024>, 256 * 1024, 41, "row_softmax f32[256,1024]");
+    unary!(row_sum, D2<4096, 4096>, D1<4096>, 4096 * 4096, 42, "row sum f32[4096,4096]");
+
+    println!(
+        "\nViews: the same `into` through owned tensors (64-byte aligned, huge pages from 2 MiB) \
+         and through views of the same data in 64-byte-aligned buffers like a tensor's (buf), \
+         1 element into such buffers (buf +1: only the alignment differs from owned), in plain \
+         Vecs (4 KiB pages; the first input starts {:?} bytes past a 64-byte boundary, row by \
+         row) and 1 element into plain Vecs. Nx = time / owned time (above 1 is slower).",
+        rows.iter().map(|r| r.vec_off).collect::<Vec<_>>()
+    );
+    println!(
+        "\n| {:<38} | {:>10} | {:>16} | {:>16} | {:>16} | {:>16} |",
+        "program", "owned", "buf", "buf +1", "Vec", "Vec +1"
+    );
+    println!(
+        "|{:-<40}|{:-<12}|{:-<18}|{:-<18}|{:-<18}|{:-<18}|",
+        "", "", "", "", "", ""
+    );
+    for r in &rows {
+        let cell = |t: f64| format!("{} {:.2}x", fmt_time(t), t / r.owned);
+        println!(
+            "| {:<38} | {:>10} | {:>16} | {:>16} | {:>16} | {:>16} |",
+            r.name,
+            fmt_time(r.owned),
+            cell(r.buf),
+            cell(r.buf1),
+            cell(r.vec),
+            cell(r.vec1)
+        );
+    }
+}
+
 fn main() {
-    let mut oracle = Oracle::start().unwrap_or_else(|e| panic!("cannot start the XLA oracle: {e}"));
     println!(
         "threads: {} (rayon); built for: {}",
         rayon::current_num_threads(),
         built_for()
     );
+    // `cargo bench` passes `--bench`; a plain argument selects a table.
+    let only_views = std::env::args().skip(1).any(|a| a == "views");
+    if only_views {
+        views_table();
+        return;
+    }
+    let mut oracle = Oracle::start().unwrap_or_else(|e| panic!("cannot start the XLA oracle: {e}"));
     let mut rows = Vec::new();
 
     {
@@ -241,4 +522,5 @@ fn main() {
         );
     }
     println!("\nXLA/ours > 1 means the generated code is faster. GB/s counts each input and output once.");
+    views_table();
 }
