@@ -9,8 +9,8 @@
 //! | `ArrayViewMut` | [`TensorViewMut`] | `TryFrom`, zero-copy; `Err` as above |
 //! | `&ArrayBase` (`Array`, `ArrayView`, ...), `Array` | [`Tensor`] | `TryFrom`, a copy from any strides; `Err` if the shape differs |
 //!
-//! The array's dimension type follows the rank: `Ix0`..`Ix6` for [`D0`](super::D0)..
-//! [`D6`](super::D6), `IxDyn` for `D7` and `D8` ([`NdDims`]). A standard (row-major,
+//! The array's dimension type follows the rank: `Ix0`..`Ix6` for [`D0`]..
+//! [`D6`], `IxDyn` for `D7` and `D8` ([`NdDims`]). A standard (row-major,
 //! contiguous) array matches a [`RowMajor`](super::RowMajor) tensor, a Fortran-order one a
 //! column-major layout such as `Mtm2<0, 1>`; strides of axes of length 1 do not matter.
 //!
