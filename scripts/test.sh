@@ -2,7 +2,7 @@
 # The project's test command (README: "Run the tests"); CI runs exactly this.
 # 1. sets up the XLA oracle (a Python venv with jax/jaxlib) unless XLA_ORACLE_PYTHON names one,
 # 2. runs every test of the workspace: unit tests, oracle tests against XLA, generated-code
-#    tests, trybuild compile-fail tests,
+#    tests, trybuild compile-fail tests (then the ndarray interop's, with its feature on),
 # 3. checks that the crates a user downloads package and build on their own
 #    (`cargo publish --workspace --dry-run`: xla-core, xla-kernels, xla-macros and xla-aot are
 #    packaged and each is compiled from its package, the unpublished ones from a local overlay),
@@ -20,6 +20,11 @@ fi
 echo "XLA oracle: $XLA_ORACLE_PYTHON"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 cargo test --workspace --no-fail-fast "$@"
+# The optional ndarray interop (feature `ndarray`) is off in the workspace run: its unit tests,
+# doctests and the generated-fn round trip, with the feature on.
+cargo test -p xla-kernels --features ndarray --no-fail-fast --lib tensor::nd
+cargo test -p xla-kernels --features ndarray --no-fail-fast --doc tensor::nd
+cargo test -p xla-aot --features ndarray --no-fail-fast --test views
 
 # --allow-dirty: the check is of what would be packaged, also from a work tree with edits.
 # Cargo takes registry packages as immutable: it unpacks the overlay's packages into
