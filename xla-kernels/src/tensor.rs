@@ -11,6 +11,8 @@
 //!
 //! [`TensorView`] / [`TensorViewMut`] are the same shapes borrowed from the caller's memory
 //! (any alignment), and [`AsView`] / [`AsViewMut`] what generated code takes its arguments as.
+//! With the feature `ndarray`, the module `nd` converts tensors and views to and from
+//! `ndarray` arrays.
 
 use std::fmt;
 use std::marker::PhantomData;
