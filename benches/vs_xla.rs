@@ -17,9 +17,8 @@
 
 mod common;
 
-use common::{alternate, built_for, data, fmt_time};
+use common::{alternate, built_for, data, fmt_time, median_secs};
 
-use std::time::Instant;
 
 use xla_aot::kernels::aligned::AlignedBuf;
 use xla_aot::{xla, Literal, Tensor, TensorView, TensorViewMut, D1, D2};
@@ -127,25 +126,6 @@ fn row(
         flops,
         max_rel,
     }
-}
-
-/// Median seconds of `f` over enough runs to fill ~`budget` seconds (after 2 warm-ups).
-fn median_secs(budget: f64, f: &mut dyn FnMut()) -> f64 {
-    f();
-    f();
-    let t0 = Instant::now();
-    f();
-    let once = t0.elapsed().as_secs_f64().max(1e-7);
-    let n = ((budget / once) as usize).clamp(5, 5000);
-    let mut v: Vec<f64> = (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// One program's `into` through owned tensors and through views of the same data in three

@@ -29,7 +29,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Median seconds of `f` over enough runs to fill ~`budget` seconds (after 2 warm-ups).
-fn median_secs(budget: f64, f: &mut dyn FnMut()) -> f64 {
+pub fn median_secs(budget: f64, f: &mut dyn FnMut()) -> f64 {
     f();
     f();
     let t0 = Instant::now();
