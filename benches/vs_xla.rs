@@ -19,7 +19,6 @@ mod common;
 
 use common::{alternate, built_for, data, fmt_time, median_secs};
 
-
 use xla_aot::kernels::aligned::AlignedBuf;
 use xla_aot::{xla, Literal, Tensor, TensorView, TensorViewMut, D1, D2};
 use xla_oracle::Oracle;
