@@ -181,6 +181,38 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             Op::Call { computation } => Op::Call {
                 computation: Arc::new(widen(computation)?),
             },
+            Op::Sort {
+                dimension,
+                is_stable,
+                comparator,
+            } => Op::Sort {
+                dimension: *dimension,
+                is_stable: *is_stable,
+                comparator: Arc::new(widen(comparator)?),
+            },
+            Op::Convolution {
+                window,
+                dimension_numbers,
+                feature_group_count,
+                batch_group_count,
+                preferred_element_type,
+            } => Op::Convolution {
+                window: window.clone(),
+                dimension_numbers: dimension_numbers.clone(),
+                feature_group_count: *feature_group_count,
+                batch_group_count: *batch_group_count,
+                preferred_element_type: preferred_element_type.map(wide_type),
+            },
+            Op::While { condition, body } => Op::While {
+                condition: Arc::new(widen(condition)?),
+                body: Arc::new(widen(body)?),
+            },
+            Op::Conditional { branches } => Op::Conditional {
+                branches: branches
+                    .iter()
+                    .map(|b| widen(b).map(Arc::new))
+                    .collect::<Result<_, _>>()?,
+            },
             Op::BitcastConvertType => {
                 return Err(format!(
                     "{}: a bitcast cannot be evaluated in a wider type",
@@ -200,6 +232,11 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::BroadcastInDim { .. }
             | Op::Reshape
             | Op::Transpose { .. }
+            | Op::Rev { .. }
+            | Op::Slice { .. }
+            | Op::Pad { .. }
+            | Op::Concatenate { .. }
+            | Op::TopK { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

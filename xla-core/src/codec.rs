@@ -15,8 +15,8 @@ use num_complex::Complex;
 use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{
-    BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId, Instruction, Op,
-    UnaryOp,
+    BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
+    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, UnaryOp,
 };
 use crate::layout::Layout;
 use crate::literal::{ArrayData, Literal};
@@ -79,6 +79,16 @@ impl Writer {
         self.u(s.len() as u64);
         self.0.extend_from_slice(s.as_bytes());
     }
+    fn opt_ty(&mut self, t: Option<ElementType>) {
+        match t {
+            None => self.u(0),
+            Some(t) => {
+                self.u(1);
+                self.ty(t);
+            }
+        }
+    }
+
     fn ty(&mut self, t: ElementType) {
         self.u(ElementType::ALL.iter().position(|&x| x == t).unwrap_or(0) as u64);
     }
@@ -222,13 +232,7 @@ impl Writer {
                 self.ints(&d.rhs_contracting_dimensions);
                 self.ints(&d.lhs_batch_dimensions);
                 self.ints(&d.rhs_batch_dimensions);
-                match preferred_element_type {
-                    None => self.u(0),
-                    Some(t) => {
-                        self.u(1);
-                        self.ty(*t);
-                    }
-                }
+                self.opt_ty(*preferred_element_type);
             }
             Op::Tuple => self.u(16),
             Op::GetTupleElement { index } => {
@@ -238,6 +242,93 @@ impl Writer {
             Op::Call { computation } => {
                 self.u(18);
                 self.computation(computation);
+            }
+            Op::Rev { dimensions } => {
+                self.u(19);
+                self.ints(dimensions);
+            }
+            Op::Slice {
+                start_indices,
+                limit_indices,
+                strides,
+            } => {
+                self.u(20);
+                self.ints(start_indices);
+                self.ints(limit_indices);
+                self.ints(strides);
+            }
+            Op::Pad { config } => {
+                self.u(21);
+                self.u(config.len() as u64);
+                for p in config {
+                    self.i(p.low);
+                    self.i(p.high);
+                    self.i(p.interior);
+                }
+            }
+            Op::Concatenate { dimension } => {
+                self.u(22);
+                self.i(*dimension);
+            }
+            Op::Sort {
+                dimension,
+                is_stable,
+                comparator,
+            } => {
+                self.u(23);
+                self.i(*dimension);
+                self.u(u64::from(*is_stable));
+                self.computation(comparator);
+            }
+            Op::TopK { k, largest } => {
+                self.u(24);
+                self.i(*k);
+                self.u(u64::from(*largest));
+            }
+            Op::Convolution {
+                window: w,
+                dimension_numbers: d,
+                feature_group_count,
+                batch_group_count,
+                preferred_element_type,
+            } => {
+                self.u(25);
+                self.ints(&w.strides);
+                self.u(w.padding.len() as u64);
+                for &(lo, hi) in &w.padding {
+                    self.i(lo);
+                    self.i(hi);
+                }
+                self.ints(&w.lhs_dilation);
+                self.ints(&w.rhs_dilation);
+                self.u(w.window_reversal.len() as u64);
+                w.window_reversal.iter().for_each(|&r| self.u(u64::from(r)));
+                for v in [
+                    d.input_batch_dimension,
+                    d.input_feature_dimension,
+                    d.kernel_input_feature_dimension,
+                    d.kernel_output_feature_dimension,
+                    d.output_batch_dimension,
+                    d.output_feature_dimension,
+                ] {
+                    self.i(v);
+                }
+                self.ints(&d.input_spatial_dimensions);
+                self.ints(&d.kernel_spatial_dimensions);
+                self.ints(&d.output_spatial_dimensions);
+                self.i(*feature_group_count);
+                self.i(*batch_group_count);
+                self.opt_ty(*preferred_element_type);
+            }
+            Op::While { condition, body } => {
+                self.u(26);
+                self.computation(condition);
+                self.computation(body);
+            }
+            Op::Conditional { branches } => {
+                self.u(27);
+                self.u(branches.len() as u64);
+                branches.iter().for_each(|b| self.computation(b));
             }
         }
     }
@@ -523,6 +614,48 @@ impl Reader<'_> {
         })
     }
 
+    fn opt_ty(&mut self) -> Result<Option<ElementType>> {
+        Ok(if self.bool()? { Some(self.ty()?) } else { None })
+    }
+
+    fn convolution(&mut self) -> Result<Op> {
+        let strides = self.ints()?;
+        let np = self.count()?;
+        let padding = (0..np)
+            .map(|_| Ok((self.i()?, self.i()?)))
+            .collect::<Result<_>>()?;
+        let lhs_dilation = self.ints()?;
+        let rhs_dilation = self.ints()?;
+        let nr = self.count()?;
+        let window_reversal = (0..nr).map(|_| self.bool()).collect::<Result<_>>()?;
+        let window = ConvWindow {
+            strides,
+            padding,
+            lhs_dilation,
+            rhs_dilation,
+            window_reversal,
+        };
+        let mut d = ConvDimensionNumbers {
+            input_batch_dimension: self.i()?,
+            input_feature_dimension: self.i()?,
+            kernel_input_feature_dimension: self.i()?,
+            kernel_output_feature_dimension: self.i()?,
+            output_batch_dimension: self.i()?,
+            output_feature_dimension: self.i()?,
+            ..ConvDimensionNumbers::default()
+        };
+        d.input_spatial_dimensions = self.ints()?;
+        d.kernel_spatial_dimensions = self.ints()?;
+        d.output_spatial_dimensions = self.ints()?;
+        Ok(Op::Convolution {
+            window,
+            dimension_numbers: d,
+            feature_group_count: self.i()?,
+            batch_group_count: self.i()?,
+            preferred_element_type: self.opt_ty()?,
+        })
+    }
+
     fn op(&mut self, depth: usize) -> Result<Op> {
         Ok(match self.u()? {
             0 => Op::Parameter {
@@ -565,7 +698,7 @@ impl Reader<'_> {
                     lhs_batch_dimensions: self.ints()?,
                     rhs_batch_dimensions: self.ints()?,
                 };
-                let preferred_element_type = if self.bool()? { Some(self.ty()?) } else { None };
+                let preferred_element_type = self.opt_ty()?;
                 Op::DotGeneral {
                     dimension_numbers,
                     preferred_element_type,
@@ -578,6 +711,51 @@ impl Reader<'_> {
             18 => Op::Call {
                 computation: Arc::new(self.computation(depth + 1)?),
             },
+            19 => Op::Rev {
+                dimensions: self.ints()?,
+            },
+            20 => Op::Slice {
+                start_indices: self.ints()?,
+                limit_indices: self.ints()?,
+                strides: self.ints()?,
+            },
+            21 => {
+                let n = self.count()?;
+                let config = (0..n)
+                    .map(|_| {
+                        Ok(PadDim {
+                            low: self.i()?,
+                            high: self.i()?,
+                            interior: self.i()?,
+                        })
+                    })
+                    .collect::<Result<_>>()?;
+                Op::Pad { config }
+            }
+            22 => Op::Concatenate {
+                dimension: self.i()?,
+            },
+            23 => Op::Sort {
+                dimension: self.i()?,
+                is_stable: self.bool()?,
+                comparator: Arc::new(self.computation(depth + 1)?),
+            },
+            24 => Op::TopK {
+                k: self.i()?,
+                largest: self.bool()?,
+            },
+            25 => self.convolution()?,
+            26 => Op::While {
+                condition: Arc::new(self.computation(depth + 1)?),
+                body: Arc::new(self.computation(depth + 1)?),
+            },
+            27 => {
+                let n = self.count()?;
+                let branches = (0..n)
+                    .map(|_| self.computation(depth + 1).map(Arc::new))
+                    .collect::<Result<_>>()?;
+                Op::Conditional { branches }
+            }
             t => return Err(err(format!("op code {t}"))),
         })
     }

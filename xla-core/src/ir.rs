@@ -215,6 +215,57 @@ pub struct DotDimensionNumbers {
     pub rhs_batch_dimensions: Vec<i64>,
 }
 
+/// Pad's configuration of one dimension: `low` and `high` elements of the padding value added
+/// at each end (a negative count removes elements), `interior` between neighbouring elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct PadDim {
+    /// Elements added before the first (removed when negative).
+    pub low: i64,
+    /// Elements added after the last (removed when negative).
+    pub high: i64,
+    /// Elements added between each pair of neighbours (never negative).
+    pub interior: i64,
+}
+
+/// Which operand dimension plays which role in a convolution (StableHLO's
+/// `#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ConvDimensionNumbers {
+    /// Batch dimension of the input (lhs).
+    pub input_batch_dimension: i64,
+    /// Feature dimension of the input.
+    pub input_feature_dimension: i64,
+    /// Spatial dimensions of the input, in window order.
+    pub input_spatial_dimensions: Vec<i64>,
+    /// Input-feature dimension of the kernel (rhs).
+    pub kernel_input_feature_dimension: i64,
+    /// Output-feature dimension of the kernel.
+    pub kernel_output_feature_dimension: i64,
+    /// Spatial dimensions of the kernel, in window order.
+    pub kernel_spatial_dimensions: Vec<i64>,
+    /// Batch dimension of the output.
+    pub output_batch_dimension: i64,
+    /// Feature dimension of the output.
+    pub output_feature_dimension: i64,
+    /// Spatial dimensions of the output, in window order.
+    pub output_spatial_dimensions: Vec<i64>,
+}
+
+/// A convolution's window, one entry per spatial dimension (all the same length).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ConvWindow {
+    /// Step of the window over the (dilated, padded) input.
+    pub strides: Vec<i64>,
+    /// `(low, high)` padding of the dilated input; negative values cut.
+    pub padding: Vec<(i64, i64)>,
+    /// Input (lhs, "base") dilation: `d - 1` holes between input elements.
+    pub lhs_dilation: Vec<i64>,
+    /// Kernel (rhs, "window") dilation: `d - 1` holes between kernel taps.
+    pub rhs_dilation: Vec<i64>,
+    /// Whether the kernel is flipped along each spatial dimension.
+    pub window_reversal: Vec<bool>,
+}
+
 /// One canonical op. The instruction's `operands` and `shape` complete its meaning.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -288,6 +339,76 @@ pub enum Op {
         /// The result element type when it differs from the operands' (a widening dot).
         preferred_element_type: Option<ElementType>,
     },
+    /// Reverse the order of elements along each of `dimensions`.
+    Rev {
+        /// Dimensions reversed (distinct, in range).
+        dimensions: Vec<i64>,
+    },
+    /// `output[i] = operand[start + i * stride]` per dimension.
+    Slice {
+        /// First index taken per dimension.
+        start_indices: Vec<i64>,
+        /// One past the last index that may be taken per dimension.
+        limit_indices: Vec<i64>,
+        /// Step per dimension (at least 1).
+        strides: Vec<i64>,
+    },
+    /// `Pad(operand, padding_value)`: edge and interior padding per dimension.
+    Pad {
+        /// One entry per operand dimension.
+        config: Vec<PadDim>,
+    },
+    /// Operands joined along `dimension` (all other dimensions equal).
+    Concatenate {
+        /// The dimension the operands are laid end to end along.
+        dimension: i64,
+    },
+    /// Variadic sort along `dimension`: operands permuted together by `comparator`, a strict
+    /// weak order on 2N scalars `(lhs_0, rhs_0, lhs_1, rhs_1, ...)` returning pred.
+    Sort {
+        /// The dimension sorted along.
+        dimension: i64,
+        /// Equal elements keep their order.
+        is_stable: bool,
+        /// `comparator(a..., b...)` is true when `a` goes before `b`.
+        comparator: Arc<Computation>,
+    },
+    /// The `k` largest (or smallest) elements along the last dimension, sorted, and their
+    /// indices (s32): a tuple `(values, indices)`.
+    TopK {
+        /// Elements kept per row.
+        k: i64,
+        /// Largest first (true) or smallest first (false).
+        largest: bool,
+    },
+    /// `ConvGeneralDilated(lhs, rhs)`: every convolution form of the surface lowers to it.
+    Convolution {
+        /// Strides, padding, dilations and reversal per spatial dimension.
+        window: ConvWindow,
+        /// The role of each operand dimension.
+        dimension_numbers: ConvDimensionNumbers,
+        /// Input features split into this many groups, each with its own kernel slice.
+        feature_group_count: i64,
+        /// Batch split into this many groups whose results are laid along output features.
+        batch_group_count: i64,
+        /// The result element type when it differs from the operands'.
+        preferred_element_type: Option<ElementType>,
+    },
+    /// `While(init)`: `state = body(state)` while `condition(state)`; the result is the
+    /// final state.
+    While {
+        /// `state -> pred[]`.
+        condition: Arc<Computation>,
+        /// `state -> state`.
+        body: Arc<Computation>,
+    },
+    /// `Conditional(selector, operands...)`: runs `branches[i]` on operand `i + 1`. A pred
+    /// selector picks branch 0 when true and 1 when false; an s32 index out of range runs the
+    /// last branch.
+    Conditional {
+        /// The computations, each taking one operand; all return the same shape.
+        branches: Vec<Arc<Computation>>,
+    },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -322,9 +443,88 @@ impl Op {
             Op::Transpose { .. } => "transpose",
             Op::Reduce { .. } => "reduce",
             Op::DotGeneral { .. } => "dot",
+            Op::Rev { .. } => "reverse",
+            Op::Slice { .. } => "slice",
+            Op::Pad { .. } => "pad",
+            Op::Concatenate { .. } => "concatenate",
+            Op::Sort { .. } => "sort",
+            Op::TopK { .. } => "topk",
+            Op::Convolution { .. } => "convolution",
+            Op::While { .. } => "while",
+            Op::Conditional { .. } => "conditional",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
+        }
+    }
+}
+
+impl Op {
+    /// True for ops computing each output element from the operand elements at the same index
+    /// (operands of the result's dimensions).
+    pub fn is_elementwise(&self) -> bool {
+        match self {
+            Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Compare { .. }
+            | Op::Select
+            | Op::Clamp
+            | Op::ConvertElementType
+            | Op::ReducePrecision { .. } => true,
+            Op::Parameter { .. }
+            | Op::Constant(_)
+            | Op::Iota { .. }
+            | Op::BitcastConvertType
+            | Op::BroadcastInDim { .. }
+            | Op::Reshape
+            | Op::Transpose { .. }
+            | Op::Rev { .. }
+            | Op::Slice { .. }
+            | Op::Pad { .. }
+            | Op::Concatenate { .. }
+            | Op::Reduce { .. }
+            | Op::DotGeneral { .. }
+            | Op::Sort { .. }
+            | Op::TopK { .. }
+            | Op::Convolution { .. }
+            | Op::While { .. }
+            | Op::Conditional { .. }
+            | Op::Tuple
+            | Op::GetTupleElement { .. }
+            | Op::Call { .. } => false,
+        }
+    }
+
+    /// The computations this op holds (reducers, comparators, loop bodies, branches, callees).
+    pub fn computations(&self) -> Vec<&Arc<Computation>> {
+        match self {
+            Op::Reduce { computation, .. } | Op::Call { computation } => vec![computation],
+            Op::Sort { comparator, .. } => vec![comparator],
+            Op::While { condition, body } => vec![condition, body],
+            Op::Conditional { branches } => branches.iter().collect(),
+            Op::Parameter { .. }
+            | Op::Constant(_)
+            | Op::Iota { .. }
+            | Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Compare { .. }
+            | Op::Select
+            | Op::Clamp
+            | Op::ConvertElementType
+            | Op::BitcastConvertType
+            | Op::ReducePrecision { .. }
+            | Op::BroadcastInDim { .. }
+            | Op::Reshape
+            | Op::Transpose { .. }
+            | Op::Rev { .. }
+            | Op::Slice { .. }
+            | Op::Pad { .. }
+            | Op::Concatenate { .. }
+            | Op::DotGeneral { .. }
+            | Op::TopK { .. }
+            | Op::Convolution { .. }
+            | Op::Tuple
+            | Op::GetTupleElement { .. } => Vec::new(),
         }
     }
 }

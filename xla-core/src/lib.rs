@@ -27,8 +27,8 @@ pub mod stablehlo;
 pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};
 pub use ir::{
-    BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId, Instruction, Op,
-    UnaryOp,
+    BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
+    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, UnaryOp,
 };
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};

@@ -21,24 +21,7 @@ fn assert_canonical(c: &Computation) {
         );
         let dims_of = |id: &InstrId| c.instr(*id).shape.as_array().map(|a| a.dims.clone());
         let own = ins.shape.as_array().map(|a| a.dims.clone());
-        let elementwise = match &ins.op {
-            Op::Binary(_) | Op::Compare { .. } | Op::Clamp | Op::Unary(_) => true,
-            Op::Select => ins.shape.is_array(),
-            Op::Parameter { .. }
-            | Op::Constant(_)
-            | Op::Iota { .. }
-            | Op::ConvertElementType
-            | Op::BitcastConvertType
-            | Op::ReducePrecision { .. }
-            | Op::BroadcastInDim { .. }
-            | Op::Reshape
-            | Op::Transpose { .. }
-            | Op::Reduce { .. }
-            | Op::DotGeneral { .. }
-            | Op::Tuple
-            | Op::GetTupleElement { .. }
-            | Op::Call { .. } => false,
-        };
+        let elementwise = ins.op.is_elementwise() && ins.shape.is_array();
         if elementwise {
             for o in &ins.operands {
                 assert_eq!(dims_of(o), own, "instruction {i} {:?}", ins.op);

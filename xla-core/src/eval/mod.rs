@@ -138,6 +138,15 @@ fn op_name(op: &Op) -> String {
         Op::Tuple => "Tuple".into(),
         Op::GetTupleElement { .. } => "GetTupleElement".into(),
         Op::Call { .. } => "Call".into(),
+        Op::Rev { .. } => "Rev".into(),
+        Op::Slice { .. } => "Slice".into(),
+        Op::Pad { .. } => "Pad".into(),
+        Op::Concatenate { .. } => "ConcatInDim".into(),
+        Op::Sort { .. } => "Sort".into(),
+        Op::TopK { .. } => "TopK".into(),
+        Op::Convolution { .. } => "ConvGeneralDilated".into(),
+        Op::While { .. } => "While".into(),
+        Op::Conditional { .. } => "Conditional".into(),
     }
 }
 
@@ -251,6 +260,15 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(computation, &args)
         }
+        Op::Rev { .. }
+        | Op::Slice { .. }
+        | Op::Pad { .. }
+        | Op::Concatenate { .. }
+        | Op::Sort { .. }
+        | Op::TopK { .. }
+        | Op::Convolution { .. }
+        | Op::While { .. }
+        | Op::Conditional { .. } => Err(ctx.err(String::from("not yet evaluated (SCAFFOLD)"))),
     }
 }
 

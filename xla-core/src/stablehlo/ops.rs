@@ -376,6 +376,18 @@ impl Body<'_> {
                     )),
                 }
             }
+            Op::Rev { .. }
+            | Op::Slice { .. }
+            | Op::Pad { .. }
+            | Op::Concatenate { .. }
+            | Op::Sort { .. }
+            | Op::TopK { .. }
+            | Op::Convolution { .. }
+            | Op::While { .. }
+            | Op::Conditional { .. } => Err(Error::new(
+                opcode,
+                "StableHLO export: not yet supported (SCAFFOLD)",
+            )),
             Op::Call { computation } => {
                 let symbol = self.module.callee(computation)?;
                 let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();

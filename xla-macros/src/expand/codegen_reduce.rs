@@ -155,7 +155,18 @@ impl Inliner {
                         .collect::<Result<_, _>>()?;
                     self.inline(computation, &a)?
                 }
-                Op::Iota { .. } | Op::Reduce { .. } | Op::DotGeneral { .. } => {
+                Op::Iota { .. }
+                | Op::Reduce { .. }
+                | Op::DotGeneral { .. }
+                | Op::Rev { .. }
+                | Op::Slice { .. }
+                | Op::Pad { .. }
+                | Op::Concatenate { .. }
+                | Op::Sort { .. }
+                | Op::TopK { .. }
+                | Op::Convolution { .. }
+                | Op::While { .. }
+                | Op::Conditional { .. } => {
                     return Err(format!(
                         "reducer: {} inside a reducer has no code generation",
                         instr.op.opcode()

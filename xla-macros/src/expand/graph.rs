@@ -373,6 +373,15 @@ impl Graph {
                     .ok_or_else(|| format!("{opname}: index {index} out of range")),
                 Tree::Leaf(_) => Err(format!("{opname}: operand is not a tuple")),
             },
+            Op::Rev { .. }
+            | Op::Slice { .. }
+            | Op::Pad { .. }
+            | Op::Concatenate { .. }
+            | Op::Sort { .. }
+            | Op::TopK { .. }
+            | Op::Convolution { .. }
+            | Op::While { .. }
+            | Op::Conditional { .. } => Err(format!("{opname}: no code generation yet (SCAFFOLD)")),
             Op::Call { computation } => {
                 let call_args: Vec<Tree> = (0..n_ops)
                     .map(|i| operand(i).cloned())
