@@ -16,6 +16,8 @@ use crate::ir::{
 use crate::literal::Literal;
 use crate::shape::{ArrayShape, Shape};
 
+mod movement;
+
 /// A handle to an instruction of the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct XlaOp(pub InstrId);

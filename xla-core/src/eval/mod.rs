@@ -13,6 +13,7 @@
 mod data_movement;
 mod dot;
 mod elementwise;
+mod movement;
 mod reduce;
 
 #[cfg(test)]
@@ -260,11 +261,24 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(computation, &args)
         }
-        Op::Rev { .. }
-        | Op::Slice { .. }
-        | Op::Pad { .. }
-        | Op::Concatenate { .. }
-        | Op::Sort { .. }
+        Op::Rev { dimensions } => {
+            ctx.arity(operands, 1)?;
+            movement::rev(ctx, operands[0], dimensions)
+        }
+        Op::Slice {
+            start_indices,
+            limit_indices,
+            strides,
+        } => {
+            ctx.arity(operands, 1)?;
+            movement::slice(ctx, operands[0], start_indices, limit_indices, strides)
+        }
+        Op::Pad { config } => {
+            ctx.arity(operands, 2)?;
+            movement::pad(ctx, operands[0], operands[1], config)
+        }
+        Op::Concatenate { dimension } => movement::concatenate(ctx, operands, *dimension),
+        Op::Sort { .. }
         | Op::TopK { .. }
         | Op::Convolution { .. }
         | Op::While { .. }

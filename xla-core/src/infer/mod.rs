@@ -7,6 +7,7 @@
 
 pub mod dot;
 pub mod elementwise;
+pub mod movement;
 pub mod reduce;
 pub mod shape_ops;
 pub mod tuple;
@@ -16,6 +17,7 @@ pub use elementwise::{
     binary, binary_op, bitcast_convert, clamp, compare, compare_name, convert, reduce_precision,
     select, unary, BinaryPlan,
 };
+pub use movement::{concat_in_dim, pad, rev, slice};
 pub use reduce::reduce;
 pub use shape_ops::{broadcast, broadcast_in_dim, collapse, iota, reshape, transpose};
 pub use tuple::{call, get_tuple_element, tuple};

@@ -376,11 +376,75 @@ impl Body<'_> {
                     )),
                 }
             }
-            Op::Rev { .. }
-            | Op::Slice { .. }
-            | Op::Pad { .. }
-            | Op::Concatenate { .. }
-            | Op::Sort { .. }
+            Op::Rev { dimensions } => {
+                arity(1)?;
+                let (x, _) = leaf(0)?;
+                let ty = array_result(ins, opcode)?;
+                let rhs = format!(
+                    "stablehlo.reverse {x}, dims = {} : {ty}",
+                    dims_list(dimensions)
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Slice {
+                start_indices,
+                limit_indices,
+                strides,
+            } => {
+                arity(1)?;
+                let (x, xt) = leaf(0)?;
+                let ty = array_result(ins, opcode)?;
+                if limit_indices.len() != start_indices.len()
+                    || strides.len() != start_indices.len()
+                {
+                    return Err(Error::new(
+                        opcode,
+                        "StableHLO export: slice attributes of different lengths",
+                    ));
+                }
+                let ranges: Vec<String> = (0..strides.len())
+                    .map(|d| match strides[d] {
+                        1 => format!("{}:{}", start_indices[d], limit_indices[d]),
+                        s => format!("{}:{}:{s}", start_indices[d], limit_indices[d]),
+                    })
+                    .collect();
+                let rhs = format!(
+                    "stablehlo.slice {x} [{}] : ({xt}) -> {ty}",
+                    ranges.join(", ")
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Pad { config } => {
+                arity(2)?;
+                let ((x, xt), (v, vt)) = (leaf(0)?, leaf(1)?);
+                let ty = array_result(ins, opcode)?;
+                let field = |f: fn(&crate::ir::PadDim) -> i64| {
+                    dims_list(&config.iter().map(f).collect::<Vec<_>>())
+                };
+                let rhs = format!(
+                    "stablehlo.pad {x}, {v}, low = {}, high = {}, interior = {} : ({xt}, {vt}) -> {ty}",
+                    field(|p| p.low),
+                    field(|p| p.high),
+                    field(|p| p.interior)
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Concatenate { dimension } => {
+                if ops.is_empty() {
+                    return Err(Error::new(opcode, "StableHLO export: no operands"));
+                }
+                let leaves = (0..ops.len()).map(leaf).collect::<Result<Vec<_>>>()?;
+                let names: Vec<&str> = leaves.iter().map(|l| l.0).collect();
+                let types: Vec<&str> = leaves.iter().map(|l| l.1).collect();
+                let ty = array_result(ins, opcode)?;
+                let rhs = format!(
+                    "stablehlo.concatenate {}, dim = {dimension} : ({}) -> {ty}",
+                    names.join(", "),
+                    types.join(", ")
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
+            Op::Sort { .. }
             | Op::TopK { .. }
             | Op::Convolution { .. }
             | Op::While { .. }
