@@ -20,6 +20,7 @@ pub mod ir;
 pub mod layout;
 pub mod literal;
 pub mod reduce_order;
+pub mod registry;
 pub mod scalar;
 pub mod shape;
 pub mod stablehlo;

@@ -582,8 +582,8 @@ impl<'a> Checker<'a> {
         hint: Option<Hint>,
     ) -> Option<XlaOp> {
         let n = name.to_string();
-        if let Some(kind) = ops::lookup(&n) {
-            return self.apply_op(cx, kind, name, args, sp, hint);
+        if let Some(spec) = ops::lookup(&n) {
+            return self.apply_op(cx, spec, name, args, sp, hint);
         }
         if let Some(f) = self.fn_item(&n) {
             return self.call_fn(cx, f, args, Sp::one(name.span()));
@@ -591,7 +591,7 @@ impl<'a> Checker<'a> {
         let fn_names: Vec<String> = self.block.fns.iter().map(|f| f.name.to_string()).collect();
         let mut candidates: Vec<&str> = ops::names().collect();
         candidates.extend(fn_names.iter().map(String::as_str));
-        let help = match alias(&n)
+        let help = match xla_core::registry::alias(&n)
             .map(str::to_string)
             .or_else(|| closest(&n, candidates.into_iter()))
         {
@@ -731,33 +731,7 @@ fn forwarded_operands(e: &Expr) -> Option<Vec<&Expr>> {
     let ExprKind::Call { name, args } = &e.kind else {
         return None;
     };
-    let forwards = match ops::lookup(&name.to_string())? {
-        ops::OpKind::Unary(u) => !matches!(
-            u,
-            xla_core::UnaryOp::IsFinite | xla_core::UnaryOp::Real | xla_core::UnaryOp::Imag
-        ),
-        ops::OpKind::Binary(b) => b != xla_core::BinaryOp::Complex,
-        ops::OpKind::Broadcast
-        | ops::OpKind::BroadcastInDim
-        | ops::OpKind::Reshape
-        | ops::OpKind::Collapse
-        | ops::OpKind::Transpose => true,
-        ops::OpKind::Compare { .. }
-        | ops::OpKind::CompareWith
-        | ops::OpKind::Select
-        | ops::OpKind::Clamp
-        | ops::OpKind::ConvertElementType
-        | ops::OpKind::BitcastConvertType
-        | ops::OpKind::ReducePrecision
-        | ops::OpKind::Iota
-        | ops::OpKind::Constant
-        | ops::OpKind::Reduce
-        | ops::OpKind::Dot
-        | ops::OpKind::DotGeneral
-        | ops::OpKind::Tuple
-        | ops::OpKind::GetTupleElement
-        | ops::OpKind::Call => false,
-    };
+    let forwards = ops::forwards_type(ops::lookup(&name.to_string())?);
     forwards.then(|| {
         args.iter()
             .filter_map(|a| match a {
@@ -883,45 +857,6 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate closest to `name`: a case-insensitive match, else within a third of its length.
-/// Names users reach for that XLA spells otherwise (other libraries' and StableHLO's names), so
-/// "did you mean" finds them where an edit distance cannot (`Convert` is 11 edits from
-/// `ConvertElementType`).
-fn alias(name: &str) -> Option<&'static str> {
-    const ALIASES: &[(&str, &str)] = &[
-        ("convert", "ConvertElementType"),
-        ("cast", "ConvertElementType"),
-        ("astype", "ConvertElementType"),
-        ("bitcast", "BitcastConvertType"),
-        ("bitcastconvert", "BitcastConvertType"),
-        ("matmul", "Dot"),
-        ("dotgeneral", "DotGeneral"),
-        ("einsum", "DotGeneral"),
-        ("permute", "Transpose"),
-        ("sum", "Reduce"),
-        ("reducesum", "Reduce"),
-        ("maximum", "Max"),
-        ("minimum", "Min"),
-        ("multiply", "Mul"),
-        ("subtract", "Sub"),
-        ("divide", "Div"),
-        ("remainder", "Rem"),
-        ("power", "Pow"),
-        ("negate", "Neg"),
-        ("exponential", "Exp"),
-        ("exponentialminusone", "Expm1"),
-        ("sigmoid", "Logistic"),
-        ("compare", "Compare"),
-        ("where", "Select"),
-        ("broadcastto", "BroadcastInDim"),
-        ("broadcast_in_dim", "BroadcastInDim"),
-        ("reshape", "Reshape"),
-        ("iota", "Iota"),
-        ("arange", "Iota"),
-    ];
-    let lower = name.to_lowercase();
-    ALIASES.iter().find(|(a, _)| *a == lower).map(|&(_, op)| op)
-}
-
 /// `\nhelp: ConvertElementType(..)` when `got` and `want` differ only in element type.
 fn convert_hint(got: &Shape, want: &Shape) -> String {
     match (got, want) {

@@ -1,234 +1,44 @@
-//! The ops the surface knows, their operands and attributes, and how one application becomes a
-//! Builder call. Which shapes are valid is decided by the Builder, never here; this module only
-//! checks the call's form (arity, attribute names and value kinds).
+//! How one application of a registered op is checked: its form and attributes against the op's
+//! entry in `xla_core::registry`, its operands evaluated with the literal typing the registry
+//! names, its computations built with the parameters the registry gives, then
+//! `xla_core::registry::build`. Which shapes are valid is decided by the Builder, never here; no
+//! op is named in this module except the surface's special forms (Constant, Iota, Call).
 
 use std::sync::Arc;
 
 use xla_core::builder::XlaOp;
-use xla_core::{
-    BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, ElementType, Shape, UnaryOp,
-};
+use xla_core::registry::{self, Applied, AttrKind, AttrValue, Attrs, Form, OpSpec, Typing};
+use xla_core::{ComparisonDirection, Computation, ElementType, PadDim, Shape};
 
 use super::{closest, hint_from, lit, Checker, Cx, Hint, Site};
 use crate::parse::{Arg, Expr, ExprKind, Scalar, Sp};
 
-/// Every op of the surface, grouped by how it is called.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpKind {
-    Unary(UnaryOp),
-    Binary(BinaryOp),
-    /// `Eq`..`Lt` and the `*TotalOrder` variants.
-    Compare {
-        direction: ComparisonDirection,
-        total_order: bool,
-    },
-    /// `Compare(a, b, direction = GT, comparison_type = TOTALORDER)`.
-    CompareWith,
-    Select,
-    Clamp,
-    ConvertElementType,
-    BitcastConvertType,
-    ReducePrecision,
-    Broadcast,
-    BroadcastInDim,
-    Reshape,
-    Collapse,
-    Transpose,
-    Iota,
-    Constant,
-    Reduce,
-    Dot,
-    DotGeneral,
-    Tuple,
-    GetTupleElement,
-    Call,
-}
-
-const fn cmp(direction: ComparisonDirection, total_order: bool) -> OpKind {
-    OpKind::Compare {
-        direction,
-        total_order,
-    }
-}
-
-/// Op names as in the seed's operation semantics.
-const TABLE: &[(&str, OpKind)] = &[
-    ("Abs", OpKind::Unary(UnaryOp::Abs)),
-    ("Cbrt", OpKind::Unary(UnaryOp::Cbrt)),
-    ("Ceil", OpKind::Unary(UnaryOp::Ceil)),
-    ("Clz", OpKind::Unary(UnaryOp::Clz)),
-    ("Cos", OpKind::Unary(UnaryOp::Cos)),
-    ("Cosh", OpKind::Unary(UnaryOp::Cosh)),
-    ("Erf", OpKind::Unary(UnaryOp::Erf)),
-    ("Exp", OpKind::Unary(UnaryOp::Exp)),
-    ("Expm1", OpKind::Unary(UnaryOp::Expm1)),
-    ("Floor", OpKind::Unary(UnaryOp::Floor)),
-    ("Imag", OpKind::Unary(UnaryOp::Imag)),
-    ("IsFinite", OpKind::Unary(UnaryOp::IsFinite)),
-    ("Log", OpKind::Unary(UnaryOp::Log)),
-    ("Log1p", OpKind::Unary(UnaryOp::Log1p)),
-    ("Logistic", OpKind::Unary(UnaryOp::Logistic)),
-    ("Neg", OpKind::Unary(UnaryOp::Neg)),
-    ("Not", OpKind::Unary(UnaryOp::Not)),
-    ("PopulationCount", OpKind::Unary(UnaryOp::PopulationCount)),
-    ("Real", OpKind::Unary(UnaryOp::Real)),
-    ("Round", OpKind::Unary(UnaryOp::RoundNearestAfz)),
-    ("RoundNearestAfz", OpKind::Unary(UnaryOp::RoundNearestAfz)),
-    ("RoundNearestEven", OpKind::Unary(UnaryOp::RoundNearestEven)),
-    ("Rsqrt", OpKind::Unary(UnaryOp::Rsqrt)),
-    ("Sign", OpKind::Unary(UnaryOp::Sign)),
-    ("Sin", OpKind::Unary(UnaryOp::Sin)),
-    ("Sqrt", OpKind::Unary(UnaryOp::Sqrt)),
-    ("Tan", OpKind::Unary(UnaryOp::Tan)),
-    ("Tanh", OpKind::Unary(UnaryOp::Tanh)),
-    ("Add", OpKind::Binary(BinaryOp::Add)),
-    ("Sub", OpKind::Binary(BinaryOp::Sub)),
-    ("Mul", OpKind::Binary(BinaryOp::Mul)),
-    ("Div", OpKind::Binary(BinaryOp::Div)),
-    ("Rem", OpKind::Binary(BinaryOp::Rem)),
-    ("Max", OpKind::Binary(BinaryOp::Max)),
-    ("Min", OpKind::Binary(BinaryOp::Min)),
-    ("Pow", OpKind::Binary(BinaryOp::Pow)),
-    ("Atan2", OpKind::Binary(BinaryOp::Atan2)),
-    ("And", OpKind::Binary(BinaryOp::And)),
-    ("Or", OpKind::Binary(BinaryOp::Or)),
-    ("Xor", OpKind::Binary(BinaryOp::Xor)),
-    ("ShiftLeft", OpKind::Binary(BinaryOp::ShiftLeft)),
-    (
-        "ShiftRightArithmetic",
-        OpKind::Binary(BinaryOp::ShiftRightArithmetic),
-    ),
-    (
-        "ShiftRightLogical",
-        OpKind::Binary(BinaryOp::ShiftRightLogical),
-    ),
-    ("Complex", OpKind::Binary(BinaryOp::Complex)),
-    ("Eq", cmp(ComparisonDirection::Eq, false)),
-    ("Ne", cmp(ComparisonDirection::Ne, false)),
-    ("Ge", cmp(ComparisonDirection::Ge, false)),
-    ("Gt", cmp(ComparisonDirection::Gt, false)),
-    ("Le", cmp(ComparisonDirection::Le, false)),
-    ("Lt", cmp(ComparisonDirection::Lt, false)),
-    ("EqTotalOrder", cmp(ComparisonDirection::Eq, true)),
-    ("NeTotalOrder", cmp(ComparisonDirection::Ne, true)),
-    ("GeTotalOrder", cmp(ComparisonDirection::Ge, true)),
-    ("GtTotalOrder", cmp(ComparisonDirection::Gt, true)),
-    ("LeTotalOrder", cmp(ComparisonDirection::Le, true)),
-    ("LtTotalOrder", cmp(ComparisonDirection::Lt, true)),
-    ("Compare", OpKind::CompareWith),
-    ("Select", OpKind::Select),
-    ("Clamp", OpKind::Clamp),
-    ("ConvertElementType", OpKind::ConvertElementType),
-    ("BitcastConvertType", OpKind::BitcastConvertType),
-    ("ReducePrecision", OpKind::ReducePrecision),
-    ("Broadcast", OpKind::Broadcast),
-    ("BroadcastInDim", OpKind::BroadcastInDim),
-    ("Reshape", OpKind::Reshape),
-    ("Collapse", OpKind::Collapse),
-    ("Transpose", OpKind::Transpose),
-    ("Iota", OpKind::Iota),
-    ("Constant", OpKind::Constant),
-    ("Reduce", OpKind::Reduce),
-    ("Dot", OpKind::Dot),
-    ("DotGeneral", OpKind::DotGeneral),
-    ("Tuple", OpKind::Tuple),
-    ("GetTupleElement", OpKind::GetTupleElement),
-    ("Call", OpKind::Call),
-];
-
 /// The op called `name`.
-pub fn lookup(name: &str) -> Option<OpKind> {
-    TABLE.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+pub fn lookup(name: &str) -> Option<&'static OpSpec> {
+    registry::lookup(name)
 }
 
 /// Every op name, for suggestions.
 pub fn names() -> impl Iterator<Item = &'static str> {
-    TABLE.iter().map(|(n, _)| *n)
+    registry::specs().map(|s| s.name)
 }
 
-/// How many positional arguments an op takes.
-enum Arity {
-    Exactly(usize, &'static str),
-    AtLeast(usize, &'static str),
-    /// N operands, N inits, one computation.
-    Reduce,
-}
-
-/// The form of an op's call: positional arguments, accepted and required attributes.
-struct Sig {
-    arity: Arity,
-    attrs: &'static [&'static str],
-    required: &'static [&'static str],
-}
-
-const BD: &[&str] = &["broadcast_dimensions"];
-const NET: &[&str] = &["new_element_type"];
-const DOT_GENERAL: &[&str] = &[
-    "lhs_contracting_dimensions",
-    "rhs_contracting_dimensions",
-    "lhs_batch_dimensions",
-    "rhs_batch_dimensions",
-    "preferred_element_type",
-];
-
-fn sig(kind: OpKind) -> Sig {
-    use Arity::{AtLeast, Exactly};
-    let s = |arity, attrs, required| Sig {
-        arity,
-        attrs,
-        required,
-    };
-    match kind {
-        OpKind::Unary(_) => s(Exactly(1, "(operand)"), &[], &[]),
-        OpKind::Binary(_) | OpKind::Compare { .. } => s(Exactly(2, "(lhs, rhs)"), BD, &[]),
-        OpKind::CompareWith => s(
-            Exactly(2, "(lhs, rhs)"),
-            &["direction", "comparison_type", "broadcast_dimensions"],
-            &["direction"],
-        ),
-        OpKind::Select => s(Exactly(3, "(pred, on_true, on_false)"), &[], &[]),
-        OpKind::Clamp => s(Exactly(3, "(min, operand, max)"), &[], &[]),
-        OpKind::ConvertElementType | OpKind::BitcastConvertType => {
-            s(Exactly(1, "(operand)"), NET, NET)
-        }
-        OpKind::ReducePrecision => s(
-            Exactly(1, "(operand)"),
-            &["exponent_bits", "mantissa_bits"],
-            &["exponent_bits", "mantissa_bits"],
-        ),
-        OpKind::Broadcast => s(
-            Exactly(1, "(operand)"),
-            &["broadcast_sizes"],
-            &["broadcast_sizes"],
-        ),
-        OpKind::BroadcastInDim => s(
-            Exactly(1, "(operand)"),
-            &["out_dim_size", "broadcast_dimensions"],
-            &["out_dim_size", "broadcast_dimensions"],
-        ),
-        OpKind::Reshape => s(
-            Exactly(1, "(operand)"),
-            &["dimensions", "new_sizes"],
-            &["new_sizes"],
-        ),
-        OpKind::Collapse => s(Exactly(1, "(operand)"), &["dimensions"], &["dimensions"]),
-        OpKind::Transpose => s(Exactly(1, "(operand)"), &["permutation"], &["permutation"]),
-        OpKind::Iota => s(
-            Exactly(1, "(shape)"),
-            &["iota_dimension"],
-            &["iota_dimension"],
-        ),
-        OpKind::Constant => s(Exactly(2, "(shape, value)"), &[], &[]),
-        OpKind::Reduce => s(Arity::Reduce, &["dimensions"], &["dimensions"]),
-        OpKind::Dot => s(Exactly(2, "(lhs, rhs)"), &["preferred_element_type"], &[]),
-        OpKind::DotGeneral => s(
-            Exactly(2, "(lhs, rhs)"),
-            DOT_GENERAL,
-            &["lhs_contracting_dimensions", "rhs_contracting_dimensions"],
-        ),
-        OpKind::Tuple => s(AtLeast(0, "(elements...)"), &[], &[]),
-        OpKind::GetTupleElement => s(Exactly(1, "(tuple)"), &["index"], &["index"]),
-        OpKind::Call => s(AtLeast(1, "(fn, operands...)"), &[], &[]),
+/// True when a literal operand of this call takes the call's expected type: the op's result
+/// has the element type of its (first) operands.
+pub fn forwards_type(spec: &OpSpec) -> bool {
+    match spec.typing {
+        Typing::First | Typing::Same { with_result: true } => true,
+        Typing::Unary => match spec.kind {
+            registry::OpKind::Unary(u) => {
+                xla_core::scalar::unary_result_type(u, ElementType::F32) == ElementType::F32
+            }
+            _ => false,
+        },
+        Typing::Free
+        | Typing::Same { with_result: false }
+        | Typing::Select
+        | Typing::Clamp
+        | Typing::Reduce => false,
     }
 }
 
@@ -247,200 +57,245 @@ impl<'e> Args<'e> {
     }
 }
 
+/// The positional arguments of one application sorted into values and computations, in the
+/// order `registry::build` takes them.
+struct Parts<'e> {
+    values: Vec<&'e Expr>,
+    computations: Vec<&'e Expr>,
+    /// `Conditional(index, [computations...], [operands...])`.
+    indexed: bool,
+}
+
 impl Checker<'_> {
-    /// Apply op `kind` written as `name(args)`.
+    /// Apply the op `spec` written as `name(args)`.
     pub(super) fn apply_op(
         &mut self,
         cx: &mut Cx,
-        kind: OpKind,
+        spec: &'static OpSpec,
         name: &syn::Ident,
         args: &[Arg],
         sp: Sp,
         hint: Option<Hint>,
     ) -> Option<XlaOp> {
-        let op = name.to_string();
+        let op = spec.name;
         let op_sp = Sp::one(name.span());
-        let a = self.split_args(&op, kind, op_sp, args, sp)?;
+        let a = self.split_args(spec, op_sp, args, sp)?;
+        if spec.form == Form::Call {
+            let f = a.pos.first()?;
+            let fitem = match &f.kind {
+                ExprKind::Var(n) => self.fn_item(&n.to_string()),
+                _ => None,
+            };
+            let Some(fitem) = fitem else {
+                self.error(
+                    f.sp,
+                    "Call: the first argument is the name of a fn of this block: `Call(f, x, y)`",
+                );
+                return None;
+            };
+            return self.call_fn(cx, fitem, args.get(1..)?, f.sp);
+        }
+        if spec.form == Form::Constant {
+            return self.constant(cx, &a);
+        }
+        let attrs = self.attr_values(spec, &a);
+        let parts = self.parts(spec, &a, sp)?;
+        let shape = match spec.form {
+            Form::Type => {
+                Some(self.type_arg(op, a.pos.first()?, "Iota(s32[4, 8], iota_dimension = 1)")?)
+            }
+            Form::Operands(_)
+            | Form::Variadic(_)
+            | Form::Reduce
+            | Form::Sort
+            | Form::While
+            | Form::Conditional
+            | Form::Constant
+            | Form::Call => None,
+        };
+        let values = self.eval_operands(cx, spec, &parts.values, hint)?;
+        let attrs = attrs?;
+        let shapes: Vec<Shape> = values.iter().map(|v| cx.b.shape(*v).clone()).collect();
+        let shape_refs: Vec<&Shape> = shapes.iter().collect();
+        let params = registry::computation_params(spec, &shape_refs);
+        let mut computations = Vec::new();
+        let mut failed = false;
+        for (e, p) in parts.computations.iter().zip(&params) {
+            match self.computation_arg(cx, e, p, op) {
+                Some(c) => computations.push(c),
+                None => failed = true,
+            }
+        }
+        if failed || computations.len() != parts.computations.len() {
+            return None;
+        }
         let site = Site {
             op: op_sp,
-            operands: a.pos.iter().map(|e| e.sp).collect(),
+            operands: parts.values.iter().map(|e| e.sp).collect(),
             attrs: a.attrs.iter().map(|(n, _, s)| (n.clone(), *s)).collect(),
-            computation: None,
+            computation: parts.computations.first().map(|e| e.sp),
         };
-        let r = match kind {
-            OpKind::Unary(u) => {
-                // Only type-preserving ops pass the expected type on to a literal operand.
-                let keeps_type = !matches!(u, UnaryOp::IsFinite | UnaryOp::Real | UnaryOp::Imag);
-                let x = self.eval(cx, a.pos.first()?, hint.filter(|_| keeps_type))?;
-                cx.b.unary(u, x)
-            }
-            OpKind::Binary(b) => {
-                let bd = self.opt_ints(&a, "broadcast_dimensions")?;
-                let outer = if b == BinaryOp::Complex { None } else { hint };
-                let v = self.eval_group(cx, &a.pos, &op, outer)?;
-                cx.b.binary(b, *v.first()?, *v.get(1)?, bd.as_deref())
-            }
-            OpKind::Compare {
-                direction,
-                total_order,
-            } => {
-                let bd = self.opt_ints(&a, "broadcast_dimensions")?;
-                let v = self.eval_group(cx, &a.pos, &op, None)?;
-                cx.b.compare(
-                    direction,
-                    total_order,
-                    *v.first()?,
-                    *v.get(1)?,
-                    bd.as_deref(),
-                )
-            }
-            OpKind::CompareWith => {
-                let bd = self.opt_ints(&a, "broadcast_dimensions")?;
-                let direction = self.direction(a.get("direction")?)?;
-                let total_order = match a.get("comparison_type") {
-                    Some(e) => self.comparison_type(e)?,
-                    None => false,
-                };
-                let v = self.eval_group(cx, &a.pos, &op, None)?;
-                cx.b.compare(
-                    direction,
-                    total_order,
-                    *v.first()?,
-                    *v.get(1)?,
-                    bd.as_deref(),
-                )
-            }
-            OpKind::Select => {
-                let pred_hint = Hint {
-                    ty: ElementType::Pred,
-                    why: "the predicate of Select is pred".into(),
-                };
-                let p = self.eval(cx, a.pos.first()?, Some(pred_hint));
-                let v = self.eval_group(cx, a.pos.get(1..)?, &op, hint)?;
-                cx.b.select(p?, *v.first()?, *v.get(1)?)
-            }
-            OpKind::Clamp => {
-                // The operand (middle) fixes the type of literal bounds.
-                let order = [*a.pos.get(1)?, *a.pos.first()?, *a.pos.get(2)?];
-                let v = self.eval_group(cx, &order, &op, hint)?;
-                cx.b.clamp(*v.get(1)?, *v.first()?, *v.get(2)?)
-            }
-            OpKind::ConvertElementType | OpKind::BitcastConvertType => {
-                let ty = self.element_type(a.get("new_element_type")?)?;
-                let x = self.eval(cx, a.pos.first()?, None)?;
-                if kind == OpKind::ConvertElementType {
-                    cx.b.convert(x, ty)
-                } else {
-                    cx.b.bitcast_convert(x, ty)
-                }
-            }
-            OpKind::ReducePrecision => {
-                let e = self.int(a.get("exponent_bits")?);
-                let m = self.int(a.get("mantissa_bits")?);
-                let x = self.eval(cx, a.pos.first()?, hint)?;
-                cx.b.reduce_precision(x, e?, m?)
-            }
-            OpKind::Broadcast => {
-                let sizes = self.ints(a.get("broadcast_sizes")?)?;
-                let x = self.eval(cx, a.pos.first()?, hint)?;
-                cx.b.broadcast(x, &sizes)
-            }
-            OpKind::BroadcastInDim => {
-                let out = self.ints(a.get("out_dim_size")?);
-                let bd = self.ints(a.get("broadcast_dimensions")?);
-                let x = self.eval(cx, a.pos.first()?, hint)?;
-                cx.b.broadcast_in_dim(x, &out?, &bd?)
-            }
-            OpKind::Reshape => {
-                let dims = self.opt_ints(&a, "dimensions")?;
-                let sizes = self.ints(a.get("new_sizes")?)?;
-                let x = self.eval(cx, a.pos.first()?, hint)?;
-                cx.b.reshape(x, dims.as_deref(), &sizes)
-            }
-            OpKind::Collapse => {
-                let dims = self.ints(a.get("dimensions")?)?;
-                let x = self.eval(cx, a.pos.first()?, hint)?;
-                cx.b.collapse(x, &dims)
-            }
-            OpKind::Transpose => {
-                let perm = self.ints(a.get("permutation")?)?;
-                let x = self.eval(cx, a.pos.first()?, hint)?;
-                cx.b.transpose(x, &perm)
-            }
-            OpKind::Iota => {
-                let shape =
-                    self.type_arg(&op, a.pos.first()?, "Iota(s32[4, 8], iota_dimension = 1)")?;
-                let dim = self.int(a.get("iota_dimension")?)?;
-                cx.b.iota(shape, dim)
-            }
-            OpKind::Constant => return self.constant(cx, &a),
-            OpKind::Reduce => return self.reduce(cx, &a, site),
-            OpKind::Dot => {
-                let pref = self.opt_type(&a, "preferred_element_type")?;
-                let v = self.eval_group(cx, &a.pos, &op, None)?;
-                cx.b.dot(*v.first()?, *v.get(1)?, pref)
-            }
-            OpKind::DotGeneral => {
-                let pref = self.opt_type(&a, "preferred_element_type")?;
-                let dn = DotDimensionNumbers {
-                    lhs_contracting_dimensions: self.ints(a.get("lhs_contracting_dimensions")?)?,
-                    rhs_contracting_dimensions: self.ints(a.get("rhs_contracting_dimensions")?)?,
-                    lhs_batch_dimensions: self
-                        .opt_ints(&a, "lhs_batch_dimensions")?
-                        .unwrap_or_default(),
-                    rhs_batch_dimensions: self
-                        .opt_ints(&a, "rhs_batch_dimensions")?
-                        .unwrap_or_default(),
-                };
-                let v = self.eval_group(cx, &a.pos, &op, None)?;
-                cx.b.dot_general(*v.first()?, *v.get(1)?, &dn, pref)
-            }
-            OpKind::Tuple => {
-                let mut v = Vec::new();
-                let mut failed = false;
-                for e in &a.pos {
-                    match self.eval(cx, e, None) {
-                        Some(x) => v.push(x),
-                        None => failed = true,
-                    }
-                }
-                if failed {
-                    return None;
-                }
-                cx.b.tuple(&v)
-            }
-            OpKind::GetTupleElement => {
-                let index = self.int(a.get("index")?)?;
-                let t = self.eval(cx, a.pos.first()?, None)?;
-                cx.b.get_tuple_element(t, index)
-            }
-            OpKind::Call => {
-                let f = a.pos.first()?;
-                let fname = match &f.kind {
-                    ExprKind::Var(n) => self.fn_item(&n.to_string()),
-                    _ => None,
-                };
-                let Some(fitem) = fname else {
-                    self.error(f.sp, "Call: the first argument is the name of a fn of this block: `Call(f, x, y)`");
-                    return None;
-                };
-                return self.call_fn(cx, fitem, args.get(1..)?, f.sp);
-            }
+        let applied = Applied {
+            operands: &values,
+            computations: &computations,
+            attrs,
+            shape,
+            literal: None,
+            indexed: parts.indexed,
         };
+        let r = registry::build(&mut cx.b, spec, &applied);
         self.done(r, &site)
     }
 
+    /// Sort positional arguments into values and computations by the op's form.
+    fn parts<'e>(&mut self, spec: &OpSpec, a: &Args<'e>, sp: Sp) -> Option<Parts<'e>> {
+        let pos = &a.pos;
+        let plain = |values: Vec<&'e Expr>, computations: Vec<&'e Expr>| Parts {
+            values,
+            computations,
+            indexed: false,
+        };
+        Some(match spec.form {
+            Form::Operands(_) | Form::Variadic(_) => plain(pos.clone(), Vec::new()),
+            Form::Type | Form::Constant | Form::Call => plain(Vec::new(), Vec::new()),
+            Form::Reduce | Form::Sort => {
+                let (last, init) = pos.split_last()?;
+                plain(init.to_vec(), vec![*last])
+            }
+            Form::While => plain(vec![*pos.get(2)?], vec![*pos.first()?, *pos.get(1)?]),
+            Form::Conditional if pos.len() == 5 => {
+                plain(vec![pos[0], pos[1], pos[3]], vec![pos[2], pos[4]])
+            }
+            Form::Conditional => {
+                let (ExprKind::List(comps), ExprKind::List(ops)) = (&pos[1].kind, &pos[2].kind)
+                else {
+                    self.error(sp, format!(
+                        "{}: the indexed form is `Conditional(branch_index, [computations...], [operands...])`: \
+                         two lists", spec.name));
+                    return None;
+                };
+                if comps.len() != ops.len() || comps.is_empty() {
+                    self.error(
+                        pos[2].sp,
+                        format!(
+                            "{}: {} but {}: one operand per branch",
+                            spec.name,
+                            xla_core::error::count(
+                                comps.len(),
+                                "branch computation",
+                                "branch computations"
+                            ),
+                            xla_core::error::count(ops.len(), "operand", "operands"),
+                        ),
+                    );
+                    return None;
+                }
+                Parts {
+                    values: std::iter::once(pos[0]).chain(ops.iter()).collect(),
+                    computations: comps.iter().collect(),
+                    indexed: true,
+                }
+            }
+        })
+    }
+
+    /// Evaluate the value operands, typing literals by the op's rule.
+    fn eval_operands(
+        &mut self,
+        cx: &mut Cx,
+        spec: &OpSpec,
+        exprs: &[&Expr],
+        hint: Option<Hint>,
+    ) -> Option<Vec<XlaOp>> {
+        let op = spec.name;
+        let forwarded = hint.clone().filter(|_| forwards_type(spec));
+        match spec.typing {
+            Typing::Free => self.eval_each(cx, exprs, |_| None),
+            Typing::First | Typing::Unary => {
+                let f = forwarded.clone();
+                self.eval_each(cx, exprs, move |i| if i == 0 { f.clone() } else { None })
+            }
+            Typing::Same { with_result } => {
+                let outer = if with_result { forwarded } else { None };
+                self.eval_group(cx, exprs, op, outer)
+            }
+            Typing::Select => {
+                let pred_hint = Hint {
+                    ty: ElementType::Pred,
+                    why: format!("the predicate of {op} is pred"),
+                };
+                let p = self.eval(cx, exprs.first()?, Some(pred_hint));
+                let v = self.eval_group(cx, exprs.get(1..)?, op, hint)?;
+                Some(vec![p?, *v.first()?, *v.get(1)?])
+            }
+            Typing::Clamp => {
+                // The operand (middle) fixes the type of literal bounds.
+                let order = [*exprs.get(1)?, *exprs.first()?, *exprs.get(2)?];
+                let v = self.eval_group(cx, &order, op, hint)?;
+                Some(vec![*v.get(1)?, *v.first()?, *v.get(2)?])
+            }
+            Typing::Reduce => self.eval_reduce_operands(cx, exprs),
+        }
+    }
+
+    /// Each operand on its own, with the hint `hint_of(i)`; every failure reported.
+    fn eval_each(
+        &mut self,
+        cx: &mut Cx,
+        exprs: &[&Expr],
+        hint_of: impl Fn(usize) -> Option<Hint>,
+    ) -> Option<Vec<XlaOp>> {
+        let mut v = Vec::with_capacity(exprs.len());
+        let mut failed = false;
+        for (i, e) in exprs.iter().enumerate() {
+            match self.eval(cx, e, hint_of(i)) {
+                Some(x) => v.push(x),
+                None => failed = true,
+            }
+        }
+        (!failed).then_some(v)
+    }
+
+    /// `Reduce`'s operands then init values: init `i` takes operand `i`'s element type.
+    fn eval_reduce_operands(&mut self, cx: &mut Cx, exprs: &[&Expr]) -> Option<Vec<XlaOp>> {
+        let n = exprs.len() / 2;
+        let mut vals = Vec::new();
+        let mut failed = false;
+        for e in exprs.iter().take(n) {
+            let v = self.eval(cx, e, None);
+            failed |= v.is_none();
+            vals.push(v);
+        }
+        for (i, e) in exprs.iter().skip(n).take(n).enumerate() {
+            let operand = vals.get(i).copied().flatten();
+            // An init whose type would come from a failed operand: that operand's error says
+            // it all (no "cannot infer the type of literal" after it).
+            if operand.is_none() && super::needs_hint(e) {
+                failed = true;
+                continue;
+            }
+            let h = operand.and_then(|v| hint_from(cx, v, format!("operand {i} of Reduce is")));
+            let v = self.eval(cx, e, h);
+            failed |= v.is_none();
+            vals.push(v);
+        }
+        if failed {
+            return None;
+        }
+        Some(vals.into_iter().flatten().collect())
+    }
+
     /// Split and validate arguments: attribute names known and not repeated, required ones
-    /// present, positional count right.
+    /// present, positional count right for the op's form.
     fn split_args<'e>(
         &mut self,
-        op: &str,
-        kind: OpKind,
+        spec: &OpSpec,
         op_sp: Sp,
         args: &'e [Arg],
         sp: Sp,
     ) -> Option<Args<'e>> {
-        let sig = sig(kind);
+        let op = spec.name;
+        let attr_names: Vec<&str> = spec.attrs.iter().map(|a| a.name).collect();
         let mut out = Args {
             pos: Vec::new(),
             attrs: Vec::new(),
@@ -451,13 +306,13 @@ impl Checker<'_> {
                 Arg::Pos(e) => out.pos.push(e),
                 Arg::Attr { name, value, sp } => {
                     let n = name.to_string();
-                    if !sig.attrs.contains(&n.as_str()) {
-                        let valid = if sig.attrs.is_empty() {
+                    if !attr_names.contains(&n.as_str()) {
+                        let valid = if attr_names.is_empty() {
                             format!("{op} takes no attributes")
                         } else {
-                            format!("{op} takes: {}", sig.attrs.join(", "))
+                            format!("{op} takes: {}", attr_names.join(", "))
                         };
-                        let help = match closest(&n, sig.attrs.iter().copied()) {
+                        let help = match closest(&n, attr_names.iter().copied()) {
                             Some(c) => format!("\nhelp: did you mean `{c}`?"),
                             None => String::new(),
                         };
@@ -475,41 +330,174 @@ impl Checker<'_> {
                 }
             }
         }
-        let npos = out.pos.len();
-        let arity_msg = match sig.arity {
-            Arity::Exactly(n, form) if npos != n => Some(format!(
-                "{op} takes {} {form}, got {npos}",
-                xla_core::error::count(n, "operand", "operands")
-            )),
-            Arity::AtLeast(n, form) if npos < n => Some(format!(
-                "{op} takes at least {} {form}, got {npos}",
-                xla_core::error::count(n, "operand", "operands")
-            )),
-            Arity::Reduce if npos < 3 || npos % 2 != 1 => Some(format!(
-                "Reduce takes N operands, N init values and a computation (an odd count, at least 3), got {npos} \
-                 positional arguments: `Reduce(x, 0.0, dimensions = [1], |a, b| a + b)`"
-            )),
-            Arity::Exactly(..) | Arity::AtLeast(..) | Arity::Reduce => None,
-        };
-        if let Some(m) = arity_msg {
-            let help = if sig.attrs.is_empty() {
+        if let Some(m) = arity_error(spec, out.pos.len()) {
+            let help = if attr_names.is_empty() {
                 String::new()
             } else {
                 format!(
                     "\nhelp: attributes are written `name = value`; {op} takes: {}",
-                    sig.attrs.join(", ")
+                    attr_names.join(", ")
                 )
             };
             self.error(sp, format!("{m}{help}"));
             ok = false;
         }
-        for r in sig.required {
-            if ok && out.get(r).is_none() {
-                self.error(op_sp, format!("{op}: missing attribute `{r} = ...`"));
+        for r in spec.attrs.iter().filter(|a| a.required) {
+            if ok && out.get(r.name).is_none() {
+                self.error(op_sp, format!("{op}: missing attribute `{} = ...`", r.name));
                 ok = false;
             }
         }
         ok.then_some(out)
+    }
+
+    /// Every given attribute parsed by its kind; `None` after reporting any that is malformed.
+    fn attr_values(&mut self, spec: &OpSpec, a: &Args) -> Option<Attrs> {
+        let mut attrs = Attrs::default();
+        let mut ok = true;
+        for s in spec.attrs {
+            let Some(e) = a.get(s.name) else { continue };
+            match self.attr_value(spec.name, s.name, s.kind, e) {
+                Some(v) => attrs.set(s.name, v),
+                None => ok = false,
+            }
+        }
+        ok.then_some(attrs)
+    }
+
+    /// One attribute value of kind `kind`.
+    fn attr_value(&mut self, op: &str, name: &str, kind: AttrKind, e: &Expr) -> Option<AttrValue> {
+        Some(match kind {
+            AttrKind::Int => AttrValue::Int(self.int(e)?),
+            AttrKind::Ints => AttrValue::Ints(self.ints(e)?),
+            AttrKind::Bool => AttrValue::Bool(self.boolean(op, name, e)?),
+            AttrKind::Bools => {
+                let xs = self.list(op, name, kind, e)?;
+                let mut v = Vec::with_capacity(xs.len());
+                for x in xs {
+                    v.push(self.boolean(op, name, x)?);
+                }
+                AttrValue::Bools(v)
+            }
+            AttrKind::Type => AttrValue::Type(self.element_type(e)?),
+            AttrKind::Direction => AttrValue::Direction(self.direction(e)?),
+            AttrKind::ComparisonType => AttrValue::TotalOrder(self.comparison_type(e)?),
+            AttrKind::PaddingConfig => {
+                let rows = self.int_rows(op, name, kind, e, 3)?;
+                AttrValue::PaddingConfig(
+                    rows.iter()
+                        .map(|r| PadDim {
+                            low: r[0],
+                            high: r[1],
+                            interior: r[2],
+                        })
+                        .collect(),
+                )
+            }
+            AttrKind::Pairs => {
+                let rows = self.int_rows(op, name, kind, e, 2)?;
+                AttrValue::Pairs(rows.iter().map(|r| (r[0], r[1])).collect())
+            }
+            AttrKind::PaddingKind => match ident_upper(e).as_deref() {
+                Some("SAME") => AttrValue::Same(true),
+                Some("VALID") => AttrValue::Same(false),
+                _ => {
+                    let more = if matches!(e.kind, ExprKind::List(_)) {
+                        format!("; explicit (low, high) pairs are written with {op}'s general-padding forms (ConvWithGeneralPadding, ConvGeneral, ConvGeneralDilated)")
+                    } else {
+                        String::new()
+                    };
+                    self.error(e.sp, format!("{op}: `{name}` is {}{more}", kind.example()));
+                    return None;
+                }
+            },
+            AttrKind::ConvDims => {
+                let specs: Option<Vec<String>> = match &e.kind {
+                    ExprKind::List(xs) if xs.len() == 3 => xs.iter().map(ident_text).collect(),
+                    _ => None,
+                };
+                let Some(specs) = specs else {
+                    self.error(e.sp, format!("{op}: `{name}` is {}", kind.example()));
+                    return None;
+                };
+                match registry::conv_dims_from_specs(&specs[0], &specs[1], &specs[2]) {
+                    Ok(d) => AttrValue::ConvDims(d),
+                    Err(m) => {
+                        self.error(e.sp, format!("{op}: `{name}`: {m}"));
+                        return None;
+                    }
+                }
+            }
+            AttrKind::Precision => {
+                let words: Vec<&Expr> = match &e.kind {
+                    ExprKind::List(xs) => xs.iter().collect(),
+                    _ => vec![e],
+                };
+                for w in words {
+                    if !matches!(
+                        ident_upper(w).as_deref(),
+                        Some("DEFAULT" | "HIGH" | "HIGHEST")
+                    ) {
+                        self.error(w.sp, format!("{op}: `{name}` is {}", kind.example()));
+                        return None;
+                    }
+                }
+                AttrValue::Precision
+            }
+        })
+    }
+
+    /// `true` or `false`.
+    fn boolean(&mut self, op: &str, name: &str, e: &Expr) -> Option<bool> {
+        match &e.kind {
+            ExprKind::Lit(l) => match l.value {
+                Scalar::Bool(b) => return Some(b),
+                Scalar::Int(_) | Scalar::Float(_) => {}
+            },
+            ExprKind::Paren(x) => return self.boolean(op, name, x),
+            _ => {}
+        }
+        self.error(e.sp, format!("{op}: `{name}` is `true` or `false`"));
+        None
+    }
+
+    /// The elements of a list value.
+    fn list<'e>(
+        &mut self,
+        op: &str,
+        name: &str,
+        kind: AttrKind,
+        e: &'e Expr,
+    ) -> Option<&'e [Expr]> {
+        match &e.kind {
+            ExprKind::List(xs) => Some(xs),
+            _ => {
+                self.error(e.sp, format!("{op}: `{name}` is {}", kind.example()));
+                None
+            }
+        }
+    }
+
+    /// A list of integer lists of length `width` each.
+    fn int_rows(
+        &mut self,
+        op: &str,
+        name: &str,
+        kind: AttrKind,
+        e: &Expr,
+        width: usize,
+    ) -> Option<Vec<Vec<i64>>> {
+        let rows = self.list(op, name, kind, e)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let ok_shape = matches!(&r.kind, ExprKind::List(xs) if xs.len() == width);
+            if !ok_shape {
+                self.error(r.sp, format!("{op}: `{name}` is {}", kind.example()));
+                return None;
+            }
+            out.push(self.ints(r)?);
+        }
+        Some(out)
     }
 
     /// An integer attribute value.
@@ -545,13 +533,6 @@ impl Checker<'_> {
         Some(v)
     }
 
-    fn opt_ints(&mut self, a: &Args, name: &str) -> Option<Option<Vec<i64>>> {
-        match a.get(name) {
-            Some(e) => self.ints(e).map(Some),
-            None => Some(None),
-        }
-    }
-
     /// An element type attribute value such as `f32`.
     fn element_type(&mut self, e: &Expr) -> Option<ElementType> {
         if let ExprKind::Var(n) = &e.kind {
@@ -566,13 +547,6 @@ impl Checker<'_> {
         }
         self.error(e.sp, "expected an element type: pred, s8, s16, s32, s64, u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128");
         None
-    }
-
-    fn opt_type(&mut self, a: &Args, name: &str) -> Option<Option<ElementType>> {
-        match a.get(name) {
-            Some(e) => self.element_type(e).map(Some),
-            None => Some(None),
-        }
     }
 
     /// `direction = GT` (also accepted in any case).
@@ -706,52 +680,6 @@ impl Checker<'_> {
         }
     }
 
-    /// `Reduce(operands..., inits..., dimensions = [...], computation)`.
-    fn reduce(&mut self, cx: &mut Cx, a: &Args, mut site: Site) -> Option<XlaOp> {
-        let n = a.pos.len() / 2;
-        let comp_expr = *a.pos.last()?;
-        site.computation = Some(comp_expr.sp);
-        site.operands.truncate(2 * n);
-        let dims = self.ints(a.get("dimensions")?);
-        let mut vals = Vec::new();
-        let mut failed = false;
-        for e in a.pos.iter().take(n) {
-            let v = self.eval(cx, e, None);
-            failed |= v.is_none();
-            vals.push(v);
-        }
-        for (i, e) in a.pos.iter().skip(n).take(n).enumerate() {
-            let operand = vals.get(i).copied().flatten();
-            // An init whose type would come from a failed operand: that operand's error says
-            // it all (no "cannot infer the type of literal" after it).
-            if operand.is_none() && super::needs_hint(e) {
-                failed = true;
-                continue;
-            }
-            let h = operand.and_then(|v| hint_from(cx, v, format!("operand {i} of Reduce is")));
-            let v = self.eval(cx, e, h);
-            failed |= v.is_none();
-            vals.push(v);
-        }
-        let dims = dims?;
-        if failed {
-            return None;
-        }
-        let ops: Vec<XlaOp> = vals.into_iter().flatten().collect();
-        // Computation parameters: N accumulators then N values, scalars of the inits' types.
-        let scalar = |op: &XlaOp| -> Shape {
-            match cx.b.shape(*op).as_array() {
-                Some(arr) => Shape::scalar(arr.ty),
-                None => cx.b.shape(*op).clone(),
-            }
-        };
-        let inits: Vec<Shape> = ops.iter().skip(n).map(scalar).collect();
-        let params: Vec<Shape> = inits.iter().chain(inits.iter()).cloned().collect();
-        let comp = self.computation_arg(cx, comp_expr, &params, "Reduce")?;
-        let r = cx.b.reduce(ops.get(..n)?, ops.get(n..)?, &comp, &dims);
-        self.done(r, &site)
-    }
-
     /// A computation argument: a closure built with `params`, or the name of a fn.
     fn computation_arg(
         &mut self,
@@ -786,4 +714,57 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// The message for `n` positional arguments where the form wants otherwise.
+fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
+    let op = spec.name;
+    let form = spec.signature;
+    let count = |k: usize| xla_core::error::count(k, "operand", "operands");
+    match spec.form {
+        Form::Operands(k) if n != k => Some(format!("{op} takes {} {form}, got {n}", count(k))),
+        Form::Variadic(k) if n < k => {
+            Some(format!("{op} takes at least {} {form}, got {n}", count(k)))
+        }
+        Form::Type if n != 1 => Some(format!("{op} takes 1 argument {form}, got {n}")),
+        Form::Constant if n != 2 => Some(format!("{op} takes 2 arguments {form}, got {n}")),
+        Form::Call if n < 1 => Some(format!("{op} takes {form}, got {n} arguments")),
+        Form::Reduce if n < 3 || n % 2 != 1 => Some(format!(
+            "Reduce takes N operands, N init values and a computation (an odd count, at least 3), got {n} \
+             positional arguments: `Reduce(x, 0.0, dimensions = [1], |a, b| a + b)`"
+        )),
+        Form::Sort if n < 2 => Some(format!(
+            "{op} takes {form}: at least one operand and a comparator, got {n} positional arguments: \
+             `Sort(x, |a, b| Lt(a, b), dimension = 0)`"
+        )),
+        Form::While if n != 3 => Some(format!(
+            "{op} takes 3 arguments {form}, got {n}: `While(|s| Lt(s.0, 10), |s| (s.0 + 1, s.1), init)`"
+        )),
+        Form::Conditional if n != 3 && n != 5 => Some(format!(
+            "{op} takes 5 arguments (pred, true_operand, true_computation, false_operand, \
+             false_computation) or 3 (branch_index, [computations...], [operands...]), got {n}"
+        )),
+        Form::Operands(_)
+        | Form::Variadic(_)
+        | Form::Type
+        | Form::Constant
+        | Form::Call
+        | Form::Reduce
+        | Form::Sort
+        | Form::While
+        | Form::Conditional => None,
+    }
+}
+
+/// The text of an identifier value (`NHWC`).
+fn ident_text(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Var(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// An identifier value in upper case (`same` -> `SAME`).
+fn ident_upper(e: &Expr) -> Option<String> {
+    ident_text(e).map(|s| s.to_uppercase())
 }

@@ -25,6 +25,7 @@ pub(crate) fn dot_kernel(
 ) -> TokenStream {
     let [batch, m, n, k] = sizes;
     let (a, b) = (src_ident(plan, &lhs.src), src_ident(plan, &rhs.src));
+    let (ao, bo) = (lit_usize(lhs.off), lit_usize(rhs.off));
     let [ab, ar, ac] = lhs.strides.map(isize_lit);
     let [bb, br, bc] = rhs.strides.map(isize_lit);
     let (cb, cr) = (isize_lit(m * n), isize_lit(n));
@@ -39,7 +40,7 @@ pub(crate) fn dot_kernel(
         };
         // Extents and strides are compile-time constants that fit the operands by
         // construction, so `gemm` cannot reject them.
-        if ::xla_aot::__rt::xla_kernels::gemm::gemm(&desc, &#a[..], &#b[..], #w, gemm).is_err() {
+        if ::xla_aot::__rt::xla_kernels::gemm::gemm(&desc, &#a[#ao..], &#b[#bo..], #w, gemm).is_err() {
             panic!("xla!: internal error: GEMM rejected its compile-time extents");
         }
     }
@@ -56,7 +57,14 @@ pub(crate) fn bitcast_resize_kernel(
     let node = &f.graph.nodes[k.node];
     let in_shape = f.graph.shape(node.inputs[0]);
     let out_shape = f.graph.shape(k.outputs[0]);
-    let Expr::Leaf { src: s, coef, .. } = &k.exprs[src] else {
+    let Expr::Leaf {
+        src: s,
+        coef,
+        off: 0,
+        guarded: false,
+        ..
+    } = &k.exprs[src]
+    else {
         return Err("internal: bitcast of a non-leaf".into());
     };
     let slice = src_ident(plan, s);
@@ -78,7 +86,7 @@ pub(crate) fn bitcast_resize_kernel(
         let kk = lit_usize(wi / wo);
         let n = lit_usize(in_shape.element_count());
         let binds = decompose(&in_shape.dims, rank, &used, &quote!(g));
-        let off = offset_tokens(coef, &vars);
+        let off = offset_tokens(coef, 0, &vars);
         let wo_l = lit_usize(wo);
         Ok(quote! {
             for g in 0..#n {
@@ -98,7 +106,7 @@ pub(crate) fn bitcast_resize_kernel(
         if let Some(last) = vars_q.last_mut() {
             *last = quote!(q);
         }
-        let off = offset_tokens(coef, &vars_q);
+        let off = offset_tokens(coef, 0, &vars_q);
         let wi_l = lit_usize(wi);
         Ok(quote! {
             for g in 0..#n {

@@ -8,16 +8,17 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use xla_core::{BinaryOp, ElementType, UnaryOp};
 
+use super::codegen_loops::{offset_tokens, signed_offset_tokens};
 use super::codegen_rt::{direction, element, rust_type, scalar_of, scalar_trait, vfloat_of};
-use super::fuse::{Expr, ExprId, Src};
+use super::fuse::{Cond, Expr, ExprId, Src};
 use super::graph::Kind;
 
 /// How leaves are read at the current point of a loop nest.
 pub(crate) struct Access<'a> {
     /// The slice variable holding a leaf source.
     pub slice: &'a dyn Fn(&Src) -> TokenStream,
-    /// The offset of the element (lane 0 in vector mode) for a coefficient vector.
-    pub offset: &'a dyn Fn(&[i64]) -> TokenStream,
+    /// The index variable of each dim at the current element (lane 0 in vector mode).
+    pub vars: &'a [TokenStream],
     /// Sources read in place from the kernel's own output at the current element (slice and
     /// offset), overriding `slice`/`offset`.
     pub local: &'a dyn Fn(&Src) -> Option<(TokenStream, TokenStream)>,
@@ -35,12 +36,38 @@ pub(crate) fn reachable(exprs: &[Expr], roots: &[ExprId]) -> Vec<bool> {
     while let Some(e) = stack.pop() {
         if !live[e] {
             live[e] = true;
-            if let Expr::Op { args, .. } = &exprs[e] {
-                stack.extend(args);
+            match &exprs[e] {
+                Expr::Op { args, .. } => stack.extend(args),
+                Expr::Guard { value, fill, .. } => stack.extend([*value, *fill]),
+                Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) => {}
             }
         }
     }
     live
+}
+
+/// A read of `s` at the `isize` offset `o` that may fall outside it (a guarded leaf): the
+/// element type's zero there, never an out-of-bounds index.
+fn guarded_load(s: &TokenStream, o: &TokenStream) -> TokenStream {
+    quote!(usize::try_from(#o).ok().and_then(|o| #s.get(o)).copied().unwrap_or_default())
+}
+
+/// `lo <= x && x < hi` for every cond, `x` its affine function of the index variables.
+fn conds_tokens(conds: &[Cond], vars: &[TokenStream]) -> TokenStream {
+    let tests: Vec<TokenStream> = conds
+        .iter()
+        .map(|c| {
+            let x = signed_offset_tokens(&c.coef, c.off, vars);
+            let lo = proc_macro2::Literal::isize_suffixed(c.lo as isize);
+            let hi = proc_macro2::Literal::isize_suffixed(c.hi as isize);
+            quote!((#lo..#hi).contains(&#x))
+        })
+        .collect();
+    if tests.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#tests)&&*)
+    }
 }
 
 /// The variable of expression `e`.
@@ -59,16 +86,37 @@ pub(crate) fn scalar_stmts(exprs: &[Expr], roots: &[ExprId], acc: &Access<'_>) -
         }
         let v = var(id);
         let value = match e {
-            Expr::Leaf { src, coef, .. } => {
-                let (s, off) =
-                    (acc.local)(src).unwrap_or_else(|| ((acc.slice)(src), (acc.offset)(coef)));
-                quote!(#s[#off])
+            Expr::Leaf {
+                src,
+                coef,
+                off,
+                guarded,
+                ..
+            } => {
+                if let Some((s, o)) = (acc.local)(src) {
+                    quote!(#s[#o])
+                } else if *guarded {
+                    let s = (acc.slice)(src);
+                    let o = signed_offset_tokens(coef, *off, acc.vars);
+                    guarded_load(&s, &o)
+                } else {
+                    let s = (acc.slice)(src);
+                    let o = offset_tokens(coef, *off, acc.vars);
+                    quote!(#s[#o])
+                }
             }
-            Expr::Index { coef, ty } => {
-                let off = (acc.offset)(coef);
+            Expr::Index { coef, off, ty } => {
+                let o = signed_offset_tokens(coef, *off, acc.vars);
                 let i64s = scalar_of(ElementType::S64);
                 let t = rust_type(*ty);
-                quote!(#i64s::convert::<#t>((#off) as i64))
+                quote!(#i64s::convert::<#t>((#o) as i64))
+            }
+            Expr::Guard {
+                conds, value, fill, ..
+            } => {
+                let c = conds_tokens(conds, acc.vars);
+                let (v, f) = (var(*value), var(*fill));
+                quote!(if #c { #v } else { #f })
             }
             Expr::Scalar(lit) => element(lit, 0),
             Expr::Op {
@@ -163,6 +211,10 @@ pub(crate) fn scalar_op(
         | Kind::BroadcastInDim { .. }
         | Kind::Reshape
         | Kind::Transpose { .. }
+        | Kind::Rev { .. }
+        | Kind::Slice { .. }
+        | Kind::Pad { .. }
+        | Kind::Concat { .. }
         | Kind::BitcastResize
         | Kind::Reduce { .. }
         | Kind::Dot { .. } => {
@@ -262,6 +314,14 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
         }
         match e {
             Expr::Leaf { ty, .. } | Expr::Index { ty, .. } => *ty == t,
+            // A guard picks whole vectors: only when it is the same for every lane (no cond
+            // depends on the innermost dim).
+            Expr::Guard { conds, ty, .. } => {
+                *ty == t
+                    && conds
+                        .iter()
+                        .all(|c| c.coef.last().copied().unwrap_or(0) == 0)
+            }
             Expr::Scalar(lit) => lit.as_array().is_some_and(|(s, _)| s.ty == t),
             Expr::Op { kind, tys, ty, .. } => {
                 let operands_t = tys.iter().all(|&x| x == t);
@@ -293,6 +353,10 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::BroadcastInDim { .. }
                     | Kind::Reshape
                     | Kind::Transpose { .. }
+                    | Kind::Rev { .. }
+                    | Kind::Slice { .. }
+                    | Kind::Pad { .. }
+                    | Kind::Concat { .. }
                     | Kind::BitcastResize
                     | Kind::Reduce { .. }
                     | Kind::Dot { .. } => false,
@@ -305,7 +369,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
 fn e_arg<'a>(exprs: &'a [Expr], e: &Expr, i: usize) -> Option<&'a Expr> {
     match e {
         Expr::Op { args, .. } => args.get(i).and_then(|&a| exprs.get(a)),
-        Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) => None,
+        Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) | Expr::Guard { .. } => None,
     }
 }
 
@@ -385,28 +449,57 @@ pub(crate) fn vector_stmts(
         }
         let x = var(id);
         let value = match e {
-            Expr::Leaf { src, coef, .. } => {
-                if let Some((s, off)) = (acc.local)(src) {
-                    out.extend(quote!(let #x = #vf::load(&#s[#off..]);));
+            Expr::Leaf {
+                src,
+                coef,
+                off,
+                guarded,
+                ..
+            } => {
+                if let Some((s, o)) = (acc.local)(src) {
+                    out.extend(quote!(let #x = #vf::load(&#s[#o..]);));
                     continue;
                 }
                 let s = (acc.slice)(src);
-                let off = (acc.offset)(coef);
-                match coef.get(inner).copied().unwrap_or(0) {
-                    0 => quote!(#vf::splat(#s[#off])),
-                    1 => quote!(#vf::load(&#s[#off..])),
-                    c => {
-                        let c = super::codegen_rt::lit_usize(c);
-                        quote!(#vf::from_fn(|l: usize| #s[#off + l * #c]))
+                let c = coef.get(inner).copied().unwrap_or(0);
+                let cl = proc_macro2::Literal::isize_suffixed(c as isize);
+                if *guarded {
+                    let o = signed_offset_tokens(coef, *off, acc.vars);
+                    let load = guarded_load(&s, &quote!((#o + (l as isize) * #cl)));
+                    quote!(#vf::from_fn(|l: usize| #load))
+                } else {
+                    let o = offset_tokens(coef, *off, acc.vars);
+                    match c {
+                        0 => quote!(#vf::splat(#s[#o])),
+                        1 => quote!(#vf::load(&#s[#o..])),
+                        c if c > 0 => {
+                            let c = super::codegen_rt::lit_usize(c);
+                            quote!(#vf::from_fn(|l: usize| #s[#o + l * #c]))
+                        }
+                        c => {
+                            // Reversed along the vector: lane l reads `o - l·|c|`.
+                            let c = super::codegen_rt::lit_usize(-c);
+                            quote!(#vf::from_fn(|l: usize| #s[#o - l * #c]))
+                        }
                     }
                 }
             }
-            Expr::Index { coef, ty } => {
-                let off = (acc.offset)(coef);
-                let c = super::codegen_rt::lit_usize(coef.get(inner).copied().unwrap_or(0));
+            Expr::Index { coef, off, ty } => {
+                let o = signed_offset_tokens(coef, *off, acc.vars);
+                let c = proc_macro2::Literal::isize_suffixed(
+                    coef.get(inner).copied().unwrap_or(0) as isize
+                );
                 let i64s = scalar_of(ElementType::S64);
                 let t = rust_type(*ty);
-                quote!(#vf::from_fn(|l: usize| #i64s::convert::<#t>((#off + l * #c) as i64)))
+                quote!(#vf::from_fn(|l: usize| #i64s::convert::<#t>((#o + (l as isize) * #c) as i64)))
+            }
+            Expr::Guard {
+                conds, value, fill, ..
+            } => {
+                // Row-uniform (see `vectorisable`): lane 0's test holds for every lane.
+                let c = conds_tokens(conds, acc.vars);
+                let (v, f) = (var(*value), var(*fill));
+                quote!(if #c { #v } else { #f })
             }
             Expr::Scalar(lit) => {
                 let c = element(lit, 0);
@@ -480,6 +573,10 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::BroadcastInDim { .. }
         | Kind::Reshape
         | Kind::Transpose { .. }
+        | Kind::Rev { .. }
+        | Kind::Slice { .. }
+        | Kind::Pad { .. }
+        | Kind::Concat { .. }
         | Kind::BitcastResize
         | Kind::Reduce { .. }
         | Kind::Dot { .. } => quote!(compile_error!("xla!: internal: op without a vector form")),

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 use super::codegen_expr::{reachable, scalar_stmts, var, vector_stmts, vectorisable, Access};
 use super::codegen_rt::{lanes_of, lit_usize, rust_type, vector_type, vfloat_of};
-use super::fuse::{Expr, ExprId, Fused, Kernel, Src};
+use super::fuse::{Cond, Expr, ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, storage_strides};
 use super::plan::{Plan, Storage};
 
@@ -70,13 +70,39 @@ impl Space {
         exprs
             .iter()
             .map(|e| match e {
-                Expr::Leaf { src, ty, coef } => Expr::Leaf {
+                Expr::Leaf {
+                    src,
+                    ty,
+                    coef,
+                    off,
+                    guarded,
+                } => Expr::Leaf {
                     src: src.clone(),
                     ty: *ty,
                     coef: self.map(coef),
+                    off: *off,
+                    guarded: *guarded,
                 },
-                Expr::Index { coef, ty } => Expr::Index {
+                Expr::Index { coef, off, ty } => Expr::Index {
                     coef: self.map(coef),
+                    off: *off,
+                    ty: *ty,
+                },
+                Expr::Guard {
+                    conds,
+                    value,
+                    fill,
+                    ty,
+                } => Expr::Guard {
+                    conds: conds
+                        .iter()
+                        .map(|c| Cond {
+                            coef: self.map(&c.coef),
+                            ..c.clone()
+                        })
+                        .collect(),
+                    value: *value,
+                    fill: *fill,
                     ty: *ty,
                 },
                 Expr::Scalar(_) | Expr::Op { .. } => e.clone(),
@@ -92,9 +118,10 @@ pub(crate) fn access_vectors(exprs: &[Expr], roots: &[ExprId]) -> Vec<Vec<i64>> 
         .iter()
         .zip(&live)
         .filter(|(_, &l)| l)
-        .filter_map(|(e, _)| match e {
-            Expr::Leaf { coef, .. } | Expr::Index { coef, .. } => Some(coef.clone()),
-            Expr::Scalar(_) | Expr::Op { .. } => None,
+        .flat_map(|(e, _)| match e {
+            Expr::Leaf { coef, .. } | Expr::Index { coef, .. } => vec![coef.clone()],
+            Expr::Guard { conds, .. } => conds.iter().map(|c| c.coef.clone()).collect(),
+            Expr::Scalar(_) | Expr::Op { .. } => Vec::new(),
         })
         .collect()
 }
@@ -132,26 +159,54 @@ pub(crate) fn param_ident(index: usize, path: &[usize]) -> Ident {
     format_ident!("{}", s)
 }
 
-/// `Σ var[d]·coef[d]` over the non-zero coefficients (`0usize` when there are none).
-pub(crate) fn offset_tokens(coef: &[i64], vars: &[TokenStream]) -> TokenStream {
-    let terms: Vec<TokenStream> = coef
+/// `Σ var[d]·coef[d] + off` as a `usize` (`0usize` when it is 0): the positive terms first,
+/// then the negative ones subtracted, so a reversed or shifted view never underflows where its
+/// value is an index (the caller's guarantee: unguarded leaves are always in range).
+pub(crate) fn offset_tokens(coef: &[i64], off: i64, vars: &[TokenStream]) -> TokenStream {
+    let term = |c: i64, v: &TokenStream| {
+        if c == 1 {
+            quote!(#v)
+        } else {
+            let c = lit_usize(c);
+            quote!(#v * #c)
+        }
+    };
+    let mut plus: Vec<TokenStream> = Vec::new();
+    let mut minus: Vec<TokenStream> = Vec::new();
+    for (&c, v) in coef.iter().zip(vars) {
+        match c.cmp(&0) {
+            std::cmp::Ordering::Greater => plus.push(term(c, v)),
+            std::cmp::Ordering::Less => minus.push(term(-c, v)),
+            std::cmp::Ordering::Equal => {}
+        }
+    }
+    match off.cmp(&0) {
+        std::cmp::Ordering::Greater => plus.push(lit_usize(off)),
+        std::cmp::Ordering::Less => minus.push(lit_usize(-off)),
+        std::cmp::Ordering::Equal => {}
+    }
+    match (plus.is_empty(), minus.is_empty()) {
+        (true, _) => quote!(0usize),
+        (false, true) => quote!((#(#plus)+*)),
+        (false, false) => quote!(((#(#plus)+*) - (#(#minus)+*))),
+    }
+}
+
+/// `Σ var[d]·coef[d] + off` as an `isize`, for guards and guarded leaves (which may fall
+/// outside their source).
+pub(crate) fn signed_offset_tokens(coef: &[i64], off: i64, vars: &[TokenStream]) -> TokenStream {
+    let mut terms: Vec<TokenStream> = coef
         .iter()
         .zip(vars)
         .filter(|(&c, _)| c != 0)
         .map(|(&c, v)| {
-            if c == 1 {
-                quote!(#v)
-            } else {
-                let c = lit_usize(c);
-                quote!(#v * #c)
-            }
+            let c = proc_macro2::Literal::isize_suffixed(c as isize);
+            quote!((#v as isize) * #c)
         })
         .collect();
-    if terms.is_empty() {
-        quote!(0usize)
-    } else {
-        quote!((#(#terms)+*))
-    }
+    let off = proc_macro2::Literal::isize_suffixed(off as isize);
+    terms.push(quote!(#off));
+    quote!((#(#terms)+*))
 }
 
 /// Bindings of the outer index variables `i{d}` (d < inner) from the flat row number `g` of a
@@ -260,10 +315,9 @@ pub(crate) fn loop_kernel(
     if rank == 1 {
         // Flat: blocks are element ranges; the element's index is `first + j`.
         let vars = vec![quote!(g)];
-        let offset = |c: &[i64]| offset_tokens(c, &vars);
         let acc = Access {
             slice: &slice,
-            offset: &offset,
+            vars: &vars,
             local: &|s: &Src| own(s).then(|| (quote!(blk), quote!(j))),
         };
         let s_stmts = scalar_stmts(&exprs, &[root], &acc);
@@ -335,10 +389,9 @@ pub(crate) fn loop_kernel(
         })
         .collect();
     vars.push(quote!(j));
-    let offset = |c: &[i64]| offset_tokens(c, &vars);
     let acc = Access {
         slice: &slice,
-        offset: &offset,
+        vars: &vars,
         local: &|s: &Src| own(s).then(|| (quote!(row), quote!(j))),
     };
     let s_stmts = scalar_stmts(&exprs, &[root], &acc);
@@ -416,13 +469,39 @@ fn pad_rank(exprs: &[Expr]) -> Vec<Expr> {
     exprs
         .iter()
         .map(|e| match e {
-            Expr::Leaf { src, ty, .. } => Expr::Leaf {
+            Expr::Leaf {
+                src,
+                ty,
+                off,
+                guarded,
+                ..
+            } => Expr::Leaf {
                 src: src.clone(),
                 ty: *ty,
                 coef: vec![0],
+                off: *off,
+                guarded: *guarded,
             },
-            Expr::Index { ty, .. } => Expr::Index {
+            Expr::Index { ty, off, .. } => Expr::Index {
                 coef: vec![0],
+                off: *off,
+                ty: *ty,
+            },
+            Expr::Guard {
+                conds,
+                value,
+                fill,
+                ty,
+            } => Expr::Guard {
+                conds: conds
+                    .iter()
+                    .map(|c| Cond {
+                        coef: vec![0],
+                        ..c.clone()
+                    })
+                    .collect(),
+                value: *value,
+                fill: *fill,
                 ty: *ty,
             },
             Expr::Scalar(_) | Expr::Op { .. } => e.clone(),
@@ -447,15 +526,14 @@ fn serial_nest(
             quote!(#i)
         })
         .collect();
-    let offset = |c: &[i64]| offset_tokens(c, &vars);
     let acc = Access {
         slice,
-        offset: &offset,
-        local: &|s: &Src| own(s).then(|| (quote!(#w), offset_tokens(out_c, &vars))),
+        vars: &vars,
+        local: &|s: &Src| own(s).then(|| (quote!(#w), offset_tokens(out_c, 0, &vars))),
     };
     let stmts = scalar_stmts(exprs, &[root], &acc);
     let r = var(root);
-    let o = offset_tokens(out_c, &vars);
+    let o = offset_tokens(out_c, 0, &vars);
     let mut body = quote! { #stmts #w[#o] = #r; };
     for d in (0..ext.len()).rev() {
         let i = &vars[d];
@@ -489,10 +567,15 @@ mod tests {
     #[test]
     fn offsets_skip_zero_terms() {
         let vars = vec![quote!(i0), quote!(j)];
-        assert_eq!(offset_tokens(&[0, 0], &vars).to_string(), "0usize");
+        assert_eq!(offset_tokens(&[0, 0], 0, &vars).to_string(), "0usize");
         assert_eq!(
-            offset_tokens(&[3, 1], &vars).to_string(),
+            offset_tokens(&[3, 1], 0, &vars).to_string(),
             "(i0 * 3usize + j)"
+        );
+        // Reversed and shifted views: positive terms first, then the negative ones subtracted.
+        assert_eq!(
+            offset_tokens(&[3, -1], 7, &vars).to_string(),
+            "((i0 * 3usize + 7usize) - (j))"
         );
     }
 }

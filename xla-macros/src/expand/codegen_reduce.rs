@@ -289,10 +289,9 @@ pub(crate) fn reduce_kernel(
         let id = src_ident(plan, s);
         quote!(#id)
     };
-    let offset = |c: &[i64]| offset_tokens(c, &vars);
     let acc = Access {
         slice: &slice,
-        offset: &offset,
+        vars: &vars,
         local: &no_local,
     };
     let init_stmts = scalar_stmts(&exprs, inits, &acc);
@@ -351,7 +350,7 @@ pub(crate) fn reduce_kernel(
             return quote!();
         };
         let x = var(e);
-        let off = offset_tokens(&store_coef, vars);
+        let off = offset_tokens(&store_coef, 0, vars);
         match vector {
             Some(vf) => quote!(#vf::store(#x, &mut urow[#off..]);),
             None => quote!(urow[#off] = #x;),
@@ -409,10 +408,9 @@ pub(crate) fn reduce_kernel(
             let rl = lit_usize(space.ext[inner]);
             let mut vars_v = vars.clone();
             vars_v[inner] = quote!(j);
-            let offset_v = |c: &[i64]| offset_tokens(c, &vars_v);
             let acc_v = Access {
                 slice: &slice,
-                offset: &offset_v,
+                vars: &vars_v,
                 local: &no_local,
             };
             let v_stmts = vector_stmts(&exprs, operands, &acc_v, &vt, inner);
@@ -649,10 +647,9 @@ fn column_reduce(
     let (id, vcomb, _, scomb) = combiners(c.bop, c.t, &vf);
     let mut vars_v = c.vars.to_vec();
     vars_v[inner] = quote!(j);
-    let offset_v = |co: &[i64]| offset_tokens(co, &vars_v);
     let acc = Access {
         slice,
-        offset: &offset_v,
+        vars: &vars_v,
         local: &no_local,
     };
     let v_stmts = vector_stmts(c.exprs, &[c.operand], &acc, &c.vt, inner);

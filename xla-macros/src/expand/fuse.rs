@@ -17,8 +17,17 @@ use xla_core::{ArrayShape, ElementType, Literal, Shape};
 use super::graph::{layout_strides, row_major_strides, storage_strides, Graph, Kind, Tree, Value};
 
 /// Affine map from a kernel's iteration index to a node's index: one row per node dim, one
-/// coefficient per iteration dim.
+/// coefficient per iteration dim and a constant last (`node_idx[r] = Σ m[r][d]·i[d] + m[r][n]`).
 pub(crate) type Map = Vec<Vec<i64>>;
+
+/// A range test on an affine function of the iteration index: `lo <= Σ coef[d]·i[d] + off < hi`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Cond {
+    pub coef: Vec<i64>,
+    pub off: i64,
+    pub lo: i64,
+    pub hi: i64,
+}
 
 /// Index of an expression in its kernel's arena.
 pub(crate) type ExprId = usize;
@@ -37,14 +46,29 @@ pub(crate) enum Src {
 /// One expression node of a kernel.
 #[derive(Clone, Debug)]
 pub(crate) enum Expr {
-    /// Element at physical offset `Σ coef[d]·i[d]` of `src`.
+    /// Element at physical offset `Σ coef[d]·i[d] + off` of `src`. A `guarded` leaf is read
+    /// under a [`Expr::Guard`] and may point outside `src` where the guard fails: it reads the
+    /// element type's zero there instead of indexing out of bounds.
     Leaf {
         src: Src,
         ty: ElementType,
         coef: Vec<i64>,
+        off: i64,
+        guarded: bool,
     },
-    /// `Σ coef[d]·i[d]` converted to `ty` (iota).
-    Index { coef: Vec<i64>, ty: ElementType },
+    /// `Σ coef[d]·i[d] + off` converted to `ty` (iota).
+    Index {
+        coef: Vec<i64>,
+        off: i64,
+        ty: ElementType,
+    },
+    /// `value` where every cond holds, else `fill` (Pad's padding, ConcatInDim's pieces).
+    Guard {
+        conds: Vec<Cond>,
+        value: ExprId,
+        fill: ExprId,
+        ty: ElementType,
+    },
     /// A scalar constant.
     Scalar(Literal),
     /// An elementwise op (a graph `Kind` for which `is_elementwise`), `tys` the operand types.
@@ -60,6 +84,8 @@ pub(crate) enum Expr {
 #[derive(Clone, Debug)]
 pub(crate) struct GemmOperand {
     pub src: Src,
+    /// Offset of element `[0, 0, 0]` in `src`.
+    pub off: i64,
     /// Strides of the [batch, row, col] groups (0 for a group of extent 1).
     pub strides: [i64; 3],
 }
@@ -234,6 +260,7 @@ fn build_kernels(
             mat,
             inline: None,
             exprs: Vec::new(),
+            guards: 0,
             memo: HashMap::new(),
             extents: Vec::new(),
             error: None,
@@ -314,6 +341,10 @@ fn build_kernels(
             | Kind::BroadcastInDim { .. }
             | Kind::Reshape
             | Kind::Transpose { .. }
+            | Kind::Rev { .. }
+            | Kind::Slice { .. }
+            | Kind::Pad { .. }
+            | Kind::Concat { .. }
             | Kind::Copy => {
                 let dims = g.shape(v).dims.clone();
                 let id = identity(dims.len());
@@ -411,16 +442,23 @@ fn fold_candidate(g: &Graph, kernels: &[Kernel], r: usize) -> Option<(usize, Val
             if let Expr::Leaf {
                 src: Src::Buf(v),
                 coef,
+                off,
+                guarded,
                 ..
             } = e
             {
-                (*v == u).then_some(coef)
+                // Read at its own index only: no offset, no guard.
+                (*v == u).then_some(if *off == 0 && !*guarded {
+                    coef.clone()
+                } else {
+                    Vec::new()
+                })
             } else {
                 None
             }
         });
         let first = reads_u.next();
-        if first.is_none() || first != Some(&rm) || !reads_u.all(|c| *c == rm) {
+        if first.is_none() || first.as_ref() != Some(&rm) || !reads_u.all(|c| c == rm) {
             continue;
         }
         let read_between = kernels[ku + 1..r]
@@ -452,6 +490,7 @@ fn reduce_storing(
         mat,
         inline: Some(u),
         exprs: Vec::new(),
+        guards: 0,
         memo: HashMap::new(),
         extents: Vec::new(),
         error: None,
@@ -467,7 +506,7 @@ fn reduce_storing(
     let Some(operand) = b.expr(node.inputs[0], &id, false) else {
         return Ok(None);
     };
-    let Some(&store) = b.memo.get(&(u, id)) else {
+    let Some(&store) = b.memo.get(&(u, id, false)) else {
         return Ok(None);
     };
     b.extents = Vec::new();
@@ -491,9 +530,10 @@ fn reduce_storing(
     }))
 }
 
+/// `node_idx = i` (with the constant column).
 fn identity(rank: usize) -> Map {
     (0..rank)
-        .map(|r| (0..rank).map(|c| i64::from(r == c)).collect())
+        .map(|r| (0..=rank).map(|c| i64::from(r == c)).collect())
         .collect()
 }
 
@@ -503,7 +543,11 @@ struct ExprBuilder<'a> {
     /// A materialised value this kernel computes itself (and stores) instead of reading.
     inline: Option<Value>,
     exprs: Vec<Expr>,
-    memo: HashMap<(Value, Map), ExprId>,
+    /// Nesting depth of guards around the expression being built (leaves read under a guard
+    /// are `guarded`).
+    guards: usize,
+    /// Values read at map keys inside a guard, memoised apart from unguarded reads.
+    memo: HashMap<(Value, Map, bool), ExprId>,
     /// Extents of the iteration space.
     extents: Vec<i64>,
     /// A map no materialisation can fix (reported as a compile error).
@@ -525,18 +569,26 @@ impl ExprBuilder<'_> {
     fn leaf(&mut self, src: Src, ty: ElementType, m: &Map) -> ExprId {
         let strides = src_strides(self.g, &src);
         let cols = self.extents.len();
-        let mut coef = vec![0i64; cols];
+        let mut coef = vec![0i64; cols + 1];
         for (row, s) in m.iter().zip(&strides) {
             for (c, r) in coef.iter_mut().zip(row) {
                 *c += s * r;
             }
         }
-        self.push(Expr::Leaf { src, ty, coef })
+        let off = coef.pop().unwrap_or(0);
+        let guarded = self.guards > 0;
+        self.push(Expr::Leaf {
+            src,
+            ty,
+            coef,
+            off,
+            guarded,
+        })
     }
 
     /// Expression of `v` at map `m`; `None` when a materialisation was requested instead.
     fn expr(&mut self, v: Value, m: &Map, root: bool) -> Option<ExprId> {
-        let key = (v, m.clone());
+        let key = (v, m.clone(), self.guards > 0);
         if let Some(&e) = self.memo.get(&key) {
             return Some(e);
         }
@@ -571,8 +623,12 @@ impl ExprBuilder<'_> {
                 }
             }
             Kind::Iota { dimension } => {
-                let coef = m.get(*dimension).cloned().unwrap_or_else(|| vec![0; cols]);
-                Some(self.push(Expr::Index { coef, ty }))
+                let mut coef = m
+                    .get(*dimension)
+                    .cloned()
+                    .unwrap_or_else(|| vec![0; cols + 1]);
+                let off = coef.pop().unwrap_or(0);
+                Some(self.push(Expr::Index { coef, off, ty }))
             }
             Kind::Unary(_)
             | Kind::Binary(_)
@@ -622,7 +678,7 @@ impl ExprBuilder<'_> {
                     .zip(in_dims)
                     .map(|(&d, &size)| {
                         if size == 1 {
-                            vec![0; cols]
+                            vec![0; cols + 1]
                         } else {
                             m[d].clone()
                         }
@@ -632,18 +688,120 @@ impl ExprBuilder<'_> {
             }
             Kind::Transpose { perm } => {
                 let input = node.inputs[0];
-                let mut rows: Map = vec![vec![0; cols]; perm.len()];
+                let mut rows: Map = vec![vec![0; cols + 1]; perm.len()];
                 for (d, &p) in perm.iter().enumerate() {
                     rows[p] = m[d].clone();
                 }
                 self.expr(input, &rows, false)
+            }
+            Kind::Rev { dims } => {
+                // operand[d] = n[d] - 1 - out[d] on the reversed dims.
+                let mut rows = m.clone();
+                for &d in dims {
+                    let n = shape.dims[d];
+                    for c in rows[d].iter_mut() {
+                        *c = -*c;
+                    }
+                    rows[d][cols] += n - 1;
+                }
+                self.expr(node.inputs[0], &rows, false)
+            }
+            Kind::Slice { start, strides } => {
+                // operand[d] = start[d] + stride[d] * out[d].
+                let mut rows = m.clone();
+                for (d, row) in rows.iter_mut().enumerate() {
+                    for c in row.iter_mut() {
+                        *c *= strides[d];
+                    }
+                    row[cols] += start[d];
+                }
+                self.expr(node.inputs[0], &rows, false)
+            }
+            Kind::Pad { low } => {
+                // operand[d] = out[d] - low[d], where that is inside the operand.
+                let input = node.inputs[0];
+                let in_dims = g.shape(input).dims.clone();
+                let mut rows = m.clone();
+                let mut conds = Vec::new();
+                for (d, row) in rows.iter_mut().enumerate() {
+                    row[cols] -= low[d];
+                    let reach = range_of(row, &self.extents);
+                    if reach.0 < 0 || reach.1 >= in_dims[d] {
+                        conds.push(Cond {
+                            coef: row[..cols].to_vec(),
+                            off: row[cols],
+                            lo: 0,
+                            hi: in_dims[d],
+                        });
+                    }
+                }
+                if conds.is_empty() {
+                    return self.expr(input, &rows, false);
+                }
+                self.guards += 1;
+                let value = self.expr(input, &rows, false);
+                self.guards -= 1;
+                let fill = self.expr(node.inputs[1], &Vec::new(), false);
+                Some(self.push(Expr::Guard {
+                    conds,
+                    value: value?,
+                    fill: fill?,
+                    ty,
+                }))
+            }
+            Kind::Concat { dim } => {
+                // Piece k covers out[dim] in [start_k, start_k + n_k); later pieces are the
+                // fill of earlier ones.
+                let mut pieces = Vec::new();
+                let mut start = 0;
+                for &input in &node.inputs {
+                    let n = g.shape(input).dims[*dim];
+                    if n > 0 {
+                        pieces.push((input, start, n));
+                    }
+                    start += n;
+                }
+                let reach = range_of(&m[*dim], &self.extents);
+                pieces.retain(|&(_, s, n)| s <= reach.1 && reach.0 < s + n);
+                let Some(&(last, last_start, _)) = pieces.last() else {
+                    self.error = Some("ConcatInDim: no piece covers the index space".into());
+                    return None;
+                };
+                let guarded = pieces.len() > 1;
+                self.guards += usize::from(guarded);
+                let read = |b: &mut Self, input: Value, s: i64| {
+                    let mut rows = m.clone();
+                    rows[*dim][cols] -= s;
+                    b.expr(input, &rows, false)
+                };
+                let mut acc = read(self, last, last_start);
+                for &(input, s, n) in pieces[..pieces.len() - 1].iter().rev() {
+                    let value = read(self, input, s);
+                    let cond = Cond {
+                        coef: m[*dim][..cols].to_vec(),
+                        off: m[*dim][cols],
+                        lo: s,
+                        hi: s + n,
+                    };
+                    acc = match (value, acc) {
+                        (Some(value), Some(fill)) => Some(self.push(Expr::Guard {
+                            conds: vec![cond],
+                            value,
+                            fill,
+                            ty,
+                        })),
+                        _ => None,
+                    };
+                }
+                self.guards -= usize::from(guarded);
+                acc
             }
             Kind::Reshape => {
                 let input = node.inputs[0];
                 let in_dims = g.shape(input).dims.clone();
                 // Row-major linear index of this node as a function of the iteration index.
                 let rs = row_major_strides(&shape.dims);
-                let mut lin = vec![0i64; cols];
+                let mut lin = vec![0i64; cols + 1];
                 for (row, s) in m.iter().zip(&rs) {
                     for (l, r) in lin.iter_mut().zip(row) {
                         *l += s * r;
@@ -668,10 +826,15 @@ impl ExprBuilder<'_> {
                     if src_strides(g, &src) == row_major_strides(&in_dims) {
                         // Row-major storage: the physical offset is the linear index itself.
                         let ity = g.shape(input).ty;
+                        let mut coef = lin;
+                        let off = coef.pop().unwrap_or(0);
+                        let guarded = self.guards > 0;
                         return Some(self.push(Expr::Leaf {
                             src,
                             ty: ity,
-                            coef: lin,
+                            coef,
+                            off,
+                            guarded,
                         }));
                     }
                 }
@@ -742,9 +905,19 @@ impl ExprBuilder<'_> {
         let id = identity(dims.len());
         self.extents = dims.clone();
         let e = self.expr(v, &id, false)?;
-        let (src, coef) = match &self.exprs[e] {
-            Expr::Leaf { src, coef, .. } => (src.clone(), coef.clone()),
-            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => {
+        let (src, coef, off) = match &self.exprs[e] {
+            Expr::Leaf {
+                src,
+                coef,
+                off,
+                guarded: false,
+                ..
+            } => (src.clone(), coef.clone(), *off),
+            Expr::Leaf { .. }
+            | Expr::Index { .. }
+            | Expr::Scalar(_)
+            | Expr::Op { .. }
+            | Expr::Guard { .. } => {
                 self.need(v);
                 return None;
             }
@@ -753,7 +926,7 @@ impl ExprBuilder<'_> {
         if dims.contains(&0) {
             // No element is read (GEMM then writes zeros or nothing), so any strides do, even
             // those of a transposed view of a stored empty array that groups cannot express.
-            return Some(GemmOperand { src, strides });
+            return Some(GemmOperand { src, off, strides });
         }
         let mut start = 0;
         for (g, &len) in groups.iter().enumerate() {
@@ -766,7 +939,7 @@ impl ExprBuilder<'_> {
             }
             start += len;
         }
-        Some(GemmOperand { src, strides })
+        Some(GemmOperand { src, off, strides })
     }
 }
 
@@ -787,13 +960,15 @@ fn collapse_group(dims: &[i64], coef: &[i64]) -> Option<i64> {
     Some(live.last().map_or(0, |&(_, c)| c))
 }
 
-/// Split a row-major linear index `Σ lin[d]·i[d]` (`i[d] < extents[d]`) into the row-major
-/// multi-index of `dims` as an affine map, when no carry can occur: each iteration dim lands
-/// in one target dim (its coefficient a multiple of that dim's stride, below the next) and
-/// the largest sum per target dim stays below its size. `None` otherwise.
+/// Split a row-major linear index `Σ lin[d]·i[d] + lin[n]` (`i[d] < extents[d]`, the constant
+/// last) into the row-major multi-index of `dims` as an affine map, when no carry can occur:
+/// each iteration dim lands in one target dim (its coefficient a multiple of that dim's stride,
+/// below the next), the constant splits into row-major digits, and the largest sum per target
+/// dim stays below its size. `None` otherwise.
 pub(crate) fn split_linear(lin: &[i64], extents: &[i64], dims: &[i64]) -> Option<Map> {
     let rs = row_major_strides(dims);
-    let mut rows = vec![vec![0i64; lin.len()]; dims.len()];
+    let cols = extents.len();
+    let mut rows = vec![vec![0i64; cols + 1]; dims.len()];
     let mut max = vec![0i64; dims.len()];
     for (d, (&c, &n)) in lin.iter().zip(extents).enumerate() {
         if c == 0 || n <= 1 {
@@ -810,10 +985,37 @@ pub(crate) fn split_linear(lin: &[i64], extents: &[i64], dims: &[i64]) -> Option
         rows[k][d] = q;
         max[k] += q * (n - 1);
     }
-    if max.iter().zip(dims).any(|(&m, &size)| m >= size.max(1)) {
+    let mut rest = lin.get(cols).copied().unwrap_or(0);
+    if rest < 0 {
+        return None;
+    }
+    for k in 0..dims.len() {
+        if rs[k] > 0 {
+            let digit = rest / rs[k];
+            rest -= digit * rs[k];
+            rows[k][cols] = digit;
+            max[k] += digit;
+        }
+    }
+    if rest != 0 || max.iter().zip(dims).any(|(&m, &size)| m >= size.max(1)) {
         return None;
     }
     Some(rows)
+}
+
+/// The smallest and largest value of `Σ row[d]·i[d] + row[n]` over `0 <= i[d] < extents[d]`.
+fn range_of(row: &[i64], extents: &[i64]) -> (i64, i64) {
+    let mut lo = row.get(extents.len()).copied().unwrap_or(0);
+    let mut hi = lo;
+    for (&c, &n) in row.iter().zip(extents) {
+        let span = c * (n - 1).max(0);
+        if span < 0 {
+            lo += span;
+        } else {
+            hi += span;
+        }
+    }
+    (lo, hi)
 }
 
 /// Ops cheap enough to recompute instead of storing (one instruction on most targets).
@@ -833,6 +1035,10 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::BroadcastInDim { .. }
         | Kind::Reshape
         | Kind::Transpose { .. }
+        | Kind::Rev { .. }
+        | Kind::Slice { .. }
+        | Kind::Pad { .. }
+        | Kind::Concat { .. }
         | Kind::BitcastResize
         | Kind::Reduce { .. }
         | Kind::Dot { .. } => false,

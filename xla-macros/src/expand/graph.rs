@@ -66,6 +66,24 @@ pub(crate) enum Kind {
     Transpose {
         perm: Vec<usize>,
     },
+    /// `operand[d] = n[d] - 1 - out[d]` on `dims`.
+    Rev {
+        dims: Vec<usize>,
+    },
+    /// `operand[d] = start[d] + strides[d]·out[d]`.
+    Slice {
+        start: Vec<i64>,
+        strides: Vec<i64>,
+    },
+    /// Edge padding (no interior): `out[d] = operand[d - low[d]]` inside the operand, else the
+    /// scalar second input.
+    Pad {
+        low: Vec<i64>,
+    },
+    /// The inputs laid end to end along `dim`.
+    Concat {
+        dim: usize,
+    },
     /// Identity; inserted where a value must be written to a second place (outputs).
     Copy,
     /// Bitcast between types of different widths: the minor dim appears or disappears.
@@ -102,6 +120,10 @@ impl Kind {
             | Kind::BroadcastInDim { .. }
             | Kind::Reshape
             | Kind::Transpose { .. }
+            | Kind::Rev { .. }
+            | Kind::Slice { .. }
+            | Kind::Pad { .. }
+            | Kind::Concat { .. }
             | Kind::Copy => false,
         }
     }
@@ -373,11 +395,37 @@ impl Graph {
                     .ok_or_else(|| format!("{opname}: index {index} out of range")),
                 Tree::Leaf(_) => Err(format!("{opname}: operand is not a tuple")),
             },
-            Op::Rev { .. }
-            | Op::Slice { .. }
-            | Op::Pad { .. }
-            | Op::Concatenate { .. }
-            | Op::Sort { .. }
+            Op::Rev { dimensions } => {
+                let dims = to_usize(dimensions, opname)?;
+                simple(self, Kind::Rev { dims })
+            }
+            Op::Slice {
+                start_indices,
+                strides,
+                ..
+            } => simple(
+                self,
+                Kind::Slice {
+                    start: start_indices.clone(),
+                    strides: strides.clone(),
+                },
+            ),
+            Op::Pad { config } => {
+                if config.iter().any(|p| p.interior != 0) {
+                    return Err(format!(
+                        "{opname}: interior padding has no code generation yet (edge padding, \
+                         negative too, has)"
+                    ));
+                }
+                let low = config.iter().map(|p| p.low).collect();
+                simple(self, Kind::Pad { low })
+            }
+            Op::Concatenate { dimension } => {
+                let dim = usize::try_from(*dimension)
+                    .map_err(|_| format!("{opname}: dimension {dimension}"))?;
+                simple(self, Kind::Concat { dim })
+            }
+            Op::Sort { .. }
             | Op::TopK { .. }
             | Op::Convolution { .. }
             | Op::While { .. }

@@ -166,7 +166,7 @@ fn kernel_srcs(k: &Kernel) -> Vec<Src> {
         .filter(|(_, &l)| l)
         .filter_map(|(e, _)| match e {
             Expr::Leaf { src, .. } => Some(src.clone()),
-            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => None,
+            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } | Expr::Guard { .. } => None,
         })
         .collect();
     if let KernelKind::Dot { lhs, rhs, .. } = &k.kind {

@@ -43,7 +43,11 @@ pub(crate) fn kernel_reads(k: &super::fuse::Kernel) -> Vec<Value> {
             Expr::Leaf {
                 src: Src::Buf(v), ..
             } => Some(*v),
-            Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => None,
+            Expr::Leaf { .. }
+            | Expr::Index { .. }
+            | Expr::Scalar(_)
+            | Expr::Op { .. }
+            | Expr::Guard { .. } => None,
         })
         .collect();
     match &k.kind {
@@ -141,9 +145,15 @@ fn in_place(f: &Fused, last_use: &BTreeMap<Value, usize>) -> BTreeMap<Value, usi
                 Expr::Leaf {
                     src: Src::Buf(x),
                     coef,
+                    off,
+                    guarded,
                     ..
-                } if *x == u => *coef == own,
-                Expr::Leaf { .. } | Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } => true,
+                } if *x == u => *coef == own && *off == 0 && !*guarded,
+                Expr::Leaf { .. }
+                | Expr::Index { .. }
+                | Expr::Scalar(_)
+                | Expr::Op { .. }
+                | Expr::Guard { .. } => true,
             });
             if candidate && at_own_element {
                 alias.insert(u, slot);

@@ -388,3 +388,107 @@ fn expansion_grows_linearly_and_stays_small() {
     // which needs smaller kernels.
     assert!(large < 50.0, "{large:.1} lines per op");
 }
+
+/// `Pad(Slice(Transpose(Rev(x))))` then `Add` with a concat: every view folds into one loop.
+fn views_chain() -> FnDef {
+    let mut b = Builder::new("views_chain");
+    let x = b.parameter(0, Shape::array(F32, &[8, 10]), "x").unwrap();
+    let v = b.parameter(1, Shape::scalar(F32), "v").unwrap();
+    let r = b.rev(x, &[0]).unwrap();
+    let t = b.transpose(r, &[1, 0]).unwrap();
+    let s = b.slice(t, &[1, 0], &[10, 8], Some(&[2, 1])).unwrap();
+    let padded = b
+        .pad(
+            s,
+            v,
+            &[
+                xla_core::PadDim::default(),
+                xla_core::PadDim {
+                    low: 1,
+                    high: -1,
+                    interior: 0,
+                },
+            ],
+        )
+        .unwrap();
+    let halves = b.slice(x, &[0, 0], &[5, 4], None).unwrap();
+    let other = b.slice(x, &[3, 4], &[8, 8], None).unwrap();
+    let c = b.concat_in_dim(&[halves, other], 1).unwrap();
+    let y = b.binary(BinaryOp::Add, padded, c, None).unwrap();
+    fn_def("views_chain", b.build(y).unwrap())
+}
+
+#[test]
+fn views_fold_into_one_loop_with_offsets_and_guards() {
+    let f = views_chain();
+    let fu = fused(&f);
+    assert_eq!(fu.kernels.len(), 1, "no intermediate buffer");
+    assert!(plan::plan(&fu).buffers.is_empty(), "nothing materialised");
+    let k = &fu.kernels[0];
+    // Output [5, 8]: out[i, j] = x[7 - (j - 1), 1 + 2i] where 0 <= j - 1 < 8 ...
+    let leaves: Vec<(Vec<i64>, i64, bool)> = k
+        .exprs
+        .iter()
+        .filter_map(|e| match e {
+            Expr::Leaf {
+                coef, off, guarded, ..
+            } => Some((coef.clone(), *off, *guarded)),
+            _ => None,
+        })
+        .collect();
+    // Rev then transpose then slice: row 1 + 2i of the transpose is x's column, x's row is
+    // 7 - (j - 1): offset 10·8 + 1 = 81, coefficients (2, -10).
+    assert!(
+        leaves.contains(&(vec![2, -10], 81, true)),
+        "reversed, strided, shifted read under the pad's guard: {leaves:?}"
+    );
+    // The concat pieces: x[i, j] for j < 4, x[3 + i, j] (4 + j - 4) beyond.
+    assert!(leaves.contains(&(vec![10, 1], 0, true)), "{leaves:?}");
+    assert!(leaves.contains(&(vec![10, 1], 30, true)), "{leaves:?}");
+    let guards = k
+        .exprs
+        .iter()
+        .filter(|e| matches!(e, Expr::Guard { .. }))
+        .count();
+    assert_eq!(guards, 2, "one guard for the pad, one for the concat");
+    let text = expand_text(&f);
+    assert!(!text.contains("compile_error"));
+    assert!(
+        text.contains("unwrap_or_default"),
+        "guarded reads never index out of bounds"
+    );
+}
+
+#[test]
+fn reversed_inner_read_stays_vectorised() {
+    let mut b = Builder::new("add_rev");
+    let x = b.parameter(0, Shape::array(F32, &[3, 37]), "x").unwrap();
+    let r = b.rev(x, &[1]).unwrap();
+    let y = b.binary(BinaryOp::Add, x, r, None).unwrap();
+    let f = fn_def("add_rev", b.build(y).unwrap());
+    let fu = fused(&f);
+    assert_eq!(fu.kernels.len(), 1);
+    let text = expand_text(&f);
+    assert!(
+        text.contains("< F32V as VFloat > :: store"),
+        "the reversed read runs in the vector loop"
+    );
+}
+
+#[test]
+fn interior_padding_is_reported_not_miscompiled() {
+    let mut b = Builder::new("pad_interior");
+    let x = b.parameter(0, Shape::array(F32, &[3]), "x").unwrap();
+    let v = b.parameter(1, Shape::scalar(F32), "v").unwrap();
+    let cfg = [xla_core::PadDim {
+        low: 0,
+        high: 0,
+        interior: 1,
+    }];
+    let p = b.pad(x, v, &cfg).unwrap();
+    let f = fn_def("pad_interior", b.build(p).unwrap());
+    let e = expand_fn(&f)
+        .err()
+        .expect("interior padding has no code generation yet");
+    assert!(e.contains("interior padding"), "{e}");
+}

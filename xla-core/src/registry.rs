@@ -1,0 +1,759 @@
+//! The op registry: every op of the surface language once, with its name, StableHLO name,
+//! positional form, attribute schema, literal-typing rule and the parameters its computations
+//! take. The macro's checker, the builder dispatch ([`build`]) and the tooling read it; nothing
+//! else lists ops by name.
+//!
+//! One application `Name(args..., attr = value, ...)` is checked in three steps: the form and
+//! attributes against [`OpSpec`] (any front end), the operands' literal types by [`Typing`], then
+//! [`build`] calls the [`Builder`](crate::builder::Builder), whose shape inference owns every
+//! rule about shapes.
+
+mod build;
+mod conv_dims;
+#[cfg(test)]
+mod tests;
+
+pub use build::{build, computation_params, Applied, AttrValue, Attrs};
+pub use conv_dims::conv_dims_from_specs;
+
+use crate::ir::{BinaryOp, ComparisonDirection, UnaryOp};
+
+/// What an op is, independent of how it is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// One-operand elementwise op.
+    Unary(UnaryOp),
+    /// Two-operand elementwise op with implicit broadcasting.
+    Binary(BinaryOp),
+    /// `Eq`..`Lt` and the `*TotalOrder` variants.
+    Compare {
+        /// The relation tested.
+        direction: ComparisonDirection,
+        /// Floats by the total order.
+        total_order: bool,
+    },
+    /// `Compare(a, b, direction = GT, comparison_type = TOTALORDER)`.
+    CompareWith,
+    /// `Select(pred, on_true, on_false)`.
+    Select,
+    /// `Clamp(min, operand, max)`.
+    Clamp,
+    /// Elementwise conversion.
+    ConvertElementType,
+    /// Bit reinterpretation.
+    BitcastConvertType,
+    /// Rounding to fewer exponent and mantissa bits.
+    ReducePrecision,
+    /// New major dimensions.
+    Broadcast,
+    /// Broadcast to a shape by a dimension map.
+    BroadcastInDim,
+    /// Row-major reinterpretation (optionally after a transpose).
+    Reshape,
+    /// Consecutive dimensions merged.
+    Collapse,
+    /// Dimensions permuted.
+    Transpose,
+    /// Dimensions reversed.
+    Rev,
+    /// A strided box of the operand.
+    Slice,
+    /// Edge and interior padding.
+    Pad,
+    /// Operands joined along a dimension.
+    ConcatInDim,
+    /// Counting values.
+    Iota,
+    /// A literal array.
+    Constant,
+    /// Variadic reduction by a computation.
+    Reduce,
+    /// Variadic sort by a comparator.
+    Sort,
+    /// The k largest or smallest along the last dimension.
+    TopK,
+    /// Matrix and vector products.
+    Dot,
+    /// Generalised products.
+    DotGeneral,
+    /// Convolution, default dimension numbers, SAME/VALID padding.
+    Conv,
+    /// Convolution, default dimension numbers, explicit padding.
+    ConvWithGeneralPadding,
+    /// Convolution, explicit dimension numbers, SAME/VALID padding.
+    ConvWithGeneralDimensions,
+    /// Convolution, explicit dimension numbers and padding.
+    ConvGeneral,
+    /// Convolution with every attribute.
+    ConvGeneralDilated,
+    /// Loop while a condition holds.
+    While,
+    /// One of several computations, by a pred or an index.
+    Conditional,
+    /// A tuple.
+    Tuple,
+    /// An element of a tuple.
+    GetTupleElement,
+    /// A call of another fn of the block.
+    Call,
+}
+
+/// The positional arguments of an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Exactly this many operands.
+    Operands(usize),
+    /// At least this many operands.
+    Variadic(usize),
+    /// N operands, N init values, one computation.
+    Reduce,
+    /// N >= 1 operands, then the comparator.
+    Sort,
+    /// Condition, body, initial state.
+    While,
+    /// `(pred, true_operand, true_computation, false_operand, false_computation)` or
+    /// `(branch_index, [computations...], [operands...])`.
+    Conditional,
+    /// A type, such as `s32[4, 8]`.
+    Type,
+    /// A type and a (nested list) value.
+    Constant,
+    /// A fn of the block, then its operands.
+    Call,
+}
+
+/// What kind of value an attribute takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrKind {
+    /// `1`.
+    Int,
+    /// `[1, 0]`.
+    Ints,
+    /// `true`.
+    Bool,
+    /// `[true, false]`.
+    Bools,
+    /// `f32`.
+    Type,
+    /// `GT`.
+    Direction,
+    /// `TOTALORDER`, `FLOAT`, `SIGNED`, `UNSIGNED`.
+    ComparisonType,
+    /// `[[low, high, interior], ...]`, one triple per dimension.
+    PaddingConfig,
+    /// `[[low, high], ...]`, one pair per spatial dimension.
+    Pairs,
+    /// `SAME` or `VALID`.
+    PaddingKind,
+    /// `[NHWC, HWIO, NHWC]`: lhs, rhs and output dimension letters.
+    ConvDims,
+    /// `DEFAULT`, `HIGH` or `HIGHEST` (or a list of two): accepted, no effect on CPU.
+    Precision,
+}
+
+impl AttrKind {
+    /// How a value of this kind is written, for messages.
+    pub fn example(self) -> &'static str {
+        match self {
+            AttrKind::Int => "an integer such as `1`",
+            AttrKind::Ints => "a list of integers such as `[1, 0]`",
+            AttrKind::Bool => "`true` or `false`",
+            AttrKind::Bools => "a list such as `[true, false]`",
+            AttrKind::Type => "an element type such as `f32`",
+            AttrKind::Direction => "one of EQ, NE, GE, GT, LE, LT",
+            AttrKind::ComparisonType => "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
+            AttrKind::PaddingConfig => {
+                "one `[low, high, interior]` per dimension, such as `[[1, 2, 0], [0, 0, 1]]`"
+            }
+            AttrKind::Pairs => {
+                "one `[low, high]` per spatial dimension, such as `[[1, 1], [0, 2]]`"
+            }
+            AttrKind::PaddingKind => "`SAME` or `VALID`",
+            AttrKind::ConvDims => {
+                "lhs, rhs and output dimension letters such as `[NHWC, HWIO, NHWC]`"
+            }
+            AttrKind::Precision => "DEFAULT, HIGH or HIGHEST",
+        }
+    }
+}
+
+/// One attribute of an op.
+#[derive(Clone, Copy, Debug)]
+pub struct AttrSpec {
+    /// Its name, as the seed spells it.
+    pub name: &'static str,
+    /// The kind of value it takes.
+    pub kind: AttrKind,
+    /// Whether the op needs it (otherwise it has a default).
+    pub required: bool,
+}
+
+/// How untyped literal operands get their element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typing {
+    /// Every operand is typed on its own.
+    Free,
+    /// Operand 0 takes the result's type; any others are typed on their own.
+    First,
+    /// Operand 0 takes the result's type when the op keeps it (`Exp`, not `IsFinite`).
+    Unary,
+    /// All operands share one type: the result's too when `with_result`.
+    Same {
+        /// The result has the operands' type.
+        with_result: bool,
+    },
+    /// Pred, then two operands of the result's type.
+    Select,
+    /// `(min, operand, max)` of the result's type; the operand fixes it first.
+    Clamp,
+    /// Init value `i` takes operand `i`'s type.
+    Reduce,
+}
+
+/// Everything the front ends need about one op.
+#[derive(Clone, Copy, Debug)]
+pub struct OpSpec {
+    /// The surface name (as the seed spells it).
+    pub name: &'static str,
+    /// What it is.
+    pub kind: OpKind,
+    /// The StableHLO op it exports to (`stablehlo.` omitted).
+    pub stablehlo: &'static str,
+    /// Its positional arguments.
+    pub form: Form,
+    /// How the positional arguments read, for messages: `(lhs, rhs)`.
+    pub signature: &'static str,
+    /// Its attributes.
+    pub attrs: &'static [AttrSpec],
+    /// How literal operands are typed.
+    pub typing: Typing,
+}
+
+impl OpSpec {
+    /// The attribute called `name`.
+    pub fn attr(&self, name: &str) -> Option<&'static AttrSpec> {
+        self.attrs.iter().find(|a| a.name == name)
+    }
+}
+
+const fn req(name: &'static str, kind: AttrKind) -> AttrSpec {
+    AttrSpec {
+        name,
+        kind,
+        required: true,
+    }
+}
+
+const fn opt(name: &'static str, kind: AttrKind) -> AttrSpec {
+    AttrSpec {
+        name,
+        kind,
+        required: false,
+    }
+}
+
+const fn op(
+    name: &'static str,
+    kind: OpKind,
+    stablehlo: &'static str,
+    form: Form,
+    signature: &'static str,
+    attrs: &'static [AttrSpec],
+    typing: Typing,
+) -> OpSpec {
+    OpSpec {
+        name,
+        kind,
+        stablehlo,
+        form,
+        signature,
+        attrs,
+        typing,
+    }
+}
+
+use AttrKind as K;
+
+const NONE: &[AttrSpec] = &[];
+const BCAST: &[AttrSpec] = &[opt("broadcast_dimensions", K::Ints)];
+const NEW_TYPE: &[AttrSpec] = &[req("new_element_type", K::Type)];
+const CONV_COMMON: [AttrSpec; 4] = [
+    opt("feature_group_count", K::Int),
+    opt("batch_group_count", K::Int),
+    opt("precision_config", K::Precision),
+    opt("preferred_element_type", K::Type),
+];
+const CONV: &[AttrSpec] = &[
+    req("window_strides", K::Ints),
+    req("padding", K::PaddingKind),
+    CONV_COMMON[0],
+    CONV_COMMON[1],
+    CONV_COMMON[2],
+    CONV_COMMON[3],
+];
+const CONV_GP: &[AttrSpec] = &[
+    req("window_strides", K::Ints),
+    req("padding", K::Pairs),
+    CONV_COMMON[0],
+    CONV_COMMON[1],
+    CONV_COMMON[2],
+    CONV_COMMON[3],
+];
+const CONV_GD: &[AttrSpec] = &[
+    req("window_strides", K::Ints),
+    req("padding", K::PaddingKind),
+    req("dimension_numbers", K::ConvDims),
+    CONV_COMMON[0],
+    CONV_COMMON[1],
+    CONV_COMMON[2],
+    CONV_COMMON[3],
+];
+const CONV_G: &[AttrSpec] = &[
+    req("window_strides", K::Ints),
+    req("padding", K::Pairs),
+    req("dimension_numbers", K::ConvDims),
+    CONV_COMMON[0],
+    CONV_COMMON[1],
+    CONV_COMMON[2],
+    CONV_COMMON[3],
+];
+const CONV_GDIL: &[AttrSpec] = &[
+    req("window_strides", K::Ints),
+    req("padding", K::Pairs),
+    opt("lhs_dilation", K::Ints),
+    opt("rhs_dilation", K::Ints),
+    req("dimension_numbers", K::ConvDims),
+    CONV_COMMON[0],
+    CONV_COMMON[1],
+    CONV_COMMON[2],
+    CONV_COMMON[3],
+    opt("window_reversal", K::Bools),
+];
+
+macro_rules! unary {
+    ($($name:literal $v:ident $shlo:literal),* $(,)?) => {
+        [$(op($name, OpKind::Unary(UnaryOp::$v), $shlo, Form::Operands(1), "(operand)", NONE, Typing::Unary)),*]
+    };
+}
+
+macro_rules! binary {
+    ($($name:literal $v:ident $shlo:literal $with:literal),* $(,)?) => {
+        [$(op($name, OpKind::Binary(BinaryOp::$v), $shlo, Form::Operands(2), "(lhs, rhs)", BCAST,
+              Typing::Same { with_result: $with })),*]
+    };
+}
+
+macro_rules! compare {
+    ($($name:literal $v:ident $total:literal),* $(,)?) => {
+        [$(op($name, OpKind::Compare { direction: ComparisonDirection::$v, total_order: $total },
+              "compare", Form::Operands(2), "(lhs, rhs)", BCAST, Typing::Same { with_result: false })),*]
+    };
+}
+
+const UNARY: [OpSpec; 28] = unary![
+    "Abs" Abs "abs", "Cbrt" Cbrt "cbrt", "Ceil" Ceil "ceil", "Clz" Clz "count_leading_zeros",
+    "Cos" Cos "cosine", "Cosh" Cosh "cosh", "Erf" Erf "erf", "Exp" Exp "exponential",
+    "Expm1" Expm1 "exponential_minus_one", "Floor" Floor "floor", "Imag" Imag "imag",
+    "IsFinite" IsFinite "is_finite", "Log" Log "log", "Log1p" Log1p "log_plus_one",
+    "Logistic" Logistic "logistic", "Neg" Neg "negate", "Not" Not "not",
+    "PopulationCount" PopulationCount "popcnt", "Real" Real "real",
+    "Round" RoundNearestAfz "round_nearest_afz",
+    "RoundNearestAfz" RoundNearestAfz "round_nearest_afz",
+    "RoundNearestEven" RoundNearestEven "round_nearest_even", "Rsqrt" Rsqrt "rsqrt",
+    "Sign" Sign "sign", "Sin" Sin "sine", "Sqrt" Sqrt "sqrt", "Tan" Tan "tan", "Tanh" Tanh "tanh",
+];
+
+const BINARY: [OpSpec; 16] = binary![
+    "Add" Add "add" true, "Sub" Sub "subtract" true, "Mul" Mul "multiply" true,
+    "Div" Div "divide" true, "Rem" Rem "remainder" true, "Max" Max "maximum" true,
+    "Min" Min "minimum" true, "Pow" Pow "power" true, "Atan2" Atan2 "atan2" true,
+    "And" And "and" true, "Or" Or "or" true, "Xor" Xor "xor" true,
+    "ShiftLeft" ShiftLeft "shift_left" true,
+    "ShiftRightArithmetic" ShiftRightArithmetic "shift_right_arithmetic" true,
+    "ShiftRightLogical" ShiftRightLogical "shift_right_logical" true,
+    "Complex" Complex "complex" false,
+];
+
+const COMPARE: [OpSpec; 12] = compare![
+    "Eq" Eq false, "Ne" Ne false, "Ge" Ge false, "Gt" Gt false, "Le" Le false, "Lt" Lt false,
+    "EqTotalOrder" Eq true, "NeTotalOrder" Ne true, "GeTotalOrder" Ge true,
+    "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
+];
+
+const OTHER: [OpSpec; 32] = [
+    op(
+        "Compare",
+        OpKind::CompareWith,
+        "compare",
+        Form::Operands(2),
+        "(lhs, rhs)",
+        &[
+            req("direction", K::Direction),
+            opt("comparison_type", K::ComparisonType),
+            opt("broadcast_dimensions", K::Ints),
+        ],
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "Select",
+        OpKind::Select,
+        "select",
+        Form::Operands(3),
+        "(pred, on_true, on_false)",
+        NONE,
+        Typing::Select,
+    ),
+    op(
+        "Clamp",
+        OpKind::Clamp,
+        "clamp",
+        Form::Operands(3),
+        "(min, operand, max)",
+        NONE,
+        Typing::Clamp,
+    ),
+    op(
+        "ConvertElementType",
+        OpKind::ConvertElementType,
+        "convert",
+        Form::Operands(1),
+        "(operand)",
+        NEW_TYPE,
+        Typing::Free,
+    ),
+    op(
+        "BitcastConvertType",
+        OpKind::BitcastConvertType,
+        "bitcast_convert",
+        Form::Operands(1),
+        "(operand)",
+        NEW_TYPE,
+        Typing::Free,
+    ),
+    op(
+        "ReducePrecision",
+        OpKind::ReducePrecision,
+        "reduce_precision",
+        Form::Operands(1),
+        "(operand)",
+        &[req("exponent_bits", K::Int), req("mantissa_bits", K::Int)],
+        Typing::First,
+    ),
+    op(
+        "Broadcast",
+        OpKind::Broadcast,
+        "broadcast_in_dim",
+        Form::Operands(1),
+        "(operand)",
+        &[req("broadcast_sizes", K::Ints)],
+        Typing::First,
+    ),
+    op(
+        "BroadcastInDim",
+        OpKind::BroadcastInDim,
+        "broadcast_in_dim",
+        Form::Operands(1),
+        "(operand)",
+        &[
+            req("out_dim_size", K::Ints),
+            req("broadcast_dimensions", K::Ints),
+        ],
+        Typing::First,
+    ),
+    op(
+        "Reshape",
+        OpKind::Reshape,
+        "reshape",
+        Form::Operands(1),
+        "(operand)",
+        &[opt("dimensions", K::Ints), req("new_sizes", K::Ints)],
+        Typing::First,
+    ),
+    op(
+        "Collapse",
+        OpKind::Collapse,
+        "reshape",
+        Form::Operands(1),
+        "(operand)",
+        &[req("dimensions", K::Ints)],
+        Typing::First,
+    ),
+    op(
+        "Transpose",
+        OpKind::Transpose,
+        "transpose",
+        Form::Operands(1),
+        "(operand)",
+        &[req("permutation", K::Ints)],
+        Typing::First,
+    ),
+    op(
+        "Rev",
+        OpKind::Rev,
+        "reverse",
+        Form::Operands(1),
+        "(operand)",
+        &[req("dimensions", K::Ints)],
+        Typing::First,
+    ),
+    op(
+        "Slice",
+        OpKind::Slice,
+        "slice",
+        Form::Operands(1),
+        "(operand)",
+        &[
+            req("start_indices", K::Ints),
+            req("limit_indices", K::Ints),
+            opt("strides", K::Ints),
+        ],
+        Typing::First,
+    ),
+    op(
+        "Pad",
+        OpKind::Pad,
+        "pad",
+        Form::Operands(2),
+        "(operand, padding_value)",
+        &[req("padding_config", K::PaddingConfig)],
+        Typing::Same { with_result: true },
+    ),
+    op(
+        "ConcatInDim",
+        OpKind::ConcatInDim,
+        "concatenate",
+        Form::Variadic(1),
+        "(operands...)",
+        &[req("dimension", K::Int)],
+        Typing::Same { with_result: true },
+    ),
+    op(
+        "Iota",
+        OpKind::Iota,
+        "iota",
+        Form::Type,
+        "(shape)",
+        &[req("iota_dimension", K::Int)],
+        Typing::Free,
+    ),
+    op(
+        "Constant",
+        OpKind::Constant,
+        "constant",
+        Form::Constant,
+        "(shape, value)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "Reduce",
+        OpKind::Reduce,
+        "reduce",
+        Form::Reduce,
+        "(operands..., init_values..., computation)",
+        &[req("dimensions", K::Ints)],
+        Typing::Reduce,
+    ),
+    op(
+        "Sort",
+        OpKind::Sort,
+        "sort",
+        Form::Sort,
+        "(operands..., comparator)",
+        &[opt("dimension", K::Int), opt("is_stable", K::Bool)],
+        Typing::Free,
+    ),
+    op(
+        "TopK",
+        OpKind::TopK,
+        "topk",
+        Form::Operands(1),
+        "(operand)",
+        &[req("k", K::Int), opt("largest", K::Bool)],
+        Typing::Free,
+    ),
+    op(
+        "Dot",
+        OpKind::Dot,
+        "dot_general",
+        Form::Operands(2),
+        "(lhs, rhs)",
+        &[
+            opt("precision_config", K::Precision),
+            opt("preferred_element_type", K::Type),
+        ],
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "DotGeneral",
+        OpKind::DotGeneral,
+        "dot_general",
+        Form::Operands(2),
+        "(lhs, rhs)",
+        &[
+            req("lhs_contracting_dimensions", K::Ints),
+            req("rhs_contracting_dimensions", K::Ints),
+            opt("lhs_batch_dimensions", K::Ints),
+            opt("rhs_batch_dimensions", K::Ints),
+            opt("precision_config", K::Precision),
+            opt("preferred_element_type", K::Type),
+        ],
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "Conv",
+        OpKind::Conv,
+        "convolution",
+        Form::Operands(2),
+        "(lhs, rhs)",
+        CONV,
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "ConvWithGeneralPadding",
+        OpKind::ConvWithGeneralPadding,
+        "convolution",
+        Form::Operands(2),
+        "(lhs, rhs)",
+        CONV_GP,
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "ConvWithGeneralDimensions",
+        OpKind::ConvWithGeneralDimensions,
+        "convolution",
+        Form::Operands(2),
+        "(lhs, rhs)",
+        CONV_GD,
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "ConvGeneral",
+        OpKind::ConvGeneral,
+        "convolution",
+        Form::Operands(2),
+        "(lhs, rhs)",
+        CONV_G,
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "ConvGeneralDilated",
+        OpKind::ConvGeneralDilated,
+        "convolution",
+        Form::Operands(2),
+        "(lhs, rhs)",
+        CONV_GDIL,
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "While",
+        OpKind::While,
+        "while",
+        Form::While,
+        "(condition, body, init)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "Conditional",
+        OpKind::Conditional,
+        "if",
+        Form::Conditional,
+        "(pred, true_operand, true_computation, false_operand, false_computation) or \
+         (branch_index, [computations...], [operands...])",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "Tuple",
+        OpKind::Tuple,
+        "tuple",
+        Form::Variadic(0),
+        "(elements...)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "GetTupleElement",
+        OpKind::GetTupleElement,
+        "get_tuple_element",
+        Form::Operands(1),
+        "(tuple)",
+        &[req("index", K::Int)],
+        Typing::Free,
+    ),
+    op(
+        "Call",
+        OpKind::Call,
+        "call",
+        Form::Call,
+        "(fn, operands...)",
+        NONE,
+        Typing::Free,
+    ),
+];
+
+/// The op spelled `name`.
+pub fn lookup(name: &str) -> Option<&'static OpSpec> {
+    specs().find(|s| s.name == name)
+}
+
+/// Every op spec, in a stable order.
+pub fn specs() -> impl Iterator<Item = &'static OpSpec> {
+    UNARY.iter().chain(&BINARY).chain(&COMPARE).chain(&OTHER)
+}
+
+/// Names users reach for that XLA spells otherwise (other libraries' and StableHLO's names),
+/// lower-cased: `(theirs, ours)`. "Did you mean" finds them where an edit distance cannot
+/// (`Convert` is 11 edits from `ConvertElementType`).
+const ALIASES: &[(&str, &str)] = &[
+    ("convert", "ConvertElementType"),
+    ("cast", "ConvertElementType"),
+    ("astype", "ConvertElementType"),
+    ("bitcast", "BitcastConvertType"),
+    ("bitcastconvert", "BitcastConvertType"),
+    ("matmul", "Dot"),
+    ("dotgeneral", "DotGeneral"),
+    ("einsum", "DotGeneral"),
+    ("permute", "Transpose"),
+    ("sum", "Reduce"),
+    ("reducesum", "Reduce"),
+    ("maximum", "Max"),
+    ("minimum", "Min"),
+    ("multiply", "Mul"),
+    ("subtract", "Sub"),
+    ("divide", "Div"),
+    ("remainder", "Rem"),
+    ("power", "Pow"),
+    ("negate", "Neg"),
+    ("exponential", "Exp"),
+    ("exponentialminusone", "Expm1"),
+    ("sigmoid", "Logistic"),
+    ("compare", "Compare"),
+    ("where", "Select"),
+    ("broadcastto", "BroadcastInDim"),
+    ("broadcast_in_dim", "BroadcastInDim"),
+    ("reshape", "Reshape"),
+    ("iota", "Iota"),
+    ("arange", "Iota"),
+    ("concat", "ConcatInDim"),
+    ("concatenate", "ConcatInDim"),
+    ("reverse", "Rev"),
+    ("flip", "Rev"),
+    ("convolution", "ConvGeneralDilated"),
+    ("conv2d", "ConvGeneralDilated"),
+    ("if", "Conditional"),
+    ("cond", "Conditional"),
+    ("case", "Conditional"),
+    ("whileloop", "While"),
+    ("while_loop", "While"),
+    ("argsort", "Sort"),
+    ("top_k", "TopK"),
+    ("topk", "TopK"),
+];
+
+/// The op a name from another library means (`Convert` -> `ConvertElementType`).
+pub fn alias(name: &str) -> Option<&'static str> {
+    let lower = name.to_lowercase();
+    ALIASES.iter().find(|(a, _)| *a == lower).map(|&(_, op)| op)
+}

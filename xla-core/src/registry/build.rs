@@ -1,0 +1,318 @@
+//! One application of a registered op, turned into Builder calls: typed attribute values,
+//! defaults, and the parameters each computation argument must take.
+
+use std::sync::Arc;
+
+use super::{AttrKind, OpKind, OpSpec};
+use crate::builder::{Builder, XlaOp};
+use crate::element::ElementType;
+use crate::error::{Blame, Error, Result};
+use crate::ir::{
+    ComparisonDirection, Computation, ConvDimensionNumbers, DotDimensionNumbers, PadDim,
+};
+use crate::literal::Literal;
+use crate::shape::Shape;
+
+/// A parsed attribute value (one variant per [`AttrKind`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// [`AttrKind::Int`].
+    Int(i64),
+    /// [`AttrKind::Ints`].
+    Ints(Vec<i64>),
+    /// [`AttrKind::Bool`].
+    Bool(bool),
+    /// [`AttrKind::Bools`].
+    Bools(Vec<bool>),
+    /// [`AttrKind::Type`].
+    Type(ElementType),
+    /// [`AttrKind::Direction`].
+    Direction(ComparisonDirection),
+    /// [`AttrKind::ComparisonType`]: true for TOTALORDER.
+    TotalOrder(bool),
+    /// [`AttrKind::PaddingConfig`].
+    PaddingConfig(Vec<PadDim>),
+    /// [`AttrKind::Pairs`].
+    Pairs(Vec<(i64, i64)>),
+    /// [`AttrKind::PaddingKind`]: true for SAME, false for VALID.
+    Same(bool),
+    /// [`AttrKind::ConvDims`].
+    ConvDims(ConvDimensionNumbers),
+    /// [`AttrKind::Precision`] (no effect on CPU).
+    Precision,
+}
+
+impl AttrValue {
+    /// The kind this value is of.
+    pub fn kind(&self) -> AttrKind {
+        match self {
+            AttrValue::Int(_) => AttrKind::Int,
+            AttrValue::Ints(_) => AttrKind::Ints,
+            AttrValue::Bool(_) => AttrKind::Bool,
+            AttrValue::Bools(_) => AttrKind::Bools,
+            AttrValue::Type(_) => AttrKind::Type,
+            AttrValue::Direction(_) => AttrKind::Direction,
+            AttrValue::TotalOrder(_) => AttrKind::ComparisonType,
+            AttrValue::PaddingConfig(_) => AttrKind::PaddingConfig,
+            AttrValue::Pairs(_) => AttrKind::Pairs,
+            AttrValue::Same(_) => AttrKind::PaddingKind,
+            AttrValue::ConvDims(_) => AttrKind::ConvDims,
+            AttrValue::Precision => AttrKind::Precision,
+        }
+    }
+}
+
+/// The attributes given to one application, by name.
+#[derive(Clone, Debug, Default)]
+pub struct Attrs {
+    values: Vec<(&'static str, AttrValue)>,
+}
+
+macro_rules! getter {
+    ($name:ident, $variant:ident, $t:ty) => {
+        /// The attribute's value, if given with this kind.
+        pub fn $name(&self, name: &str) -> Option<$t> {
+            match self.get(name)? {
+                AttrValue::$variant(v) => Some(v.clone()),
+                _ => None,
+            }
+        }
+    };
+}
+
+impl Attrs {
+    /// Set `name` (a name of the op's schema).
+    pub fn set(&mut self, name: &'static str, value: AttrValue) {
+        self.values.retain(|(n, _)| *n != name);
+        self.values.push((name, value));
+    }
+
+    /// The value of `name`, if given.
+    pub fn get(&self, name: &str) -> Option<&AttrValue> {
+        self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    getter!(int, Int, i64);
+    getter!(ints, Ints, Vec<i64>);
+    getter!(bool, Bool, bool);
+    getter!(bools, Bools, Vec<bool>);
+    getter!(ty, Type, ElementType);
+    getter!(direction, Direction, ComparisonDirection);
+    getter!(total_order, TotalOrder, bool);
+    getter!(padding_config, PaddingConfig, Vec<PadDim>);
+    getter!(pairs, Pairs, Vec<(i64, i64)>);
+    getter!(same, Same, bool);
+    getter!(conv_dims, ConvDims, ConvDimensionNumbers);
+}
+
+/// One application's checked pieces: the positional values in order (for `Reduce` operands
+/// then inits; for `Conditional` the selector then one operand per branch; for `While` the
+/// initial state), its computations in order, and its attributes.
+#[derive(Clone, Debug, Default)]
+pub struct Applied<'a> {
+    /// Value operands.
+    pub operands: &'a [XlaOp],
+    /// Computation arguments (reducer, comparator, condition and body, branches, callee).
+    pub computations: &'a [Arc<Computation>],
+    /// Attributes by name.
+    pub attrs: Attrs,
+    /// The type argument of `Iota`.
+    pub shape: Option<Shape>,
+    /// The value of `Constant`.
+    pub literal: Option<Literal>,
+    /// `Conditional` written `(branch_index, [computations...], [operands...])`.
+    pub indexed: bool,
+}
+
+fn missing(op: &str, what: &str) -> Error {
+    Error::new(op, format!("missing {what}")).blame(Blame::Op)
+}
+
+/// Apply `spec` through `b`. Every shape rule is the builder's; this only routes values.
+pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
+    let name = spec.name;
+    let op = |i: usize| {
+        a.operands
+            .get(i)
+            .copied()
+            .ok_or_else(|| missing(name, &format!("operand {i}")))
+    };
+    let comp = |i: usize| {
+        a.computations
+            .get(i)
+            .ok_or_else(|| missing(name, "computation"))
+    };
+    let attr_missing = |attr: &'static str| {
+        Error::new(name, format!("missing attribute `{attr} = ...`")).blame(Blame::Attribute(attr))
+    };
+    let ints = |attr: &'static str| a.attrs.ints(attr).ok_or_else(|| attr_missing(attr));
+    let int = |attr: &'static str| a.attrs.int(attr).ok_or_else(|| attr_missing(attr));
+    let ty = |attr: &'static str| a.attrs.ty(attr).ok_or_else(|| attr_missing(attr));
+    let bd = a.attrs.ints("broadcast_dimensions");
+    let preferred = a.attrs.ty("preferred_element_type");
+    match spec.kind {
+        OpKind::Unary(u) => b.unary(u, op(0)?),
+        OpKind::Binary(bo) => b.binary(bo, op(0)?, op(1)?, bd.as_deref()),
+        OpKind::Compare {
+            direction,
+            total_order,
+        } => b.compare(direction, total_order, op(0)?, op(1)?, bd.as_deref()),
+        OpKind::CompareWith => {
+            let direction = a
+                .attrs
+                .direction("direction")
+                .ok_or_else(|| attr_missing("direction"))?;
+            let total = a.attrs.total_order("comparison_type").unwrap_or(false);
+            b.compare(direction, total, op(0)?, op(1)?, bd.as_deref())
+        }
+        OpKind::Select => b.select(op(0)?, op(1)?, op(2)?),
+        OpKind::Clamp => b.clamp(op(0)?, op(1)?, op(2)?),
+        OpKind::ConvertElementType => b.convert(op(0)?, ty("new_element_type")?),
+        OpKind::BitcastConvertType => b.bitcast_convert(op(0)?, ty("new_element_type")?),
+        OpKind::ReducePrecision => {
+            b.reduce_precision(op(0)?, int("exponent_bits")?, int("mantissa_bits")?)
+        }
+        OpKind::Broadcast => b.broadcast(op(0)?, &ints("broadcast_sizes")?),
+        OpKind::BroadcastInDim => b.broadcast_in_dim(
+            op(0)?,
+            &ints("out_dim_size")?,
+            &ints("broadcast_dimensions")?,
+        ),
+        OpKind::Reshape => b.reshape(
+            op(0)?,
+            a.attrs.ints("dimensions").as_deref(),
+            &ints("new_sizes")?,
+        ),
+        OpKind::Collapse => b.collapse(op(0)?, &ints("dimensions")?),
+        OpKind::Transpose => b.transpose(op(0)?, &ints("permutation")?),
+        OpKind::Rev => b.rev(op(0)?, &ints("dimensions")?),
+        OpKind::Slice => b.slice(
+            op(0)?,
+            &ints("start_indices")?,
+            &ints("limit_indices")?,
+            a.attrs.ints("strides").as_deref(),
+        ),
+        OpKind::Pad => {
+            let config = a
+                .attrs
+                .padding_config("padding_config")
+                .ok_or_else(|| attr_missing("padding_config"))?;
+            b.pad(op(0)?, op(1)?, &config)
+        }
+        OpKind::ConcatInDim => b.concat_in_dim(a.operands, int("dimension")?),
+        OpKind::Iota => {
+            let shape = a.shape.clone().ok_or_else(|| missing(name, "shape"))?;
+            b.iota(shape, int("iota_dimension")?)
+        }
+        OpKind::Constant => {
+            let lit = a.literal.clone().ok_or_else(|| missing(name, "value"))?;
+            b.try_constant(lit)
+        }
+        OpKind::Reduce => {
+            let n = a.operands.len() / 2;
+            b.reduce(
+                &a.operands[..n],
+                &a.operands[n..],
+                comp(0)?,
+                &ints("dimensions")?,
+            )
+        }
+        OpKind::Sort => b.sort(
+            a.operands,
+            comp(0)?,
+            a.attrs.int("dimension").unwrap_or(-1),
+            a.attrs.bool("is_stable").unwrap_or(false),
+        ),
+        OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
+        OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
+        OpKind::DotGeneral => {
+            let dn = DotDimensionNumbers {
+                lhs_contracting_dimensions: ints("lhs_contracting_dimensions")?,
+                rhs_contracting_dimensions: ints("rhs_contracting_dimensions")?,
+                lhs_batch_dimensions: a.attrs.ints("lhs_batch_dimensions").unwrap_or_default(),
+                rhs_batch_dimensions: a.attrs.ints("rhs_batch_dimensions").unwrap_or_default(),
+            };
+            b.dot_general(op(0)?, op(1)?, &dn, preferred)
+        }
+        OpKind::Conv
+        | OpKind::ConvWithGeneralPadding
+        | OpKind::ConvWithGeneralDimensions
+        | OpKind::ConvGeneral
+        | OpKind::ConvGeneralDilated => super::conv_dims::build_conv(b, spec, a, op(0)?, op(1)?),
+        OpKind::While => b.while_loop(comp(0)?, comp(1)?, op(0)?),
+        OpKind::Conditional => {
+            if a.indexed {
+                b.conditional_indexed(op(0)?, a.computations, &a.operands[1..])
+            } else {
+                b.conditional(op(0)?, op(1)?, comp(0)?, op(2)?, comp(1)?)
+            }
+        }
+        OpKind::Tuple => b.tuple(a.operands),
+        OpKind::GetTupleElement => b.get_tuple_element(op(0)?, int("index")?),
+        OpKind::Call => b.call(comp(0)?, a.operands),
+    }
+}
+
+/// The parameters each computation argument of `spec` takes, given the shapes of the value
+/// operands in [`Applied::operands`] order: one list per computation. Ops without computations
+/// (and `Call`, whose callee is declared) give none.
+pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>> {
+    let scalar = |s: &Shape| match s.as_array() {
+        Some(a) => Shape::scalar(a.ty),
+        None => s.clone(),
+    };
+    match spec.kind {
+        // Accumulators then elements: scalars of the init values' types.
+        OpKind::Reduce => {
+            let n = operands.len() / 2;
+            let inits: Vec<Shape> = operands[n..].iter().map(|s| scalar(s)).collect();
+            vec![inits.iter().chain(&inits).cloned().collect()]
+        }
+        // (lhs_0, rhs_0, lhs_1, rhs_1, ...): two scalars per operand.
+        OpKind::Sort => vec![operands
+            .iter()
+            .flat_map(|s| [scalar(s), scalar(s)])
+            .collect()],
+        OpKind::While => {
+            let state: Vec<Shape> = operands.iter().take(1).map(|s| (*s).clone()).collect();
+            vec![state.clone(), state]
+        }
+        // One parameter per branch: its operand.
+        OpKind::Conditional => operands
+            .iter()
+            .skip(1)
+            .map(|s| vec![(*s).clone()])
+            .collect(),
+        OpKind::Unary(_)
+        | OpKind::Binary(_)
+        | OpKind::Compare { .. }
+        | OpKind::CompareWith
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::ConvertElementType
+        | OpKind::BitcastConvertType
+        | OpKind::ReducePrecision
+        | OpKind::Broadcast
+        | OpKind::BroadcastInDim
+        | OpKind::Reshape
+        | OpKind::Collapse
+        | OpKind::Transpose
+        | OpKind::Rev
+        | OpKind::Slice
+        | OpKind::Pad
+        | OpKind::ConcatInDim
+        | OpKind::Iota
+        | OpKind::Constant
+        | OpKind::TopK
+        | OpKind::Dot
+        | OpKind::DotGeneral
+        | OpKind::Conv
+        | OpKind::ConvWithGeneralPadding
+        | OpKind::ConvWithGeneralDimensions
+        | OpKind::ConvGeneral
+        | OpKind::ConvGeneralDilated
+        | OpKind::Tuple
+        | OpKind::GetTupleElement
+        | OpKind::Call => Vec::new(),
+    }
+}
