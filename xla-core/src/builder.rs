@@ -17,6 +17,7 @@ use crate::literal::Literal;
 use crate::shape::{ArrayShape, Shape};
 
 mod movement;
+mod sort;
 
 /// A handle to an instruction of the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

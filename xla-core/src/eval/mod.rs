@@ -15,6 +15,7 @@ mod dot;
 mod elementwise;
 mod movement;
 mod reduce;
+mod sort;
 
 #[cfg(test)]
 mod tests;
@@ -278,11 +279,21 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             movement::pad(ctx, operands[0], operands[1], config)
         }
         Op::Concatenate { dimension } => movement::concatenate(ctx, operands, *dimension),
-        Op::Sort { .. }
-        | Op::TopK { .. }
-        | Op::Convolution { .. }
-        | Op::While { .. }
-        | Op::Conditional { .. } => Err(ctx.err(String::from("not yet evaluated (SCAFFOLD)"))),
+        Op::Sort {
+            dimension,
+            is_stable: _,
+            comparator,
+        } => {
+            // Always a stable sort: also a valid result of an unstable one (eval/sort.rs).
+            sort::sort(ctx, operands, *dimension, comparator)
+        }
+        Op::TopK { k, largest } => {
+            ctx.arity(operands, 1)?;
+            sort::top_k(ctx, operands[0], *k, *largest)
+        }
+        Op::Convolution { .. } | Op::While { .. } | Op::Conditional { .. } => {
+            Err(ctx.err(String::from("not yet evaluated (SCAFFOLD)")))
+        }
     }
 }
 

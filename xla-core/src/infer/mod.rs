@@ -10,6 +10,7 @@ pub mod elementwise;
 pub mod movement;
 pub mod reduce;
 pub mod shape_ops;
+pub mod sort;
 pub mod tuple;
 
 pub use dot::{dot, dot_compute_type, dot_general};
@@ -20,6 +21,7 @@ pub use elementwise::{
 pub use movement::{concat_in_dim, pad, rev, slice};
 pub use reduce::reduce;
 pub use shape_ops::{broadcast, broadcast_in_dim, collapse, iota, reshape, transpose};
+pub use sort::{comparator_params, sort, sort_dimension, top_k};
 pub use tuple::{call, get_tuple_element, tuple};
 
 use crate::element::ElementType;

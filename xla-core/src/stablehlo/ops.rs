@@ -15,6 +15,8 @@ use crate::ir::{BinaryOp, ComparisonDirection, Instruction, Op, UnaryOp};
 use crate::literal::Literal;
 use crate::shape::Shape;
 
+mod sort;
+
 /// The StableHLO (or CHLO) op name of a unary op; CHLO ops print their type as `T -> R`.
 fn unary_name(u: UnaryOp) -> &'static str {
     match u {
@@ -444,11 +446,13 @@ impl Body<'_> {
                 );
                 Ok(self.single(depth, &rhs, ty))
             }
-            Op::Sort { .. }
-            | Op::TopK { .. }
-            | Op::Convolution { .. }
-            | Op::While { .. }
-            | Op::Conditional { .. } => Err(Error::new(
+            Op::Sort {
+                dimension,
+                is_stable,
+                comparator,
+            } => self.sort(ins, ops, *dimension, *is_stable, comparator, depth),
+            Op::TopK { k, largest } => self.top_k(ins, ops, operand_shapes, *k, *largest, depth),
+            Op::Convolution { .. } | Op::While { .. } | Op::Conditional { .. } => Err(Error::new(
                 opcode,
                 "StableHLO export: not yet supported (SCAFFOLD)",
             )),
