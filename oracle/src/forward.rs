@@ -111,6 +111,23 @@ pub fn count_terms(comp: &Computation) -> (u64, f64, u64) {
                 let complex = ty.is_complex();
                 (k + if complex { 2 } else { 0 }, epsilons(ty).0)
             }
+            Op::Convolution {
+                dimension_numbers: dn,
+                ..
+            } => {
+                // Each output sums kernel taps x input features per group: the kernel's spatial
+                // sizes and its input-feature size.
+                let dims = operand_dims(comp, ins, 1);
+                let size = |d: i64| dims.get(d as usize).copied().unwrap_or(1).max(1) as u64;
+                let k: u64 = dn
+                    .kernel_spatial_dimensions
+                    .iter()
+                    .map(|&d| size(d))
+                    .product::<u64>()
+                    * size(dn.kernel_input_feature_dimension);
+                let complex = ty.is_complex();
+                (k + if complex { 2 } else { 0 }, epsilons(ty).0)
+            }
             Op::Call { computation } => {
                 let (t, r, _) = count_terms(computation);
                 terms += t;

@@ -10,6 +10,7 @@
 //! One file per op family: `elementwise` (unary, binary, compare, select, clamp, conversions,
 //! iota), `data_movement` (broadcast, reshape, transpose), `reduce`, `dot`.
 
+mod conv;
 mod data_movement;
 mod dot;
 mod elementwise;
@@ -291,7 +292,26 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             ctx.arity(operands, 1)?;
             sort::top_k(ctx, operands[0], *k, *largest)
         }
-        Op::Convolution { .. } | Op::While { .. } | Op::Conditional { .. } => {
+        Op::Convolution {
+            window,
+            dimension_numbers,
+            feature_group_count,
+            batch_group_count,
+            preferred_element_type,
+        } => {
+            ctx.arity(operands, 2)?;
+            let groups = (*feature_group_count, *batch_group_count);
+            conv::convolution(
+                ctx,
+                operands[0],
+                operands[1],
+                window,
+                dimension_numbers,
+                groups,
+                *preferred_element_type,
+            )
+        }
+        Op::While { .. } | Op::Conditional { .. } => {
             Err(ctx.err(String::from("not yet evaluated (SCAFFOLD)")))
         }
     }
