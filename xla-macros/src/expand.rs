@@ -5,6 +5,7 @@
 //! (one loop nest per kernel: SIMD loops with `wide`, reductions, GEMM calls, rayon above a
 //! size threshold) -> [`items`] (the fn and its companion module).
 
+mod calls;
 mod codegen_dot;
 mod codegen_expr;
 mod codegen_loops;
@@ -13,7 +14,9 @@ mod codegen_rt;
 mod codegen_tree;
 mod fuse;
 mod graph;
+mod inline;
 mod items;
+mod nested;
 mod plan;
 #[cfg(test)]
 mod tests;

@@ -217,7 +217,12 @@ pub(crate) fn scalar_op(
         | Kind::Concat { .. }
         | Kind::BitcastResize
         | Kind::Reduce { .. }
-        | Kind::Dot { .. } => {
+        | Kind::Dot { .. }
+        | Kind::Sort { .. }
+        | Kind::TopK { .. }
+        | Kind::Conv { .. }
+        | Kind::While { .. }
+        | Kind::Conditional { .. } => {
             let _ = scalar_trait();
             quote!(compile_error!(
                 "xla!: internal: non-elementwise op in an expression"
@@ -359,7 +364,12 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Concat { .. }
                     | Kind::BitcastResize
                     | Kind::Reduce { .. }
-                    | Kind::Dot { .. } => false,
+                    | Kind::Dot { .. }
+                    | Kind::Sort { .. }
+                    | Kind::TopK { .. }
+                    | Kind::Conv { .. }
+                    | Kind::While { .. }
+                    | Kind::Conditional { .. } => false,
                 }
             }
         }
@@ -579,6 +589,13 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Concat { .. }
         | Kind::BitcastResize
         | Kind::Reduce { .. }
-        | Kind::Dot { .. } => quote!(compile_error!("xla!: internal: op without a vector form")),
+        | Kind::Dot { .. }
+        | Kind::Sort { .. }
+        | Kind::TopK { .. }
+        | Kind::Conv { .. }
+        | Kind::While { .. }
+        | Kind::Conditional { .. } => {
+            quote!(compile_error!("xla!: internal: op without a vector form"))
+        }
     }
 }

@@ -7,11 +7,9 @@
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
-use xla_core::{BinaryOp, Computation, ElementType, Op, Shape};
+use xla_core::{BinaryOp, Computation, ElementType, Op};
 
-use super::codegen_expr::{
-    no_local, scalar_op, scalar_stmts, var, vector_stmts, vectorisable, Access,
-};
+use super::codegen_expr::{no_local, scalar_stmts, var, vector_stmts, vectorisable, Access};
 use super::codegen_loops::{access_vectors, dispatch, offset_tokens, src_ident, Space};
 use super::codegen_rt::{
     f32_tokens, f64_tokens, lanes_of, lit_usize, rust_type, scalar_of, vector_type, vfloat_of,
@@ -37,150 +35,6 @@ const REDUCE_TASKS: i64 = 64;
 /// 4 KiB of each operand row, streamed contiguously.
 const COLUMN_RUN: i64 = 1024;
 
-/// A reducer value while inlining: one scalar variable, or a tuple of values.
-#[derive(Clone)]
-enum Val {
-    Leaf(TokenStream, ElementType),
-    Tuple(Vec<Val>),
-}
-
-/// Inlines reducer computations as scalar statements with fresh variable names.
-struct Inliner {
-    next: usize,
-    stmts: TokenStream,
-}
-
-impl Inliner {
-    fn fresh(&mut self) -> Ident {
-        self.next += 1;
-        format_ident!("rv{}", self.next)
-    }
-
-    fn bind(&mut self, value: TokenStream, ty: ElementType) -> Val {
-        let v = self.fresh();
-        self.stmts.extend(quote!(let #v = #value;));
-        Val::Leaf(quote!(#v), ty)
-    }
-
-    fn inline(&mut self, c: &Computation, args: &[Val]) -> Result<Val, String> {
-        let mut env: Vec<Val> = Vec::with_capacity(c.instrs.len());
-        for instr in &c.instrs {
-            let get = |i: usize| -> Result<Val, String> {
-                let id = instr.operands.get(i).ok_or("reducer: missing operand")?;
-                env.get(id.0 as usize)
-                    .cloned()
-                    .ok_or_else(|| "reducer: operand defined after use".to_string())
-            };
-            let leaf = |i: usize| -> Result<(TokenStream, ElementType), String> {
-                match get(i)? {
-                    Val::Leaf(t, ty) => Ok((t, ty)),
-                    Val::Tuple(_) => Err("reducer: tuple where a scalar is required".into()),
-                }
-            };
-            let ty = match &instr.shape {
-                Shape::Array(a) if a.rank() == 0 => Some(a.ty),
-                Shape::Array(a) => {
-                    return Err(format!(
-                        "reducer: {} produces a non-scalar {a}",
-                        instr.op.opcode()
-                    ))
-                }
-                Shape::Tuple(_) => None,
-                Shape::Token => return Err("reducer: tokens have no code generation".into()),
-            };
-            let elementwise = |kind: Kind, me: &mut Inliner| -> Result<Val, String> {
-                let mut a = Vec::new();
-                let mut tys = Vec::new();
-                for i in 0..instr.operands.len() {
-                    let (t, ty) = leaf(i)?;
-                    a.push(t);
-                    tys.push(ty);
-                }
-                let out = ty.ok_or("reducer: elementwise op with a tuple result")?;
-                Ok(me.bind(scalar_op(&kind, &tys, out, &a), out))
-            };
-            let val = match &instr.op {
-                Op::Parameter { index, .. } => args
-                    .get(*index)
-                    .cloned()
-                    .ok_or_else(|| format!("reducer: parameter {index} has no argument"))?,
-                Op::Constant(lit) => {
-                    let out = ty.ok_or("reducer: tuple constants have no code generation")?;
-                    let e = super::codegen_rt::element(lit, 0);
-                    self.bind(e, out)
-                }
-                Op::Unary(u) => elementwise(Kind::Unary(*u), self)?,
-                Op::Binary(b) => elementwise(Kind::Binary(*b), self)?,
-                Op::Compare {
-                    direction,
-                    total_order,
-                } => elementwise(
-                    Kind::Compare {
-                        direction: *direction,
-                        total_order: *total_order,
-                    },
-                    self,
-                )?,
-                Op::Select => elementwise(Kind::Select, self)?,
-                Op::Clamp => elementwise(Kind::Clamp, self)?,
-                Op::ConvertElementType => elementwise(Kind::Convert, self)?,
-                Op::BitcastConvertType => elementwise(Kind::Bitcast, self)?,
-                Op::ReducePrecision {
-                    exponent_bits,
-                    mantissa_bits,
-                } => elementwise(
-                    Kind::ReducePrecision {
-                        exponent_bits: *exponent_bits,
-                        mantissa_bits: *mantissa_bits,
-                    },
-                    self,
-                )?,
-                // Scalar to scalar: the value itself.
-                Op::BroadcastInDim { .. } | Op::Reshape | Op::Transpose { .. } => get(0)?,
-                Op::Tuple => Val::Tuple(
-                    (0..instr.operands.len())
-                        .map(get)
-                        .collect::<Result<_, _>>()?,
-                ),
-                Op::GetTupleElement { index } => match get(0)? {
-                    Val::Tuple(v) => v
-                        .get(*index)
-                        .cloned()
-                        .ok_or("reducer: tuple index out of range")?,
-                    Val::Leaf(..) => return Err("reducer: get-tuple-element of a scalar".into()),
-                },
-                Op::Call { computation } => {
-                    let a: Vec<Val> = (0..instr.operands.len())
-                        .map(get)
-                        .collect::<Result<_, _>>()?;
-                    self.inline(computation, &a)?
-                }
-                Op::Iota { .. }
-                | Op::Reduce { .. }
-                | Op::DotGeneral { .. }
-                | Op::Rev { .. }
-                | Op::Slice { .. }
-                | Op::Pad { .. }
-                | Op::Concatenate { .. }
-                | Op::Sort { .. }
-                | Op::TopK { .. }
-                | Op::Convolution { .. }
-                | Op::While { .. }
-                | Op::Conditional { .. } => {
-                    return Err(format!(
-                        "reducer: {} inside a reducer has no code generation",
-                        instr.op.opcode()
-                    ))
-                }
-            };
-            env.push(val);
-        }
-        env.get(c.root.0 as usize)
-            .cloned()
-            .ok_or_else(|| "reducer: root out of range".to_string())
-    }
-}
-
 /// Statements applying reducer `c` to `(accs..., xs...)`, assigning the results back to `accs`.
 pub(crate) fn reducer_update(
     c: &Computation,
@@ -188,31 +42,16 @@ pub(crate) fn reducer_update(
     xs: &[Ident],
     tys: &[ElementType],
 ) -> Result<TokenStream, String> {
-    let mut inl = Inliner {
-        next: 0,
-        stmts: TokenStream::new(),
-    };
-    let args: Vec<Val> = accs
+    let args: Vec<(TokenStream, ElementType)> = accs
         .iter()
         .chain(xs)
         .zip(tys.iter().chain(tys))
-        .map(|(v, &t)| Val::Leaf(quote!(#v), t))
+        .map(|(v, &t)| (quote!(#v), t))
         .collect();
-    let result = inl.inline(c, &args)?;
-    let outs: Vec<TokenStream> = match result {
-        Val::Leaf(t, _) if accs.len() == 1 => vec![t],
-        Val::Tuple(v) if v.len() == accs.len() => v
-            .into_iter()
-            .map(|x| match x {
-                Val::Leaf(t, _) => Ok(t),
-                Val::Tuple(_) => Err("reducer: nested tuple result".to_string()),
-            })
-            .collect::<Result<_, _>>()?,
-        Val::Leaf(..) | Val::Tuple(_) => {
-            return Err("reducer: result arity differs from the operand count".into())
-        }
-    };
-    let stmts = inl.stmts;
+    let (stmts, outs) = super::inline::scalar_call(c, &args)?;
+    if outs.len() != accs.len() {
+        return Err("reducer: result arity differs from the operand count".into());
+    }
     let tmp: Vec<Ident> = (0..accs.len()).map(|i| format_ident!("rn{}", i)).collect();
     Ok(quote! {
         let (#(#tmp,)*) = { #stmts (#(#outs,)*) };

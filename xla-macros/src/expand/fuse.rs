@@ -111,6 +111,10 @@ pub(crate) enum KernelKind {
     },
     /// Width-changing bitcast reading `src` (a leaf over the operand's dims).
     BitcastResize { src: ExprId },
+    /// A call of a library kernel or of nested programs (Sort, TopK, Conv, While,
+    /// Conditional; the node's kind says which): every input a dense row-major leaf, read
+    /// whole. See `calls.rs` for what each declares and emits.
+    Call { inputs: Vec<ExprId> },
 }
 
 /// A kernel: computes `outputs` (all outputs of `node`, or output 0 of a loop kernel).
@@ -327,6 +331,17 @@ fn build_kernels(
                     }
                 }
             }
+            Kind::Sort { .. }
+            | Kind::TopK { .. }
+            | Kind::Conv { .. }
+            | Kind::While { .. }
+            | Kind::Conditional { .. } => match b.dense_inputs(&node.inputs) {
+                Some(inputs) => KernelKind::Call { inputs },
+                None => {
+                    b.finish()?;
+                    continue;
+                }
+            },
             Kind::Param { .. }
             | Kind::Constant(_)
             | Kind::Iota { .. }
@@ -846,7 +861,14 @@ impl ExprBuilder<'_> {
                     }
                 }
             }
-            Kind::BitcastResize | Kind::Reduce { .. } | Kind::Dot { .. } => {
+            Kind::BitcastResize
+            | Kind::Reduce { .. }
+            | Kind::Dot { .. }
+            | Kind::Sort { .. }
+            | Kind::TopK { .. }
+            | Kind::Conv { .. }
+            | Kind::While { .. }
+            | Kind::Conditional { .. } => {
                 // Always materialised, so only reached as a leaf above.
                 self.error = Some(format!(
                     "internal: kernel node {} reached as an expression",
@@ -875,6 +897,42 @@ impl ExprBuilder<'_> {
             Some(e) => Err(e),
             None => Ok(self.exprs),
         }
+    }
+
+    /// Each input as a dense row-major leaf read at offset 0 (what a library call or a nested
+    /// program reads); inputs that are not are materialised first.
+    fn dense_inputs(&mut self, inputs: &[Value]) -> Option<Vec<ExprId>> {
+        let mut out = Vec::with_capacity(inputs.len());
+        let mut ok = true;
+        for &v in inputs {
+            let dims = self.g.shape(v).dims.clone();
+            let id = identity(dims.len());
+            self.extents = dims.clone();
+            let Some(e) = self.expr(v, &id, false) else {
+                ok = false;
+                continue;
+            };
+            let dense = match &self.exprs[e] {
+                Expr::Leaf {
+                    coef,
+                    off: 0,
+                    guarded: false,
+                    ..
+                } => dims.contains(&0) || dense_strides(coef, &dims),
+                Expr::Leaf { .. }
+                | Expr::Index { .. }
+                | Expr::Scalar(_)
+                | Expr::Op { .. }
+                | Expr::Guard { .. } => false,
+            };
+            if dense {
+                out.push(e);
+            } else {
+                self.need(v);
+                ok = false;
+            }
+        }
+        ok.then_some(out)
     }
 
     /// GEMM kernel for canonical operands (lhs [b, m, k], rhs [b, k, n] groups of dims).
@@ -941,6 +999,15 @@ impl ExprBuilder<'_> {
         }
         Some(GemmOperand { src, off, strides })
     }
+}
+
+/// True when `coef` are the row-major strides of `dims` (extent-1 dims ignored).
+fn dense_strides(coef: &[i64], dims: &[i64]) -> bool {
+    let rm = row_major_strides(dims);
+    coef.iter()
+        .zip(&rm)
+        .zip(dims)
+        .all(|((&c, &r), &n)| n == 1 || c == r)
 }
 
 /// One stride for a group of dims if they are nested (`s[j] == s[j+1]·n[j+1]`, ignoring
@@ -1041,6 +1108,11 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Concat { .. }
         | Kind::BitcastResize
         | Kind::Reduce { .. }
-        | Kind::Dot { .. } => false,
+        | Kind::Dot { .. }
+        | Kind::Sort { .. }
+        | Kind::TopK { .. }
+        | Kind::Conv { .. }
+        | Kind::While { .. }
+        | Kind::Conditional { .. } => false,
     }
 }

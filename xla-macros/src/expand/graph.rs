@@ -86,6 +86,35 @@ pub(crate) enum Kind {
     },
     /// Identity; inserted where a value must be written to a second place (outputs).
     Copy,
+    /// Variadic sort along `dim`: N inputs, N outputs, permuted together by `comparator`.
+    Sort {
+        dim: usize,
+        stable: bool,
+        comparator: Arc<Computation>,
+    },
+    /// The `k` largest (or smallest) along the last dim: outputs (values, s32 indices).
+    TopK {
+        k: usize,
+        largest: bool,
+    },
+    /// Convolution of inputs (lhs, rhs), both already of the result's element type.
+    Conv {
+        window: xla_core::ConvWindow,
+        dn: xla_core::ConvDimensionNumbers,
+        feature_group_count: i64,
+        batch_group_count: i64,
+    },
+    /// Loop: inputs are the initial state's leaves, outputs the final state's.
+    While {
+        condition: Arc<Computation>,
+        body: Arc<Computation>,
+    },
+    /// Input 0 is the selector (pred or s32 scalar); then the leaves of each branch's operand
+    /// in turn (`arity[b]` of them); outputs are the result's leaves.
+    Conditional {
+        branches: Vec<Arc<Computation>>,
+        arity: Vec<usize>,
+    },
     /// Bitcast between types of different widths: the minor dim appears or disappears.
     BitcastResize,
     /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
@@ -105,7 +134,14 @@ impl Kind {
     /// True for nodes whose result always lives in a buffer (they are kernels of their own).
     pub fn is_kernel_root(&self) -> bool {
         match self {
-            Kind::BitcastResize | Kind::Reduce { .. } | Kind::Dot { .. } => true,
+            Kind::BitcastResize
+            | Kind::Reduce { .. }
+            | Kind::Dot { .. }
+            | Kind::Sort { .. }
+            | Kind::TopK { .. }
+            | Kind::Conv { .. }
+            | Kind::While { .. }
+            | Kind::Conditional { .. } => true,
             Kind::Param { .. }
             | Kind::Constant(_)
             | Kind::Iota { .. }
@@ -425,11 +461,83 @@ impl Graph {
                     .map_err(|_| format!("{opname}: dimension {dimension}"))?;
                 simple(self, Kind::Concat { dim })
             }
-            Op::Sort { .. }
-            | Op::TopK { .. }
-            | Op::Convolution { .. }
-            | Op::While { .. }
-            | Op::Conditional { .. } => Err(format!("{opname}: no code generation yet (SCAFFOLD)")),
+            Op::Sort {
+                dimension,
+                is_stable,
+                comparator,
+            } => {
+                let dim = usize::try_from(*dimension)
+                    .map_err(|_| format!("{opname}: dimension {dimension}"))?;
+                let kind = Kind::Sort {
+                    dim,
+                    stable: *is_stable,
+                    comparator: comparator.clone(),
+                };
+                let inputs = leaves(n_ops)?;
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::TopK { k, largest } => {
+                let k = usize::try_from(*k).map_err(|_| format!("{opname}: k = {k}"))?;
+                let kind = Kind::TopK {
+                    k,
+                    largest: *largest,
+                };
+                let inputs = leaves(1)?;
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::Convolution {
+                window,
+                dimension_numbers,
+                feature_group_count,
+                batch_group_count,
+                ..
+            } => {
+                let shape = array(&instr.shape)?;
+                let compute = xla_core::infer::dot_compute_type(self.shape(leaf(0)?).ty, shape.ty);
+                let mut inputs = Vec::with_capacity(2);
+                for i in 0..2 {
+                    let mut v = leaf(i)?;
+                    let s = self.shape(v).clone();
+                    if s.ty != compute {
+                        v = self.push(Kind::Convert, vec![v], vec![s.with_type(compute)]);
+                    }
+                    inputs.push(v);
+                }
+                let kind = Kind::Conv {
+                    window: window.clone(),
+                    dn: dimension_numbers.clone(),
+                    feature_group_count: *feature_group_count,
+                    batch_group_count: *batch_group_count,
+                };
+                let v = self.push(kind, inputs, vec![shape.with_type(compute)]);
+                if compute == shape.ty {
+                    Ok(Tree::Leaf(v))
+                } else {
+                    Ok(Tree::Leaf(self.push(Kind::Convert, vec![v], vec![shape])))
+                }
+            }
+            Op::While { condition, body } => {
+                let inputs = operand(0)?.leaves();
+                let kind = Kind::While {
+                    condition: condition.clone(),
+                    body: body.clone(),
+                };
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::Conditional { branches } => {
+                let mut inputs = operand(0)?.leaves();
+                let mut arity = Vec::with_capacity(branches.len());
+                for b in 0..branches.len() {
+                    let l = operand(b + 1)?.leaves();
+                    arity.push(l.len());
+                    inputs.extend(l);
+                }
+                let kind = Kind::Conditional {
+                    branches: branches.clone(),
+                    arity,
+                };
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
             Op::Call { computation } => {
                 let call_args: Vec<Tree> = (0..n_ops)
                     .map(|i| operand(i).cloned())
@@ -437,6 +545,21 @@ impl Graph {
                 self.inline(computation, &call_args)
             }
         }
+    }
+
+    /// A node with one output per array leaf of `shape`, and the tree of its outputs.
+    fn multi(
+        &mut self,
+        kind: Kind,
+        inputs: Vec<Value>,
+        shape: &Shape,
+        opname: &str,
+    ) -> Result<Tree, String> {
+        let mut shapes = Vec::new();
+        flat_arrays(shape, &mut shapes, opname)?;
+        let v = self.push(kind, inputs, shapes);
+        let mut next = 0;
+        Ok(tree_of(shape, v.node, &mut next))
     }
 
     /// DotGeneral in canonical form: operands converted to the compute type
@@ -570,6 +693,31 @@ fn check_static(a: &ArrayShape, what: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The array leaves of `s`, static dims only.
+fn flat_arrays(s: &Shape, out: &mut Vec<ArrayShape>, opname: &str) -> Result<(), String> {
+    match s {
+        Shape::Array(a) => {
+            check_static(a, opname)?;
+            out.push(a.clone());
+            Ok(())
+        }
+        Shape::Tuple(ts) => ts.iter().try_for_each(|t| flat_arrays(t, out, opname)),
+        Shape::Token => Err(format!("{opname}: token values have no code generation")),
+    }
+}
+
+/// The outputs of `node` as a tree mirroring `s` (leaves numbered from `next`).
+fn tree_of(s: &Shape, node: usize, next: &mut usize) -> Tree {
+    match s {
+        Shape::Tuple(ts) => Tree::Tuple(ts.iter().map(|t| tree_of(t, node, next)).collect()),
+        Shape::Array(_) | Shape::Token => {
+            let v = Value { node, out: *next };
+            *next += 1;
+            Tree::Leaf(v)
+        }
+    }
 }
 
 fn to_usize(v: &[i64], what: &str) -> Result<Vec<usize>, String> {

@@ -156,6 +156,7 @@ fn kernel_srcs(k: &Kernel) -> Vec<Src> {
             .chain(stores.iter().map(|s| s.0))
             .collect(),
         KernelKind::BitcastResize { src } => vec![*src],
+        KernelKind::Call { inputs } => inputs.clone(),
         KernelKind::Dot { .. } => Vec::new(),
     };
     let live = reachable(&k.exprs, &roots);
@@ -180,12 +181,7 @@ fn kernel_srcs(k: &Kernel) -> Vec<Src> {
 /// of the buffers it reads, the mutable binding(s) of what it writes, then the call. A fn per
 /// kernel (never inlined) keeps the entry point a short sequence of calls, so rustc type-checks
 /// and LLVM optimises one kernel at a time and build time grows linearly with the program.
-fn kernel_block(
-    f: &Fused,
-    plan: &Plan,
-    k: &Kernel,
-    id: usize,
-) -> Result<(TokenStream, TokenStream), String> {
+fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelCode, String> {
     let mut binds = TokenStream::new();
     // The kernel fn's parameters: (name, type) of every binding its body reads or writes.
     let mut params: Vec<(Ident, TokenStream)> = Vec::new();
@@ -215,7 +211,7 @@ fn kernel_block(
         match plan.storage.get(&v) {
             Some(Storage::Out(slot)) => {
                 let (r, o) = (format_ident!("r_out{}", slot), format_ident!("out{}", slot));
-                binds.extend(quote!(let #r: &[#ty] = #o.as_slice();));
+                binds.extend(quote!(let #r: &[#ty] = &*#o;));
                 params.push((r, quote!(&[#ty])));
             }
             Some(Storage::Scratch(b)) => {
@@ -235,7 +231,7 @@ fn kernel_block(
         match plan.storage.get(&v) {
             Some(Storage::Out(slot)) => {
                 let o = format_ident!("out{}", slot);
-                binds.extend(quote!(let #w: &mut [#ty] = #o.as_mut_slice();));
+                binds.extend(quote!(let #w: &mut [#ty] = &mut *#o;));
             }
             Some(Storage::Scratch(b)) => {
                 let s = format_ident!("b{}", b);
@@ -253,7 +249,25 @@ fn kernel_block(
             quote!(&mut ::xla_aot::__rt::xla_kernels::gemm::GemmScratch),
         ));
     }
+    let mut scratch = Vec::new();
+    let mut items = TokenStream::new();
     let body = match &k.kind {
+        KernelKind::Call { inputs } => {
+            let code = super::calls::call_kernel(f, plan, k, inputs, id)?;
+            for field in code.scratch {
+                let (n, ty) = (&field.name, &field.ty);
+                let fname = format_ident!("k{}_{}", id, n);
+                binds.extend(quote!(let #n = &mut scratch.#fname;));
+                params.push((n.clone(), quote!(&mut #ty)));
+                scratch.push(super::calls::ScratchField {
+                    name: fname,
+                    ty: field.ty,
+                    init: field.init,
+                });
+            }
+            items = code.items;
+            code.body
+        }
         KernelKind::Loop { root } => loop_kernel(f, plan, k, *root, &ws[0]),
         KernelKind::Reduce {
             operands,
@@ -270,8 +284,104 @@ fn kernel_block(
         #[inline(never)]
         #[allow(clippy::too_many_arguments)]
         fn #name(#(#names: #types),*) { #body }
+        #items
     };
-    Ok((quote!({ #binds #name(#(#names),*); }), item))
+    Ok(KernelCode {
+        call: quote!({ #binds #name(#(#names),*); }),
+        item,
+        scratch,
+    })
+}
+
+/// One kernel's pieces: its call (in the entry point), its fn and any items it needs, and the
+/// scratch fields it keeps.
+struct KernelCode {
+    call: TokenStream,
+    item: TokenStream,
+    scratch: Vec<super::calls::ScratchField>,
+}
+
+/// The code of a fused program, shared by a fn's entry point and nested programs.
+pub(crate) struct ProgramCode {
+    /// Module-level items: constants' statics, kernel fns, nested programs' modules.
+    pub items: TokenStream,
+    /// The kernel calls in order. They expect the parameter leaves' slices
+    /// (`param_ident`), the output slots as `out{slot}: &mut [T]` and `scratch: &mut Scratch`.
+    pub calls: TokenStream,
+    /// The fields of `Scratch`.
+    pub fields: Vec<super::calls::ScratchField>,
+    /// The parameter leaves the kernels read.
+    pub used_params: BTreeSet<(usize, Vec<usize>)>,
+}
+
+/// Kernels, statics and scratch of a fused program.
+pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String> {
+    let mut used_params: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
+    let mut used_consts: BTreeSet<usize> = BTreeSet::new();
+    for k in &fused.kernels {
+        for s in kernel_srcs(k) {
+            match s {
+                Src::Param { index, path } => {
+                    used_params.insert((index, path));
+                }
+                Src::Const(n) => {
+                    used_consts.insert(n);
+                }
+                Src::Buf(_) => {}
+            }
+        }
+    }
+    let mut calls = TokenStream::new();
+    let mut items = TokenStream::new();
+    let mut fields: Vec<super::calls::ScratchField> = plan
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(b, buf)| {
+            let t = rust_type(buf.ty);
+            let len = lit_usize(buf.len);
+            super::calls::ScratchField {
+                name: format_ident!("b{}", b),
+                ty: quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf<#t>),
+                init: quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf::filled(<#t as ::core::default::Default>::default(), #len)),
+            }
+        })
+        .collect();
+    if fused
+        .kernels
+        .iter()
+        .any(|k| matches!(k.kind, KernelKind::Dot { .. }))
+    {
+        fields.push(super::calls::ScratchField {
+            name: format_ident!("gemm"),
+            ty: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch),
+            init: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch::new()),
+        });
+    }
+    for (i, k) in fused.kernels.iter().enumerate() {
+        let code = kernel_block(fused, plan, k, i)?;
+        calls.extend(code.call);
+        items.extend(code.item);
+        fields.extend(code.scratch);
+    }
+    for &n in &used_consts {
+        let super::graph::Kind::Constant(lit) = &fused.graph.nodes[n].kind else {
+            return Err("internal: constant source of a non-constant".to_string());
+        };
+        let shape = &fused.graph.nodes[n].shapes[0];
+        let count = usize::try_from(shape.element_count()).unwrap_or(0);
+        let ty = rust_type(shape.ty);
+        let elems: Vec<TokenStream> = (0..count).map(|i| element(lit, i)).collect();
+        let id = format_ident!("C{}", n);
+        let len = lit_usize(count);
+        items.extend(quote!(static #id: [#ty; #len] = [#(#elems),*];));
+    }
+    Ok(ProgramCode {
+        items,
+        calls,
+        fields,
+        used_params,
+    })
 }
 
 /// The generated items of one fn.
@@ -307,7 +417,7 @@ pub(crate) fn fn_items(
         || fused
             .kernels
             .iter()
-            .any(|k| matches!(k.kind, KernelKind::Dot { .. }));
+            .any(|k| matches!(k.kind, KernelKind::Dot { .. } | KernelKind::Call { .. }));
     let scratch_name = if uses_scratch {
         fresh("scratch", &taken)
     } else {
@@ -336,26 +446,11 @@ pub(crate) fn fn_items(
         .collect::<Result<_, _>>()?;
     let result_ty = result_type(&fd.result)?;
 
-    // Slices of the parameter leaves the kernels read, bound all at once (so a user parameter
-    // named like an internal variable cannot be shadowed before it is read).
-    let mut used_params: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
-    let mut used_consts: BTreeSet<usize> = BTreeSet::new();
-    for k in &fused.kernels {
-        for s in kernel_srcs(k) {
-            match s {
-                Src::Param { index, path } => {
-                    used_params.insert((index, path));
-                }
-                Src::Const(n) => {
-                    used_consts.insert(n);
-                }
-                Src::Buf(_) => {}
-            }
-        }
-    }
+    let prog = program(fused, plan)?;
+    let used_params = &prog.used_params;
     let mut lhs = Vec::new();
     let mut rhs = Vec::new();
-    for (index, path) in &used_params {
+    for (index, path) in used_params {
         lhs.push(param_ident(*index, path));
         let mut access = {
             let p = param_names
@@ -386,62 +481,11 @@ pub(crate) fn fn_items(
     } else {
         quote!()
     };
-    let mut kernels = TokenStream::new();
-    let mut kernel_fns = TokenStream::new();
-    for (i, k) in fused.kernels.iter().enumerate() {
-        let (call, item) = kernel_block(fused, plan, k, i)?;
-        kernels.extend(call);
-        kernel_fns.extend(item);
-    }
-    let statics: Vec<TokenStream> = used_consts
-        .iter()
-        .map(|&n| {
-            let super::graph::Kind::Constant(lit) = &fused.graph.nodes[n].kind else {
-                return Err("internal: constant source of a non-constant".to_string());
-            };
-            let shape = &fused.graph.nodes[n].shapes[0];
-            let count = usize::try_from(shape.element_count()).unwrap_or(0);
-            let ty = rust_type(shape.ty);
-            let elems: Vec<TokenStream> = (0..count).map(|i| element(lit, i)).collect();
-            let id = format_ident!("C{}", n);
-            let len = lit_usize(count);
-            Ok(quote!(static #id: [#ty; #len] = [#(#elems),*];))
-        })
-        .collect::<Result<_, _>>()?;
-
-    // Scratch.
-    let fields: Vec<Ident> = (0..plan.buffers.len())
-        .map(|b| format_ident!("b{}", b))
-        .collect();
-    let field_types: Vec<TokenStream> = plan
-        .buffers
-        .iter()
-        .map(|b| {
-            let t = rust_type(b.ty);
-            quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf<#t>)
-        })
-        .collect();
-    let field_inits: Vec<TokenStream> = plan
-        .buffers
-        .iter()
-        .map(|b| {
-            let t = rust_type(b.ty);
-            let len = lit_usize(b.len);
-            quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf::filled(<#t as ::core::default::Default>::default(), #len))
-        })
-        .collect();
-    let has_gemm = fused
-        .kernels
-        .iter()
-        .any(|k| matches!(k.kind, KernelKind::Dot { .. }));
-    let (gemm_field, gemm_init) = if has_gemm {
-        (
-            quote!(gemm: ::xla_aot::__rt::xla_kernels::gemm::GemmScratch,),
-            quote!(gemm: ::xla_aot::__rt::xla_kernels::gemm::GemmScratch::new(),),
-        )
-    } else {
-        (quote!(), quote!())
-    };
+    let kernels = &prog.calls;
+    let kernel_fns = &prog.items;
+    let fields: Vec<&Ident> = prog.fields.iter().map(|f| &f.name).collect();
+    let field_types: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.ty).collect();
+    let field_inits: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.init).collect();
 
     // The fn.
     let outer_outs: Vec<TokenStream> = out_names.iter().map(|o| quote!(#o)).collect();
@@ -538,20 +582,18 @@ pub(crate) fn fn_items(
         #allows
         #vis mod #name {
             #imports
-            #(#statics)*
             #kernel_fns
 
             /// Scratch memory of the fn: intermediate buffers (reused across values whose
             /// lifetimes do not overlap) and GEMM packing space. Allocated once by `new`.
             pub struct Scratch {
                 #(#fields: #field_types,)*
-                #gemm_field
             }
 
             impl Scratch {
                 /// Allocates every buffer the fn needs.
                 pub fn new() -> Self {
-                    Scratch { #(#fields: #field_inits,)* #gemm_init }
+                    Scratch { #(#fields: #field_inits,)* }
                 }
             }
 
@@ -573,7 +615,7 @@ pub(crate) fn fn_items(
 
             #[doc = #doc_into_views]
             pub fn into_views(#(#param_names: #param_view_types,)* #(mut #out_names: ::xla_aot::TensorViewMut<'_, #out_args>,)* #scratch_name: &mut Scratch) {
-                let (#(#lhs,)* #(#internal_outs,)*) = (#(#rhs,)* #(&mut #out_names,)*);
+                let (#(#lhs,)* #(#internal_outs,)*) = (#(#rhs,)* #(#out_names.as_mut_slice(),)*);
                 #(let _ = #unread;)*
                 #scratch_bind
                 #kernels

@@ -58,7 +58,10 @@ pub(crate) fn kernel_reads(k: &super::fuse::Kernel) -> Vec<Value> {
                 }
             }
         }
-        KernelKind::Loop { .. } | KernelKind::Reduce { .. } | KernelKind::BitcastResize { .. } => {}
+        KernelKind::Loop { .. }
+        | KernelKind::Reduce { .. }
+        | KernelKind::BitcastResize { .. }
+        | KernelKind::Call { .. } => {}
     }
     reads.sort();
     reads.dedup();

@@ -1,0 +1,187 @@
+//! The one computation inliner: a scalar computation (a reducer, a sort comparator; next Map,
+//! Scatter and ReduceWindow bodies) applied to scalar Rust values becomes straight-line scalar
+//! statements with fresh variable names, every op through `xla_core::scalar` (the evaluator's
+//! semantics exactly).
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+use xla_core::{Computation, ElementType, Op, Shape};
+
+use super::codegen_expr::scalar_op;
+use super::graph::Kind;
+
+/// Statements computing `c(args...)` and the result's scalar values (one, or one per element of
+/// a tuple result).
+pub(crate) fn scalar_call(
+    c: &Computation,
+    args: &[(TokenStream, ElementType)],
+) -> Result<(TokenStream, Vec<TokenStream>), String> {
+    let mut inl = Inliner {
+        next: 0,
+        stmts: TokenStream::new(),
+    };
+    let args: Vec<Val> = args
+        .iter()
+        .map(|(t, ty)| Val::Leaf(t.clone(), *ty))
+        .collect();
+    let outs = match inl.inline(c, &args)? {
+        Val::Leaf(t, _) => vec![t],
+        Val::Tuple(v) => v
+            .into_iter()
+            .map(|x| match x {
+                Val::Leaf(t, _) => Ok(t),
+                Val::Tuple(_) => Err("computation: nested tuple result".to_string()),
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    Ok((inl.stmts, outs))
+}
+
+/// A reducer value while inlining: one scalar variable, or a tuple of values.
+#[derive(Clone)]
+enum Val {
+    Leaf(TokenStream, ElementType),
+    Tuple(Vec<Val>),
+}
+
+/// Inlines reducer computations as scalar statements with fresh variable names.
+struct Inliner {
+    next: usize,
+    stmts: TokenStream,
+}
+
+impl Inliner {
+    fn fresh(&mut self) -> Ident {
+        self.next += 1;
+        format_ident!("rv{}", self.next)
+    }
+
+    fn bind(&mut self, value: TokenStream, ty: ElementType) -> Val {
+        let v = self.fresh();
+        self.stmts.extend(quote!(let #v = #value;));
+        Val::Leaf(quote!(#v), ty)
+    }
+
+    fn inline(&mut self, c: &Computation, args: &[Val]) -> Result<Val, String> {
+        let mut env: Vec<Val> = Vec::with_capacity(c.instrs.len());
+        for instr in &c.instrs {
+            let get = |i: usize| -> Result<Val, String> {
+                let id = instr
+                    .operands
+                    .get(i)
+                    .ok_or("computation: missing operand")?;
+                env.get(id.0 as usize)
+                    .cloned()
+                    .ok_or_else(|| "computation: operand defined after use".to_string())
+            };
+            let leaf = |i: usize| -> Result<(TokenStream, ElementType), String> {
+                match get(i)? {
+                    Val::Leaf(t, ty) => Ok((t, ty)),
+                    Val::Tuple(_) => Err("computation: tuple where a scalar is required".into()),
+                }
+            };
+            let ty = match &instr.shape {
+                Shape::Array(a) if a.rank() == 0 => Some(a.ty),
+                Shape::Array(a) => {
+                    return Err(format!(
+                        "computation: {} produces a non-scalar {a}",
+                        instr.op.opcode()
+                    ))
+                }
+                Shape::Tuple(_) => None,
+                Shape::Token => return Err("computation: tokens have no code generation".into()),
+            };
+            let elementwise = |kind: Kind, me: &mut Inliner| -> Result<Val, String> {
+                let mut a = Vec::new();
+                let mut tys = Vec::new();
+                for i in 0..instr.operands.len() {
+                    let (t, ty) = leaf(i)?;
+                    a.push(t);
+                    tys.push(ty);
+                }
+                let out = ty.ok_or("computation: elementwise op with a tuple result")?;
+                Ok(me.bind(scalar_op(&kind, &tys, out, &a), out))
+            };
+            let val = match &instr.op {
+                Op::Parameter { index, .. } => args
+                    .get(*index)
+                    .cloned()
+                    .ok_or_else(|| format!("computation: parameter {index} has no argument"))?,
+                Op::Constant(lit) => {
+                    let out = ty.ok_or("computation: tuple constants have no code generation")?;
+                    let e = super::codegen_rt::element(lit, 0);
+                    self.bind(e, out)
+                }
+                Op::Unary(u) => elementwise(Kind::Unary(*u), self)?,
+                Op::Binary(b) => elementwise(Kind::Binary(*b), self)?,
+                Op::Compare {
+                    direction,
+                    total_order,
+                } => elementwise(
+                    Kind::Compare {
+                        direction: *direction,
+                        total_order: *total_order,
+                    },
+                    self,
+                )?,
+                Op::Select => elementwise(Kind::Select, self)?,
+                Op::Clamp => elementwise(Kind::Clamp, self)?,
+                Op::ConvertElementType => elementwise(Kind::Convert, self)?,
+                Op::BitcastConvertType => elementwise(Kind::Bitcast, self)?,
+                Op::ReducePrecision {
+                    exponent_bits,
+                    mantissa_bits,
+                } => elementwise(
+                    Kind::ReducePrecision {
+                        exponent_bits: *exponent_bits,
+                        mantissa_bits: *mantissa_bits,
+                    },
+                    self,
+                )?,
+                // Scalar to scalar: the value itself.
+                Op::BroadcastInDim { .. } | Op::Reshape | Op::Transpose { .. } => get(0)?,
+                Op::Tuple => Val::Tuple(
+                    (0..instr.operands.len())
+                        .map(get)
+                        .collect::<Result<_, _>>()?,
+                ),
+                Op::GetTupleElement { index } => match get(0)? {
+                    Val::Tuple(v) => v
+                        .get(*index)
+                        .cloned()
+                        .ok_or("computation: tuple index out of range")?,
+                    Val::Leaf(..) => {
+                        return Err("computation: get-tuple-element of a scalar".into())
+                    }
+                },
+                Op::Call { computation } => {
+                    let a: Vec<Val> = (0..instr.operands.len())
+                        .map(get)
+                        .collect::<Result<_, _>>()?;
+                    self.inline(computation, &a)?
+                }
+                Op::Iota { .. }
+                | Op::Reduce { .. }
+                | Op::DotGeneral { .. }
+                | Op::Rev { .. }
+                | Op::Slice { .. }
+                | Op::Pad { .. }
+                | Op::Concatenate { .. }
+                | Op::Sort { .. }
+                | Op::TopK { .. }
+                | Op::Convolution { .. }
+                | Op::While { .. }
+                | Op::Conditional { .. } => {
+                    return Err(format!(
+                        "computation: {} inside a reducer has no code generation",
+                        instr.op.opcode()
+                    ))
+                }
+            };
+            env.push(val);
+        }
+        env.get(c.root.0 as usize)
+            .cloned()
+            .ok_or_else(|| "computation: root out of range".to_string())
+    }
+}

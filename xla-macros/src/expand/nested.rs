@@ -1,0 +1,240 @@
+//! Programs nested in programs: a computation used as a loop condition or body or as a branch
+//! compiles, through the same pipeline as a fn (graph, fusion, plan, kernels), to a module of
+//! its own inside the parent's companion module: `Scratch`, and
+//! `run(params.., outs.., scratch)` over plain slices. The parent's kernel keeps the nested
+//! `Scratch` in its own scratch, so a loop allocates nothing per iteration.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+use xla_core::{Computation, ElementType, Shape};
+
+use super::calls::{CallCode, ScratchField};
+use super::codegen_loops::param_ident;
+use super::codegen_rt::{lit_usize, module_imports, rust_type};
+use super::fuse::{Fused, Kernel};
+use super::items::program;
+
+/// A nested program's module, and the Rust types of its parameter and result leaves.
+struct Nested {
+    module: Ident,
+    item: TokenStream,
+    params: Vec<ElementType>,
+    results: Vec<(ElementType, i64)>,
+}
+
+fn flat(s: &Shape, out: &mut Vec<(ElementType, i64)>) {
+    match s {
+        Shape::Array(a) => out.push((a.ty, a.element_count())),
+        Shape::Tuple(ts) => ts.iter().for_each(|t| flat(t, out)),
+        Shape::Token => {}
+    }
+}
+
+/// Param leaf paths of `s` in order (`[]` for an array parameter).
+fn leaf_paths(s: &Shape, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    match s {
+        Shape::Array(_) => out.push(path.clone()),
+        Shape::Tuple(ts) => {
+            for (i, t) in ts.iter().enumerate() {
+                path.push(i);
+                leaf_paths(t, path, out);
+                path.pop();
+            }
+        }
+        Shape::Token => {}
+    }
+}
+
+/// Compile `c` into module `name`.
+fn nested(c: &Computation, name: Ident) -> Result<Nested, String> {
+    let g = super::graph::Graph::from_computation(c)?;
+    let fused = super::fuse::fuse(g, c.result_shape())?;
+    let plan = super::plan::plan(&fused);
+    let prog = program(&fused, &plan)?;
+    // Every parameter leaf, read or not, is a parameter of `run`.
+    let mut params = Vec::new();
+    let mut param_tys = Vec::new();
+    for (index, shape) in c.params.iter().enumerate() {
+        let mut paths = Vec::new();
+        leaf_paths(shape, &mut Vec::new(), &mut paths);
+        let mut tys = Vec::new();
+        flat(shape, &mut tys);
+        for (path, (ty, _)) in paths.iter().zip(tys) {
+            let id = param_ident(index, path);
+            let t = rust_type(ty);
+            params.push(quote!(#id: &[#t]));
+            param_tys.push(ty);
+        }
+    }
+    let mut results = Vec::new();
+    flat(c.result_shape(), &mut results);
+    let outs: Vec<TokenStream> = results
+        .iter()
+        .enumerate()
+        .map(|(i, (ty, _))| {
+            let o = format_ident!("out{}", i);
+            let t = rust_type(*ty);
+            quote!(#o: &mut [#t])
+        })
+        .collect();
+    let items = &prog.items;
+    let calls = &prog.calls;
+    let fields: Vec<&Ident> = prog.fields.iter().map(|f| &f.name).collect();
+    let types: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.ty).collect();
+    let inits: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.init).collect();
+    let imports = module_imports();
+    let doc = format!("The nested computation `{}`.", c.name);
+    let item = quote! {
+        #[doc = #doc]
+        #[allow(dead_code, non_snake_case, unused_parens, unused_variables)]
+        mod #name {
+            #imports
+            #items
+
+            /// The nested program's buffers, allocated once by its parent's `Scratch::new`.
+            pub struct Scratch {
+                #(#fields: #types,)*
+            }
+
+            impl Scratch {
+                /// Allocates every buffer of the nested program.
+                pub fn new() -> Self {
+                    Scratch { #(#fields: #inits,)* }
+                }
+            }
+
+            /// Runs the nested program on its parameter leaves, writing its result leaves.
+            #[allow(clippy::too_many_arguments)]
+            pub fn run(#(#params,)* #(#outs,)* scratch: &mut Scratch) {
+                #calls
+            }
+        }
+    };
+    Ok(Nested {
+        module: name,
+        item,
+        params: param_tys,
+        results,
+    })
+}
+
+fn scratch_of(n: &Nested, field: &str) -> ScratchField {
+    let m = &n.module;
+    ScratchField {
+        name: format_ident!("{}", field),
+        ty: quote!(#m::Scratch),
+        init: quote!(#m::Scratch::new()),
+    }
+}
+
+/// `While`: the state lives in the node's outputs, initialised from its inputs; each step runs
+/// the condition into a one-element flag, then the body into scratch buffers copied back into
+/// the state.
+pub(crate) fn while_loop(
+    f: &Fused,
+    k: &Kernel,
+    ins: &[Ident],
+    condition: &Computation,
+    body: &Computation,
+    ws: &[Ident],
+    id: usize,
+) -> Result<CallCode, String> {
+    let cond = nested(condition, format_ident!("k{}_condition", id))?;
+    let step = nested(body, format_ident!("k{}_body", id))?;
+    if cond.results.len() != 1 || cond.results[0].0 != ElementType::Pred {
+        return Err("While: the condition must return one pred".into());
+    }
+    let n = ws.len();
+    if step.results.len() != n || cond.params.len() != n || step.params.len() != n {
+        return Err("internal: While state leaves differ between condition, body and init".into());
+    }
+    let _ = f.graph.shape(k.outputs[0]);
+    let mut scratch = vec![scratch_of(&cond, "condition"), scratch_of(&step, "body")];
+    let nexts: Vec<Ident> = (0..n).map(|i| format_ident!("next{}", i)).collect();
+    for (i, (ty, len)) in step.results.iter().enumerate() {
+        let t = rust_type(*ty);
+        let len = lit_usize(*len);
+        scratch.push(ScratchField {
+            name: nexts[i].clone(),
+            ty: quote!(::std::vec::Vec<#t>),
+            init: quote!(::std::vec![<#t as ::core::default::Default>::default(); #len]),
+        });
+    }
+    let (cm, bm) = (&cond.module, &step.module);
+    let body_code = quote! {
+        #(#ws.copy_from_slice(#ins);)*
+        loop {
+            let mut flag = [false];
+            #cm::run(#(&*#ws,)* &mut flag, condition);
+            if !flag[0] {
+                break;
+            }
+            #bm::run(#(&*#ws,)* #(&mut #nexts[..],)* body);
+            #(#ws.copy_from_slice(&#nexts[..]);)*
+        }
+    };
+    let (ci, bi) = (cond.item, step.item);
+    Ok(CallCode {
+        scratch,
+        items: quote!(#ci #bi),
+        body: body_code,
+    })
+}
+
+/// `Conditional`: the selector picks one branch program (a pred picks 0 for true, 1 for false;
+/// an index out of range the last branch), which writes the node's outputs directly.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn conditional(
+    f: &Fused,
+    k: &Kernel,
+    ins: &[Ident],
+    tys: &[ElementType],
+    branches: &[std::sync::Arc<Computation>],
+    arity: &[usize],
+    ws: &[Ident],
+    id: usize,
+) -> Result<CallCode, String> {
+    let _ = (f, k);
+    let nb = branches.len();
+    if nb == 0 || arity.len() != nb {
+        return Err("internal: Conditional without branches".into());
+    }
+    let sel = &ins[0];
+    let last = lit_usize(nb as i64 - 1);
+    let index = match tys[0] {
+        ElementType::Pred => quote!(if #sel[0] { 0usize } else { 1usize }),
+        _ => quote!(match usize::try_from(#sel[0]) {
+            ::core::result::Result::Ok(i) if i < #last => i,
+            _ => #last,
+        }),
+    };
+    let mut scratch = Vec::new();
+    let mut items = TokenStream::new();
+    let mut arms = TokenStream::new();
+    let mut start = 1;
+    for (b, c) in branches.iter().enumerate() {
+        let prog = nested(c, format_ident!("k{}_branch{}", id, b))?;
+        let field = format!("branch{b}");
+        scratch.push(scratch_of(&prog, &field));
+        let fi = format_ident!("{}", field);
+        let args = &ins[start..start + arity[b]];
+        start += arity[b];
+        if prog.results.len() != ws.len() {
+            return Err("internal: a Conditional branch's result differs from the node's".into());
+        }
+        let m = &prog.module;
+        let bl = lit_usize(b as i64);
+        let arm_index = if b + 1 == nb { quote!(_) } else { quote!(#bl) };
+        arms.extend(quote!(#arm_index => #m::run(#(#args,)* #(&mut *#ws,)* #fi),));
+        items.extend(prog.item);
+    }
+    Ok(CallCode {
+        scratch,
+        items,
+        body: quote! {
+            match #index {
+                #arms
+            }
+        },
+    })
+}
