@@ -16,6 +16,7 @@ use crate::ir::{
 use crate::literal::Literal;
 use crate::shape::{ArrayShape, Shape};
 
+mod control;
 mod conv;
 mod movement;
 mod sort;

@@ -10,6 +10,7 @@
 //! One file per op family: `elementwise` (unary, binary, compare, select, clamp, conversions,
 //! iota), `data_movement` (broadcast, reshape, transpose), `reduce`, `dot`.
 
+mod control;
 mod conv;
 mod data_movement;
 mod dot;
@@ -263,6 +264,8 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(computation, &args)
         }
+        Op::While { condition, body } => control::while_loop(ctx, operands, condition, body),
+        Op::Conditional { branches } => control::conditional(ctx, operands, branches),
         Op::Rev { dimensions } => {
             ctx.arity(operands, 1)?;
             movement::rev(ctx, operands[0], dimensions)
@@ -310,9 +313,6 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
                 groups,
                 *preferred_element_type,
             )
-        }
-        Op::While { .. } | Op::Conditional { .. } => {
-            Err(ctx.err(String::from("not yet evaluated (SCAFFOLD)")))
         }
     }
 }

@@ -5,6 +5,7 @@
 //!
 //! Results never carry a layout: layouts belong to parameters; every computed value is logical.
 
+pub mod control;
 pub mod conv;
 pub mod dot;
 pub mod elementwise;
@@ -14,6 +15,7 @@ pub mod shape_ops;
 pub mod sort;
 pub mod tuple;
 
+pub use control::{conditional, while_loop};
 pub use conv::{convolution, default_dimension_numbers, explicit_padding, padding_for, Padding};
 pub use dot::{dot, dot_compute_type, dot_general};
 pub use elementwise::{

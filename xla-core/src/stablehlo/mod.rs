@@ -13,6 +13,7 @@
 //! Inside a function, tuples never reach MLIR: every instruction maps to a tree of SSA values
 //! (`Val`), `Tuple` builds a node, `GetTupleElement` picks a child.
 
+mod control;
 mod ops;
 #[cfg(test)]
 mod tests;

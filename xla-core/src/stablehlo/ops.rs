@@ -543,10 +543,10 @@ impl Body<'_> {
                 );
                 Ok(self.single(depth, &rhs, ty))
             }
-            Op::While { .. } | Op::Conditional { .. } => Err(Error::new(
-                opcode,
-                "StableHLO export: not yet supported (SCAFFOLD)",
-            )),
+            Op::While { condition, body } => self.while_loop(ins, ops, condition, body, depth),
+            Op::Conditional { branches } => {
+                self.conditional(ins, ops, operand_shapes, branches, depth)
+            }
             Op::Call { computation } => {
                 let symbol = self.module.callee(computation)?;
                 let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
