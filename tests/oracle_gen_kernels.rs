@@ -97,8 +97,67 @@ xla_aot::xla! {
     }
 }
 
+/// Per type: a sort by the type's order (key sort), a sort of (x, iota) by x (permutation
+/// path, ties by index) and TopK both ways.
+macro_rules! per_type {
+    ($( $t:ident $lt:ident ),+ ; complex: $( $c:ident ),+) => {
+        mod typed {
+            $(
+                pub mod $t {
+                    xla_aot::xla! {
+                        pub fn sort(x: $t[3, 41]) -> $t[3, 41] {
+                            Sort(x, |a, b| $lt(a, b), dimension = 1)
+                        }
+                        pub fn argsort(x: $t[41, 3]) -> ($t[41, 3], s32[41, 3]) {
+                            Sort(x, Iota(s32[41, 3], iota_dimension = 0), |a, b, i, j| $lt(a, b),
+                                 dimension = 0, is_stable = true)
+                        }
+                        pub fn top_k(x: $t[4, 30]) -> ($t[4, 7], s32[4, 7]) {
+                            TopK(x, k = 7)
+                        }
+                        pub fn bottom_k(x: $t[4, 30]) -> ($t[4, 7], s32[4, 7]) {
+                            TopK(x, k = 7, largest = false)
+                        }
+                    }
+                }
+            )+
+            $(
+                pub mod $c {
+                    xla_aot::xla! {
+                        /// Complex keys by their real part (XLA has no complex order).
+                        pub fn sort(x: $c[3, 41]) -> $c[3, 41] {
+                            Sort(x, |a, b| LtTotalOrder(Real(a), Real(b)), dimension = 1, is_stable = true)
+                        }
+                    }
+                }
+            )+
+        }
+        fn typed_cases() -> Vec<Case> {
+            let mut v = Vec::new();
+            $(
+                for d in [Dist::Any, Dist::Special] {
+                    v.push(Case::random(gen!(concat!("sort/", stringify!($t)), typed::$t::sort), &[d], 60, Tol::Exact));
+                    v.push(Case::random(gen!(concat!("argsort/", stringify!($t)), typed::$t::argsort), &[d], 61, Tol::Exact));
+                    v.push(Case::random(gen!(concat!("top_k/", stringify!($t)), typed::$t::top_k), &[d], 62, Tol::Exact));
+                    v.push(Case::random(gen!(concat!("bottom_k/", stringify!($t)), typed::$t::bottom_k), &[d], 63, Tol::Exact));
+                }
+            )+
+            $(
+                v.push(Case::random(gen!(concat!("sort/", stringify!($c)), typed::$c::sort), &[Dist::Any], 64, Tol::Exact));
+            )+
+            v
+        }
+    };
+}
+
+per_type! {
+    pred Lt, s8 Lt, s16 Lt, s32 Lt, s64 Lt, u8 Lt, u16 Lt, u32 Lt, u64 Lt,
+    f16 LtTotalOrder, bf16 LtTotalOrder, f32 LtTotalOrder, f64 LtTotalOrder;
+    complex: c64, c128
+}
+
 fn sort_cases() -> Vec<Case> {
-    let mut v = Vec::new();
+    let mut v = typed_cases();
     for (g, d) in [
         (gen!("sort/f32", sort_f32), Dist::Special),
         (gen!("sort/f32/any", sort_f32), Dist::Any),

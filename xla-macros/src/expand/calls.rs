@@ -62,16 +62,15 @@ pub(crate) fn call_kernel(
             dim,
             stable,
             comparator,
-        } => Ok(sort(
-            &ins,
-            &in_dims[0],
-            &in_tys,
-            *dim,
-            *stable,
-            comparator,
-            &ws,
-        )?),
-        Kind::TopK { k: kk, largest } => Ok(top_k(&ins[0], &in_dims[0], *kk, *largest, &ws)),
+        } => {
+            let (ins, canon) = canonical_bf16(&ins, &in_dims, &in_tys);
+            let code = sort(&ins, &in_dims[0], &in_tys, *dim, *stable, comparator, &ws)?;
+            Ok(canon.prepend(code))
+        }
+        Kind::TopK { k: kk, largest } => {
+            let (ins, canon) = canonical_bf16(&ins, &in_dims, &in_tys);
+            Ok(canon.prepend(top_k(&ins[0], &in_dims[0], *kk, *largest, &ws)))
+        }
         Kind::Conv {
             window,
             dn,
@@ -115,6 +114,64 @@ pub(crate) fn call_kernel(
         | Kind::Reduce { .. }
         | Kind::Dot { .. } => Err(format!("internal: node {} is not a call kernel", k.node)),
     }
+}
+
+/// Copies of bf16 inputs with every NaN made the plain NaN of its sign, and the code filling
+/// them: XLA:CPU canonicalises bf16 NaNs in Sort and TopK operands (keys and payloads) before
+/// comparing, so NaNs of one sign tie and come out canonical.
+struct Canonical {
+    scratch: Vec<ScratchField>,
+    fill: TokenStream,
+}
+
+impl Canonical {
+    fn prepend(self, mut code: CallCode) -> CallCode {
+        let fill = self.fill;
+        let body = code.body;
+        code.body = quote!(#fill #body);
+        code.scratch.extend(self.scratch);
+        code
+    }
+}
+
+fn canonical_bf16(
+    ins: &[Ident],
+    dims: &[Vec<i64>],
+    tys: &[ElementType],
+) -> (Vec<Ident>, Canonical) {
+    let mut out = Vec::with_capacity(ins.len());
+    let mut canon = Canonical {
+        scratch: Vec::new(),
+        fill: TokenStream::new(),
+    };
+    for (i, (x, &ty)) in ins.iter().zip(tys).enumerate() {
+        if ty != ElementType::Bf16 {
+            out.push(x.clone());
+            continue;
+        }
+        let c = format_ident!("canon{}", i);
+        let len = lit_usize(dims[i].iter().product::<i64>());
+        let bf = quote!(::xla_aot::__rt::xla_core::__half::bf16);
+        canon.scratch.push(ScratchField {
+            name: c.clone(),
+            ty: quote!(::std::vec::Vec<#bf>),
+            init: quote!(::std::vec![#bf::ZERO; #len]),
+        });
+        canon.fill.extend(quote! {
+            for (d, &v) in #c.iter_mut().zip(#x) {
+                *d = if !v.is_nan() {
+                    v
+                } else if v.is_sign_negative() {
+                    -#bf::NAN
+                } else {
+                    #bf::NAN
+                };
+            }
+            let #c: &[#bf] = &#c[..];
+        });
+        out.push(c);
+    }
+    (out, canon)
 }
 
 fn usizes(d: &[i64]) -> Vec<TokenStream> {
