@@ -193,9 +193,12 @@ fn key_order(c: &Computation, ty: ElementType) -> Option<TokenStream> {
     let params: Vec<usize> = root
         .operands
         .iter()
-        .filter_map(|&id| match c.instr(id).op {
-            Op::Parameter { index, .. } => Some(index),
-            _ => None,
+        .filter_map(|&id| {
+            if let Op::Parameter { index, .. } = c.instr(id).op {
+                Some(index)
+            } else {
+                None
+            }
         })
         .collect();
     let swapped = match params.as_slice() {

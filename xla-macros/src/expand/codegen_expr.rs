@@ -450,9 +450,41 @@ pub(crate) fn vector_stmts(
     v: &TokenStream,
     inner: usize,
 ) -> TokenStream {
+    vector_stmts_lanes(exprs, roots, acc, v, inner, None)
+}
+
+/// [`vector_stmts`] for a partial vector at the end of a row: only the first `rem` lanes
+/// (a `usize` expression) are valid, and lanes at or past it read lane 0's elements (never
+/// past the data). The tail thus runs the very code of the full vectors, so an element's bits
+/// do not depend on its position (a scalar tail would take transcendental functions from
+/// other code).
+pub(crate) fn vector_tail_stmts(
+    exprs: &[Expr],
+    roots: &[ExprId],
+    acc: &Access<'_>,
+    v: &TokenStream,
+    inner: usize,
+    rem: &TokenStream,
+) -> TokenStream {
+    vector_stmts_lanes(exprs, roots, acc, v, inner, Some(rem))
+}
+
+fn vector_stmts_lanes(
+    exprs: &[Expr],
+    roots: &[ExprId],
+    acc: &Access<'_>,
+    v: &TokenStream,
+    inner: usize,
+    rem: Option<&TokenStream>,
+) -> TokenStream {
     let live = reachable(exprs, roots);
     let vf = vfloat_of(v);
     let mut out = TokenStream::new();
+    // The lane a lane reads: itself, or lane 0 past the valid ones of a partial vector.
+    let lane = match rem {
+        Some(r) => quote!(let l: usize = if l < #r { l } else { 0 };),
+        None => quote!(),
+    };
     for (id, e) in exprs.iter().enumerate() {
         if !live[id] {
             continue;
@@ -467,7 +499,11 @@ pub(crate) fn vector_stmts(
                 ..
             } => {
                 if let Some((s, o)) = (acc.local)(src) {
-                    out.extend(quote!(let #x = #vf::load(&#s[#o..]);));
+                    let load = match rem {
+                        None => quote!(#vf::load(&#s[#o..])),
+                        Some(_) => quote!(#vf::from_fn(|l: usize| { #lane #s[#o + l] })),
+                    };
+                    out.extend(quote!(let #x = #load;));
                     continue;
                 }
                 let s = (acc.slice)(src);
@@ -476,20 +512,20 @@ pub(crate) fn vector_stmts(
                 if *guarded {
                     let o = signed_offset_tokens(coef, *off, acc.vars);
                     let load = guarded_load(&s, &quote!((#o + (l as isize) * #cl)));
-                    quote!(#vf::from_fn(|l: usize| #load))
+                    quote!(#vf::from_fn(|l: usize| { #lane #load }))
                 } else {
                     let o = offset_tokens(coef, *off, acc.vars);
-                    match c {
-                        0 => quote!(#vf::splat(#s[#o])),
-                        1 => quote!(#vf::load(&#s[#o..])),
-                        c if c > 0 => {
+                    match (c, rem) {
+                        (0, _) => quote!(#vf::splat(#s[#o])),
+                        (1, None) => quote!(#vf::load(&#s[#o..])),
+                        (c, _) if c > 0 => {
                             let c = super::codegen_rt::lit_usize(c);
-                            quote!(#vf::from_fn(|l: usize| #s[#o + l * #c]))
+                            quote!(#vf::from_fn(|l: usize| { #lane #s[#o + l * #c] }))
                         }
-                        c => {
+                        (c, _) => {
                             // Reversed along the vector: lane l reads `o - l·|c|`.
                             let c = super::codegen_rt::lit_usize(-c);
-                            quote!(#vf::from_fn(|l: usize| #s[#o - l * #c]))
+                            quote!(#vf::from_fn(|l: usize| { #lane #s[#o - l * #c] }))
                         }
                     }
                 }
@@ -531,22 +567,32 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
             let x = &a[0];
             quote!(-#x)
         }
-        Kind::Unary(u) => {
-            let m = format_ident!("{}", vector_unary(*u).unwrap_or("abs"));
-            let x = &a[0];
-            quote!(#vf::#m(#x))
-        }
+        // `vectorisable` admits only ops with a vector form; reaching one without is a bug of
+        // ours, reported by the compiler rather than computed as some other op.
+        Kind::Unary(u) => match vector_unary(*u) {
+            Some(m) => {
+                let m = format_ident!("{}", m);
+                let x = &a[0];
+                quote!(#vf::#m(#x))
+            }
+            None => quote!(compile_error!(
+                "xla!: internal: unary op without a vector form"
+            )),
+        },
         Kind::Binary(b) => {
             let (x, y) = (&a[0], &a[1]);
-            match vector_binary(*b).unwrap_or("+") {
-                "+" => quote!(#x + #y),
-                "-" => quote!(#x - #y),
-                "*" => quote!(#x * #y),
-                "/" => quote!(#x / #y),
-                m => {
+            match vector_binary(*b) {
+                Some("+") => quote!(#x + #y),
+                Some("-") => quote!(#x - #y),
+                Some("*") => quote!(#x * #y),
+                Some("/") => quote!(#x / #y),
+                Some(m) => {
                     let m = format_ident!("{}", m);
                     quote!(#vf::#m(#x, #y))
                 }
+                None => quote!(compile_error!(
+                    "xla!: internal: binary op without a vector form"
+                )),
             }
         }
         Kind::Compare { direction: d, .. } => {

@@ -6,7 +6,9 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::codegen_expr::{reachable, scalar_stmts, var, vector_stmts, vectorisable, Access};
+use super::codegen_expr::{
+    reachable, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
+};
 use super::codegen_rt::{lanes_of, lit_usize, rust_type, vector_type, vfloat_of};
 use super::fuse::{Cond, Expr, ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, storage_strides};
@@ -337,6 +339,7 @@ pub(crate) fn loop_kernel(
                 let vf = vfloat_of(vt);
                 let l = lanes_of(vt);
                 let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, 0);
+                let t_stmts = vector_tail_stmts(&exprs, &[root], &acc, vt, 0, &quote!(rem));
                 quote! {
                     let n = blk.len();
                     for jv in 0..n / #l {
@@ -345,10 +348,14 @@ pub(crate) fn loop_kernel(
                         #v_stmts
                         #vf::store(#r, &mut blk[j..]);
                     }
-                    for j in (n / #l) * #l..n {
+                    let j = (n / #l) * #l;
+                    if j < n {
+                        let rem = n - j;
                         #g_bind
-                        #s_stmts
-                        blk[j] = #r;
+                        #t_stmts
+                        let mut tail = [<#elem_t as ::core::default::Default>::default(); #l];
+                        #vf::store(#r, &mut tail[..]);
+                        blk[j..n].copy_from_slice(&tail[..rem]);
                     }
                 }
             }
@@ -404,15 +411,20 @@ pub(crate) fn loop_kernel(
             let vf = vfloat_of(vt);
             let l = lanes_of(vt);
             let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, inner);
+            let t_stmts = vector_tail_stmts(&exprs, &[root], &acc, vt, inner, &quote!(rem));
             quote! {
                 for jv in 0..#row / #l {
                     let j = jv * #l;
                     #v_stmts
                     #vf::store(#r, &mut row[j..]);
                 }
-                for j in (#row / #l) * #l..#row {
-                    #s_stmts
-                    row[j] = #r;
+                let j = (#row / #l) * #l;
+                if j < #row {
+                    let rem = #row - j;
+                    #t_stmts
+                    let mut tail = [<#elem_t as ::core::default::Default>::default(); #l];
+                    #vf::store(#r, &mut tail[..]);
+                    row[j..#row].copy_from_slice(&tail[..rem]);
                 }
             }
         }

@@ -9,7 +9,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use xla_core::{BinaryOp, Computation, ElementType, Op};
 
-use super::codegen_expr::{no_local, scalar_stmts, var, vector_stmts, vectorisable, Access};
+use super::codegen_expr::{
+    no_local, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
+};
 use super::codegen_loops::{access_vectors, dispatch, offset_tokens, src_ident, Space};
 use super::codegen_rt::{
     f32_tokens, f64_tokens, lanes_of, lit_usize, rust_type, scalar_of, vector_type, vfloat_of,
@@ -253,7 +255,8 @@ pub(crate) fn reduce_kernel(
                 local: &no_local,
             };
             let v_stmts = vector_stmts(&exprs, operands, &acc_v, &vt, inner);
-            let s_stmts = scalar_stmts(&exprs, operands, &acc_v);
+            let t_stmts = vector_tail_stmts(&exprs, operands, &acc_v, &vt, inner, &quote!(rem));
+            let et = rust_type(t);
             let v_store = store_stmt(&vars_v, Some(&vf));
             let s_store = store_stmt(&vars_v, None);
             let x = &xs[0];
@@ -278,10 +281,21 @@ pub(crate) fn reduce_kernel(
                     #v_store
                     v0 = #vcomb(v0, #x);
                 }
-                for j in (#rl / #l) * #l..#rl {
-                    #s_stmts
-                    #s_store
-                    s = #scomb(s, #x);
+                let j = (#rl / #l) * #l;
+                if j < #rl {
+                    // The partial vector runs the full vectors' code (one result per element,
+                    // whatever its position), then folds lane by lane as a scalar tail would.
+                    let rem = #rl - j;
+                    #t_stmts
+                    let mut tail = [<#et as ::core::default::Default>::default(); #l];
+                    #vf::store(#x, &mut tail[..]);
+                    let j0 = j;
+                    for q in 0..rem {
+                        let j = j0 + q;
+                        let #x = tail[q];
+                        #s_store
+                        s = #scomb(s, #x);
+                    }
                 }
             };
             let loops = wrap_red(inner_loops, &red[..red.len() - 1]);
@@ -492,7 +506,8 @@ fn column_reduce(
         local: &no_local,
     };
     let v_stmts = vector_stmts(c.exprs, &[c.operand], &acc, &c.vt, inner);
-    let s_stmts = scalar_stmts(c.exprs, &[c.operand], &acc);
+    let t_stmts = vector_tail_stmts(c.exprs, &[c.operand], &acc, &c.vt, inner, &quote!(rem));
+    let et = rust_type(c.t);
     let x = var(c.operand);
     let init = c.init;
     // The innermost reduced group runs four elements at a time, combined pairwise
@@ -512,11 +527,18 @@ fn column_reduce(
             quote!(let #xq = { let #iv = base + #ql; #v_stmts #x };)
         })
         .collect();
-    let quad_s: Vec<TokenStream> = (0..4usize)
+    // Partial vectors at the end of a run: the full vectors' code on the valid lanes.
+    let quad_t: Vec<TokenStream> = (0..4usize)
         .map(|q| {
             let xq = format_ident!("x{}", q);
             let ql = lit_usize(q);
-            quote!(let #xq = { let #iv = base + #ql; #s_stmts #x };)
+            quote!(let #xq = {
+                let #iv = base + #ql;
+                #t_stmts
+                let mut tail = [<#et as ::core::default::Default>::default(); #l];
+                #vf::store(#x, &mut tail[..]);
+                tail
+            };)
         })
         .collect();
     let mut body = quote! {
@@ -529,10 +551,15 @@ fn column_reduce(
                 let q = #vcomb(#vcomb(x0, x1), #vcomb(x2, x3));
                 #vf::store(#vcomb(#vf::load(&seg[jj..]), q), &mut seg[jj..]);
             }
-            for jj in (len / #l) * #l..len {
-                let j = j_start + jj;
-                #(#quad_s)*
-                seg[jj] = #scomb(seg[jj], #scomb(#scomb(x0, x1), #scomb(x2, x3)));
+            let jj0 = (len / #l) * #l;
+            if jj0 < len {
+                let rem = len - jj0;
+                let j = j_start + jj0;
+                #(#quad_t)*
+                for q in 0..rem {
+                    let jj = jj0 + q;
+                    seg[jj] = #scomb(seg[jj], #scomb(#scomb(x0[q], x1[q]), #scomb(x2[q], x3[q])));
+                }
             }
         }
         for #iv in (#ri_l / 4) * 4..#ri_l {
@@ -542,10 +569,17 @@ fn column_reduce(
                 #v_stmts
                 #vf::store(#vcomb(#vf::load(&seg[jj..]), #x), &mut seg[jj..]);
             }
-            for jj in (len / #l) * #l..len {
-                let j = j_start + jj;
-                #s_stmts
-                seg[jj] = #scomb(seg[jj], #x);
+            let jj0 = (len / #l) * #l;
+            if jj0 < len {
+                let rem = len - jj0;
+                let j = j_start + jj0;
+                #t_stmts
+                let mut tail = [<#et as ::core::default::Default>::default(); #l];
+                #vf::store(#x, &mut tail[..]);
+                for q in 0..rem {
+                    let jj = jj0 + q;
+                    seg[jj] = #scomb(seg[jj], tail[q]);
+                }
             }
         }
     };

@@ -101,9 +101,17 @@ pub(crate) fn tensor_type(a: &xla_core::ArrayShape) -> Result<TokenStream, Strin
 
 /// A `usize` literal.
 pub(crate) fn lit_usize(n: impl TryInto<usize>) -> TokenStream {
-    let n: usize = n.try_into().unwrap_or(0);
-    let l = proc_macro2::Literal::usize_suffixed(n);
-    quote!(#l)
+    match n.try_into() {
+        Ok(n) => {
+            let l = proc_macro2::Literal::usize_suffixed(n);
+            quote!(#l)
+        }
+        // Sizes, strides and offsets reach here non-negative (negative coefficients are
+        // subtracted by `offset_tokens`); anything else is a bug of ours, never a silent 0.
+        Err(_) => quote!(compile_error!(
+            "xla!: internal: a negative size, stride or offset reached code generation"
+        )),
+    }
 }
 
 /// Tokens for element `i` of an array literal's data, as a constant expression of its Rust

@@ -203,10 +203,11 @@ pub(crate) fn conditional(
     let last = lit_usize(nb as i64 - 1);
     let index = match tys[0] {
         ElementType::Pred => quote!(if #sel[0] { 0usize } else { 1usize }),
-        _ => quote!(match usize::try_from(#sel[0]) {
+        ElementType::S32 => quote!(match usize::try_from(#sel[0]) {
             ::core::result::Result::Ok(i) if i < #last => i,
             _ => #last,
         }),
+        t => return Err(format!("Conditional: a {t} selector (pred or s32 only)")),
     };
     let mut scratch = Vec::new();
     let mut items = TokenStream::new();
