@@ -93,3 +93,12 @@ fn unary_like_exp(v: f32) -> f32 {
     }
     exp_only(&Tensor::<f32, D1<16>>::from_vec(vec![v; 16]).unwrap()).as_slice()[0]
 }
+
+#[test]
+fn vectors_are_no_wider_than_the_macro_assumes() {
+    // The macro runs a row's partial vector as a full one when the row has at least 16 f32 or
+    // 8 f64 elements (codegen_rt::max_lanes): no target's vector may be wider.
+    use xla_aot::__rt::xla_kernels::simd::{VFloat, F32V, F64V};
+    assert!(<F32V as VFloat>::LANES <= 16);
+    assert!(<F64V as VFloat>::LANES <= 8);
+}

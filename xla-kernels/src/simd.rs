@@ -407,5 +407,34 @@ fn tree_reduce<T: Copy, const N: usize>(mut a: [T; N], f: impl Fn(T, T) -> T) ->
     a[0]
 }
 
+/// Where vector `jv` of a row of `n >= lanes` elements runs, as `(start, skip)`: the full
+/// vector at `jv·lanes` (`skip` 0), or for the last, partial one the window ending at the row's
+/// end, `n - lanes`, whose first `skip` lanes the previous vector already covered. Running the
+/// partial vector as a full one at that window keeps one copy of a loop body and gives every
+/// element the same code (one result per element, whatever its position).
+#[inline(always)]
+pub fn window(jv: usize, lanes: usize, n: usize) -> (usize, usize) {
+    let j = jv * lanes;
+    if j + lanes <= n {
+        (j, 0)
+    } else {
+        (n - lanes, j + lanes - n)
+    }
+}
+
+/// [`window`] for a run `[start, start + len)` of a row of `row >= lanes` elements: the window
+/// of vector `jv` of the run inside the row, `(row_index, skip)`; lanes from `skip` on are the
+/// run's elements from `jv·lanes` on.
+#[inline(always)]
+pub fn run_window(jv: usize, lanes: usize, start: usize, len: usize, row: usize) -> (usize, usize) {
+    let j = jv * lanes;
+    if j + lanes <= len {
+        (start + j, 0)
+    } else {
+        let w = (start + j).min(row - lanes);
+        (w, start + j - w)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -258,3 +258,42 @@ fn load_store_partial_and_from_fn() {
 fn load_panics_on_short_slice() {
     let _ = <f32x8 as VFloat>::load(&[1.0; 7]);
 }
+
+#[test]
+fn windows_cover_every_element_once_as_new_lanes() {
+    for lanes in [4usize, 8, 16] {
+        for n in lanes..3 * lanes + 3 {
+            let mut seen = vec![0; n];
+            for jv in 0..n.div_ceil(lanes) {
+                let (j, skip) = super::window(jv, lanes, n);
+                assert!(j + lanes <= n, "window inside the row");
+                for q in skip..lanes {
+                    seen[j + q] += 1;
+                }
+            }
+            assert!(
+                seen.iter().all(|&c| c == 1),
+                "lanes {lanes} n {n}: {seen:?}"
+            );
+        }
+        // Runs of a row, including runs shorter than a vector at either end.
+        let row = 2 * lanes + 3;
+        for start in 0..row {
+            for len in 1..=row - start {
+                let mut seen = vec![0; row];
+                for jv in 0..len.div_ceil(lanes) {
+                    let (j, skip) = super::run_window(jv, lanes, start, len, row);
+                    assert!(j + lanes <= row);
+                    let new = (lanes - skip).min(len - jv * lanes);
+                    for q in skip..skip + new {
+                        seen[j + q] += 1;
+                    }
+                }
+                let want: Vec<i32> = (0..row)
+                    .map(|i| i32::from(i >= start && i < start + len))
+                    .collect();
+                assert_eq!(seen, want, "lanes {lanes} start {start} len {len}");
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use super::codegen_expr::{
     reachable, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
 };
-use super::codegen_rt::{lanes_of, lit_usize, rust_type, vector_type, vfloat_of};
+use super::codegen_rt::{lanes_of, lit_usize, max_lanes, rust_type, vector_type, vfloat_of};
 use super::fuse::{Cond, Expr, ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, storage_strides};
 use super::plan::{Plan, Storage};
@@ -335,6 +335,40 @@ pub(crate) fn loop_kernel(
             quote!(_first)
         };
         let body = match &vector {
+            // The last partial vector is the full vectors' code at the window ending at the
+            // block's end (overlapping the previous vector, whose lanes it recomputes to the
+            // same bits), writing only its new lanes: one copy of the body, one result per
+            // element. The window starts before the block when the block is short, which
+            // only needs `total >= lanes` (and no in-place read of the block).
+            Some(vt) if total >= max_lanes(t) && !has_own => {
+                let vf = vfloat_of(vt);
+                let l = lanes_of(vt);
+                let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, 0);
+                // `lo` lanes of the last window belong to earlier elements (in the previous
+                // block when this one is short: `first + n >= lanes` since `total` is).
+                let window = if used[0] {
+                    quote!(let lo = (j + #l).saturating_sub(n); let g = first + j - lo;)
+                } else {
+                    quote!(let lo = (j + #l).saturating_sub(n);)
+                };
+                quote! {
+                    let n = blk.len();
+                    for jv in 0..n.div_ceil(#l) {
+                        let j = jv * #l;
+                        #window
+                        #v_stmts
+                        if lo == 0 {
+                            #vf::store(#r, &mut blk[j..]);
+                        } else {
+                            let mut tail = [<#elem_t as ::core::default::Default>::default(); #l];
+                            #vf::store(#r, &mut tail[..]);
+                            blk[j..].copy_from_slice(&tail[lo..]);
+                        }
+                    }
+                }
+            }
+            // Fewer elements than a vector may hold, or in-place reads: full vectors, then the
+            // same code on the valid lanes of a partial one.
             Some(vt) => {
                 let vf = vfloat_of(vt);
                 let l = lanes_of(vt);
@@ -407,6 +441,20 @@ pub(crate) fn loop_kernel(
     let any_outer = used[..inner].iter().any(|&u| u);
     let binds = decompose(&ext, inner, &used, &quote!(g));
     let inner_loop = match &vector {
+        // The row's last partial vector is the full vectors' code at the window ending at the
+        // row's end (see the flat case): one copy of the body.
+        Some(vt) if ext[inner] >= max_lanes(t) && !has_own => {
+            let vf = vfloat_of(vt);
+            let l = lanes_of(vt);
+            let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, inner);
+            quote! {
+                for jv in 0..#row.div_ceil(#l) {
+                    let j = window(jv, #l, #row).0;
+                    #v_stmts
+                    #vf::store(#r, &mut row[j..]);
+                }
+            }
+        }
         Some(vt) => {
             let vf = vfloat_of(vt);
             let l = lanes_of(vt);

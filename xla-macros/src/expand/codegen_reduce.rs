@@ -14,7 +14,8 @@ use super::codegen_expr::{
 };
 use super::codegen_loops::{access_vectors, dispatch, offset_tokens, src_ident, Space};
 use super::codegen_rt::{
-    f32_tokens, f64_tokens, lanes_of, lit_usize, rust_type, scalar_of, vector_type, vfloat_of,
+    f32_tokens, f64_tokens, lanes_of, lit_usize, max_lanes, rust_type, scalar_of, vector_type,
+    vfloat_of,
 };
 use super::codegen_tree::{windows, Tree};
 use super::fuse::{ExprId, Fused, Kernel, Src};
@@ -273,28 +274,58 @@ pub(crate) fn reduce_kernel(
                     quote!({ let j = jb * 4 * #l #lane_off; #v_stmts #v_store #vacc = #vcomb(#vacc, #x); })
                 })
                 .collect();
-            let inner_loops = quote! {
-                for jb in 0..#rl / (4 * #l) { #(#unrolled)* }
-                for jv in (#rl / (4 * #l)) * 4..#rl / #l {
-                    let j = jv * #l;
-                    #v_stmts
-                    #v_store
-                    v0 = #vcomb(v0, #x);
+            let fold_lanes = quote! {
+                let mut tail = [<#et as ::core::default::Default>::default(); #l];
+                #vf::store(#x, &mut tail[..]);
+                let j0 = j;
+                for q in lo..#l {
+                    let j = j0 + q;
+                    let #x = tail[q];
+                    #s_store
+                    s = #scomb(s, #x);
                 }
-                let j = (#rl / #l) * #l;
-                if j < #rl {
-                    // The partial vector runs the full vectors' code (one result per element,
-                    // whatever its position), then folds lane by lane as a scalar tail would.
-                    let rem = #rl - j;
-                    #t_stmts
-                    let mut tail = [<#et as ::core::default::Default>::default(); #l];
-                    #vf::store(#x, &mut tail[..]);
-                    let j0 = j;
-                    for q in 0..rem {
-                        let j = j0 + q;
-                        let #x = tail[q];
-                        #s_store
-                        s = #scomb(s, #x);
+            };
+            let inner_loops = if space.ext[inner] >= max_lanes(t) {
+                // The last partial vector is the full vectors' code at the window ending at
+                // the row's end; its lanes before `lo` belong to the previous vector and are
+                // skipped, the others fold one by one as a scalar tail would.
+                quote! {
+                    for jb in 0..#rl / (4 * #l) { #(#unrolled)* }
+                    for jv in (#rl / (4 * #l)) * 4..#rl.div_ceil(#l) {
+                        let (j, lo) = window(jv, #l, #rl);
+                        #v_stmts
+                        if lo == 0 {
+                            #v_store
+                            v0 = #vcomb(v0, #x);
+                        } else {
+                            #fold_lanes
+                        }
+                    }
+                }
+            } else {
+                // A row shorter than a vector may be: full vectors, then the same code on the
+                // valid lanes of a partial one.
+                quote! {
+                    for jb in 0..#rl / (4 * #l) { #(#unrolled)* }
+                    for jv in (#rl / (4 * #l)) * 4..#rl / #l {
+                        let j = jv * #l;
+                        #v_stmts
+                        #v_store
+                        v0 = #vcomb(v0, #x);
+                    }
+                    let j = (#rl / #l) * #l;
+                    if j < #rl {
+                        let rem = #rl - j;
+                        #t_stmts
+                        let mut tail = [<#et as ::core::default::Default>::default(); #l];
+                        #vf::store(#x, &mut tail[..]);
+                        let j0 = j;
+                        for q in 0..rem {
+                            let j = j0 + q;
+                            let #x = tail[q];
+                            #s_store
+                            s = #scomb(s, #x);
+                        }
                     }
                 }
             };
@@ -541,44 +572,89 @@ fn column_reduce(
             };)
         })
         .collect();
-    let mut body = quote! {
-        for ib in 0..#ri_l / 4 {
-            let base = ib * 4;
-            for jv in 0..len / #l {
-                let jj = jv * #l;
-                let j = j_start + jj;
-                #(#quad)*
-                let q = #vcomb(#vcomb(x0, x1), #vcomb(x2, x3));
-                #vf::store(#vcomb(#vf::load(&seg[jj..]), q), &mut seg[jj..]);
+    let mut body = if ki >= max_lanes(c.t) {
+        // The last partial vector of a run is the full vectors' code at a window of the row
+        // that covers the run's remaining outputs (`ki >= lanes` keeps it inside the row);
+        // only those lanes fold into the run. One copy of the body per loop.
+        let kil = lit_usize(ki);
+        let window = quote! {
+            let jj0 = jv * #l;
+            let (j, lo) = run_window(jv, #l, j_start, len, #kil);
+        };
+        quote! {
+            for ib in 0..#ri_l / 4 {
+                let base = ib * 4;
+                for jv in 0..len.div_ceil(#l) {
+                    #window
+                    #(#quad)*
+                    let q = #vcomb(#vcomb(x0, x1), #vcomb(x2, x3));
+                    if jj0 + #l <= len {
+                        #vf::store(#vcomb(#vf::load(&seg[jj0..]), q), &mut seg[jj0..]);
+                    } else {
+                        let mut t = [<#et as ::core::default::Default>::default(); #l];
+                        #vf::store(q, &mut t[..]);
+                        for (o, &v) in seg[jj0..].iter_mut().zip(&t[lo..]) {
+                            *o = #scomb(*o, v);
+                        }
+                    }
+                }
             }
-            let jj0 = (len / #l) * #l;
-            if jj0 < len {
-                let rem = len - jj0;
-                let j = j_start + jj0;
-                #(#quad_t)*
-                for q in 0..rem {
-                    let jj = jj0 + q;
-                    seg[jj] = #scomb(seg[jj], #scomb(#scomb(x0[q], x1[q]), #scomb(x2[q], x3[q])));
+            for #iv in (#ri_l / 4) * 4..#ri_l {
+                for jv in 0..len.div_ceil(#l) {
+                    #window
+                    #v_stmts
+                    if jj0 + #l <= len {
+                        #vf::store(#vcomb(#vf::load(&seg[jj0..]), #x), &mut seg[jj0..]);
+                    } else {
+                        let mut t = [<#et as ::core::default::Default>::default(); #l];
+                        #vf::store(#x, &mut t[..]);
+                        for (o, &v) in seg[jj0..].iter_mut().zip(&t[lo..]) {
+                            *o = #scomb(*o, v);
+                        }
+                    }
                 }
             }
         }
-        for #iv in (#ri_l / 4) * 4..#ri_l {
-            for jv in 0..len / #l {
-                let jj = jv * #l;
-                let j = j_start + jj;
-                #v_stmts
-                #vf::store(#vcomb(#vf::load(&seg[jj..]), #x), &mut seg[jj..]);
+    } else {
+        quote! {
+            for ib in 0..#ri_l / 4 {
+                let base = ib * 4;
+                for jv in 0..len / #l {
+                    let jj = jv * #l;
+                    let j = j_start + jj;
+                    #(#quad)*
+                    let q = #vcomb(#vcomb(x0, x1), #vcomb(x2, x3));
+                    #vf::store(#vcomb(#vf::load(&seg[jj..]), q), &mut seg[jj..]);
+                }
+                let jj0 = (len / #l) * #l;
+                if jj0 < len {
+                    let rem = len - jj0;
+                    let j = j_start + jj0;
+                    #(#quad_t)*
+                    for q in 0..rem {
+                        let jj = jj0 + q;
+                        seg[jj] = #scomb(seg[jj], #scomb(#scomb(x0[q], x1[q]), #scomb(x2[q], x3[q])));
+                    }
+                }
             }
-            let jj0 = (len / #l) * #l;
-            if jj0 < len {
-                let rem = len - jj0;
-                let j = j_start + jj0;
-                #t_stmts
-                let mut tail = [<#et as ::core::default::Default>::default(); #l];
-                #vf::store(#x, &mut tail[..]);
-                for q in 0..rem {
-                    let jj = jj0 + q;
-                    seg[jj] = #scomb(seg[jj], tail[q]);
+            for #iv in (#ri_l / 4) * 4..#ri_l {
+                for jv in 0..len / #l {
+                    let jj = jv * #l;
+                    let j = j_start + jj;
+                    #v_stmts
+                    #vf::store(#vcomb(#vf::load(&seg[jj..]), #x), &mut seg[jj..]);
+                }
+                let jj0 = (len / #l) * #l;
+                if jj0 < len {
+                    let rem = len - jj0;
+                    let j = j_start + jj0;
+                    #t_stmts
+                    let mut tail = [<#et as ::core::default::Default>::default(); #l];
+                    #vf::store(#x, &mut tail[..]);
+                    for q in 0..rem {
+                        let jj = jj0 + q;
+                        seg[jj] = #scomb(seg[jj], tail[q]);
+                    }
                 }
             }
         }

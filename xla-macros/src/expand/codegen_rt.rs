@@ -17,7 +17,10 @@ pub(crate) fn module_imports() -> TokenStream {
         #[allow(unused_imports)]
         use ::xla_aot::__rt::xla_core::scalar::Scalar;
         #[allow(unused_imports)]
-        use ::xla_aot::__rt::xla_kernels::simd::{VFloat, F32V, F64V};
+        use ::xla_aot::__rt::xla_kernels::simd::{run_window, window, VFloat, F32V, F64V};
+        /// Lanes of the f32 and f64 vectors of this target (short names keep loops short).
+        const L32: usize = <F32V as VFloat>::LANES;
+        const L64: usize = <F64V as VFloat>::LANES;
     }
 }
 
@@ -233,8 +236,34 @@ pub(crate) fn vfloat_of(v: &TokenStream) -> TokenStream {
     quote!(<#v as VFloat>)
 }
 
-/// The number of lanes of vector type `V`, as a constant expression.
+/// The most lanes `xla_kernels::simd`'s vector of `t` has on any target (f32x16 and f64x8
+/// with AVX-512; tests/one_result_per_element.rs checks it): a row at least this long always
+/// holds one full vector.
+pub(crate) fn max_lanes(t: ElementType) -> i64 {
+    match t {
+        ElementType::F64 => 8,
+        ElementType::Pred
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64
+        | ElementType::F16
+        | ElementType::Bf16
+        | ElementType::F32
+        | ElementType::C64
+        | ElementType::C128 => 16,
+    }
+}
+
+/// The number of lanes of vector type `V`: the constant `module_imports` declares for it.
 pub(crate) fn lanes_of(v: &TokenStream) -> TokenStream {
-    let vf = vfloat_of(v);
-    quote!(#vf::LANES)
+    if v.to_string() == "F64V" {
+        quote!(L64)
+    } else {
+        quote!(L32)
+    }
 }
