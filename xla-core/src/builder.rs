@@ -10,8 +10,8 @@ use crate::element::ElementType;
 use crate::error::{Blame, Error, Result};
 use crate::infer;
 use crate::ir::{
-    BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId, Instruction, Op,
-    UnaryOp,
+    BinaryOp, ComparisonDirection, ComparisonType, Computation, DotDimensionNumbers, InstrId,
+    Instruction, Op, UnaryOp,
 };
 use crate::literal::Literal;
 use crate::shape::{ArrayShape, Shape};
@@ -268,6 +268,43 @@ impl Builder {
     ) -> Result<XlaOp> {
         let [l, r] = self.shapes([lhs, rhs])?;
         let plan = infer::compare(direction, total_order, l, r, broadcast_dimensions)?;
+        Ok(self.emit_binary(
+            Op::Compare {
+                direction,
+                total_order,
+            },
+            lhs,
+            rhs,
+            plan.broadcast,
+            plan.shape,
+        ))
+    }
+
+    /// `Compare(lhs, rhs, direction, comparison_type)`: the comparison type must fit the
+    /// operands (FLOAT or TOTALORDER for floats, FLOAT for complex, SIGNED for signed integers,
+    /// UNSIGNED for unsigned integers and pred); `None` is the operands' default. Only
+    /// TOTALORDER (floats) differs from [`compare`](Self::compare) with `total_order = false`.
+    pub fn compare_with_type(
+        &mut self,
+        direction: ComparisonDirection,
+        comparison_type: Option<ComparisonType>,
+        lhs: XlaOp,
+        rhs: XlaOp,
+        broadcast_dimensions: Option<&[i64]>,
+    ) -> Result<XlaOp> {
+        let [l, r] = self.shapes([lhs, rhs])?;
+        let plan = infer::elementwise::compare_with_type(
+            direction,
+            comparison_type,
+            l,
+            r,
+            broadcast_dimensions,
+        )?;
+        let total_order = match comparison_type {
+            Some(ComparisonType::TotalOrder) => true,
+            Some(ComparisonType::Float | ComparisonType::Signed | ComparisonType::Unsigned)
+            | None => false,
+        };
         Ok(self.emit_binary(
             Op::Compare {
                 direction,

@@ -131,6 +131,21 @@ pub enum ComparisonDirection {
     Lt,
 }
 
+/// How a comparison orders its operands (XLA's `Comparison::Type`, StableHLO's
+/// `compare_type`); each fits some element types only (see `ComparisonType::admits`). The IR
+/// keeps only whether the order is the float total order ([`Op::Compare`]'s `total_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ComparisonType {
+    /// `FLOAT`: IEEE comparison of floats (NaN unordered) or complex (in)equality.
+    Float,
+    /// `TOTALORDER`: floats by -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN.
+    TotalOrder,
+    /// `SIGNED`: two's-complement integers.
+    Signed,
+    /// `UNSIGNED`: unsigned integers and pred.
+    Unsigned,
+}
+
 impl UnaryOp {
     /// Every variant, in declaration order (what tables over the ops iterate; the IR's binary
     /// form numbers them by their position here).

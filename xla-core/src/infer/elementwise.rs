@@ -10,7 +10,7 @@ use super::{array_like, expect_array};
 use crate::broadcast::{broadcast_binary, BroadcastPlan};
 use crate::element::ElementType;
 use crate::error::{Blame, Error, Result};
-use crate::ir::{BinaryOp, ComparisonDirection, UnaryOp};
+use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};
 use crate::shape::{ArrayShape, Shape};
 
 impl UnaryOp {
@@ -87,6 +87,77 @@ pub fn compare_name(direction: ComparisonDirection, total_order: bool) -> &'stat
         (ComparisonDirection::Gt, true) => "GtTotalOrder",
         (ComparisonDirection::Le, true) => "LeTotalOrder",
         (ComparisonDirection::Lt, true) => "LtTotalOrder",
+    }
+}
+
+impl ComparisonType {
+    /// The spelling in HLO and StableHLO (`FLOAT`, `TOTALORDER`, `SIGNED`, `UNSIGNED`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ComparisonType::Float => "FLOAT",
+            ComparisonType::TotalOrder => "TOTALORDER",
+            ComparisonType::Signed => "SIGNED",
+            ComparisonType::Unsigned => "UNSIGNED",
+        }
+    }
+
+    /// The type spelled `name` (exactly as [`name`](Self::name) prints it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "FLOAT" => Some(ComparisonType::Float),
+            "TOTALORDER" => Some(ComparisonType::TotalOrder),
+            "SIGNED" => Some(ComparisonType::Signed),
+            "UNSIGNED" => Some(ComparisonType::Unsigned),
+            _ => None,
+        }
+    }
+
+    /// XLA's `Comparison::DefaultComparisonType`: FLOAT for floats and complex, SIGNED for
+    /// signed integers, UNSIGNED for unsigned integers and pred.
+    pub fn default_for(ty: ElementType) -> Self {
+        match ty {
+            ElementType::F16
+            | ElementType::Bf16
+            | ElementType::F32
+            | ElementType::F64
+            | ElementType::C64
+            | ElementType::C128 => ComparisonType::Float,
+            ElementType::S8 | ElementType::S16 | ElementType::S32 | ElementType::S64 => {
+                ComparisonType::Signed
+            }
+            ElementType::Pred
+            | ElementType::U8
+            | ElementType::U16
+            | ElementType::U32
+            | ElementType::U64 => ComparisonType::Unsigned,
+        }
+    }
+
+    /// The type XLA's `*TotalOrder` builders (`LtTotalOrder`...) pick: TOTALORDER for floats,
+    /// otherwise [`default_for`](Self::default_for) (integers are totally ordered already).
+    pub fn total_order_for(ty: ElementType) -> Self {
+        if ty.is_float() {
+            ComparisonType::TotalOrder
+        } else {
+            Self::default_for(ty)
+        }
+    }
+
+    /// True when XLA's HLO verifier accepts this type on operands of `ty`: FLOAT or TOTALORDER
+    /// for floats, otherwise only [`default_for`](Self::default_for) (so TOTALORDER is refused
+    /// on integers, pred and complex).
+    pub fn admits(self, ty: ElementType) -> bool {
+        self == Self::default_for(ty) || (self == ComparisonType::TotalOrder && ty.is_float())
+    }
+
+    /// The operands this type is for, as [`admits`](Self::admits) has it.
+    fn operands(self) -> &'static str {
+        match self {
+            ComparisonType::Float => "floating-point or complex",
+            ComparisonType::TotalOrder => "floating-point (f16, bf16, f32, f64)",
+            ComparisonType::Signed => "signed integer",
+            ComparisonType::Unsigned => "unsigned integer or pred",
+        }
     }
 }
 
@@ -258,7 +329,10 @@ pub fn binary_op(
     Ok(plan)
 }
 
-/// Comparison into pred: operands as [`binary`]; complex operands only for `Eq`/`Ne`.
+/// Comparison into pred (`Eq`...`Lt`, `EqTotalOrder`...`LtTotalOrder`): operands as
+/// [`binary`]; complex operands only for `Eq`/`Ne`. The `*TotalOrder` forms take any element
+/// type, as XLA's builders do (their comparison type is
+/// [`ComparisonType::total_order_for`] the operands).
 pub fn compare(
     direction: ComparisonDirection,
     total_order: bool,
@@ -267,6 +341,59 @@ pub fn compare(
     broadcast_dimensions: Option<&[i64]>,
 ) -> Result<BinaryPlan> {
     let name = compare_name(direction, total_order);
+    compare_named(name, direction, lhs, rhs, broadcast_dimensions)
+}
+
+/// `Compare(lhs, rhs, direction = .., comparison_type = ..)`: as [`compare`], and the
+/// comparison type must fit the operands' element type as XLA's HLO verifier requires (FLOAT or
+/// TOTALORDER for floats, FLOAT for complex, SIGNED for signed integers, UNSIGNED for unsigned
+/// integers and pred); `None` is the operands' default type. Errors name `Compare`.
+pub fn compare_with_type(
+    direction: ComparisonDirection,
+    comparison_type: Option<ComparisonType>,
+    lhs: &Shape,
+    rhs: &Shape,
+    broadcast_dimensions: Option<&[i64]>,
+) -> Result<BinaryPlan> {
+    let name = "Compare";
+    let plan = compare_named(name, direction, lhs, rhs, broadcast_dimensions)?;
+    let ty = plan.operand_type;
+    match comparison_type {
+        Some(ct) if !ct.admits(ty) => {
+            let fits = if ty.is_float() {
+                format!(
+                    "{} or {}",
+                    ComparisonType::Float.name(),
+                    ComparisonType::TotalOrder.name()
+                )
+            } else {
+                ComparisonType::default_for(ty).name().to_string()
+            };
+            Err(Error::new(
+                name,
+                format!(
+                    "comparison_type {} needs {} operands, got {lhs} vs {rhs}",
+                    ct.name(),
+                    ct.operands()
+                ),
+            )
+            .blame(Blame::Attribute("comparison_type"))
+            .help(format!(
+                "{ty} operands compare with comparison_type = {fits} (or leave it out)"
+            )))
+        }
+        Some(_) | None => Ok(plan),
+    }
+}
+
+/// [`compare`] with its errors naming `name`.
+fn compare_named(
+    name: &str,
+    direction: ComparisonDirection,
+    lhs: &Shape,
+    rhs: &Shape,
+    broadcast_dimensions: Option<&[i64]>,
+) -> Result<BinaryPlan> {
     let mut plan = binary(name, lhs, rhs, broadcast_dimensions)?;
     let ordered = match direction {
         ComparisonDirection::Eq | ComparisonDirection::Ne => false,
@@ -562,6 +689,112 @@ mod tests {
             None
         )
         .is_err());
+    }
+
+    /// XLA's rule (the HLO verifier's check of a compare's comparison type, hlo_verifier.cc;
+    /// StableHLO's compare constraint C3): FLOAT or TOTALORDER for floats, FLOAT for complex,
+    /// SIGNED for signed integers, UNSIGNED for unsigned integers and pred.
+    #[test]
+    fn comparison_type_must_fit_the_operands() {
+        let cmp = |ct, l: &str, r: &str| {
+            compare_with_type(ComparisonDirection::Gt, ct, &s(l), &s(r), None)
+        };
+        let e = cmp(Some(ComparisonType::Signed), "f32[3]", "f32[3]").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Compare: comparison_type SIGNED needs signed integer operands, got f32[3] vs \
+             f32[3]; help: f32 operands compare with comparison_type = FLOAT or TOTALORDER (or \
+             leave it out)"
+        );
+        assert_eq!(e.blame, Blame::Attribute("comparison_type"));
+        // TOTALORDER is a float order: XLA refuses it on integers, pred and complex.
+        let e = cmp(Some(ComparisonType::TotalOrder), "s32[2,3]", "s32[]");
+        let e = e.unwrap_err().to_string();
+        assert!(
+            e.starts_with("Compare: comparison_type TOTALORDER needs floating-point"),
+            "{e}"
+        );
+        assert!(
+            e.contains("s32[2,3] vs s32[]") && e.contains("= SIGNED"),
+            "{e}"
+        );
+        assert!(cmp(Some(ComparisonType::TotalOrder), "u8[2]", "u8[2]").is_err());
+        assert!(cmp(Some(ComparisonType::TotalOrder), "pred[2]", "pred[2]").is_err());
+        let e = compare_with_type(
+            ComparisonDirection::Eq,
+            Some(ComparisonType::TotalOrder),
+            &s("c64[2]"),
+            &s("c64[2]"),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("= FLOAT (or"), "{e}");
+        assert!(cmp(Some(ComparisonType::Unsigned), "s8[2]", "s8[2]").is_err());
+        assert!(cmp(Some(ComparisonType::Signed), "u16[2]", "u16[2]").is_err());
+        assert!(cmp(Some(ComparisonType::Float), "s64[2]", "s64[2]").is_err());
+        assert!(cmp(Some(ComparisonType::Signed), "pred[2]", "pred[2]").is_err());
+        // And what fits.
+        for (ct, ty) in [
+            (ComparisonType::Float, "bf16"),
+            (ComparisonType::TotalOrder, "f16"),
+            (ComparisonType::TotalOrder, "f64"),
+            (ComparisonType::Signed, "s16"),
+            (ComparisonType::Unsigned, "u64"),
+            (ComparisonType::Unsigned, "pred"),
+        ] {
+            let t = format!("{ty}[2]");
+            let p = cmp(Some(ct), &t, &t).unwrap();
+            assert_eq!(p.shape.to_string(), "pred[2]");
+        }
+        assert!(compare_with_type(
+            ComparisonDirection::Ne,
+            Some(ComparisonType::Float),
+            &s("c128[2]"),
+            &s("c128[2]"),
+            None
+        )
+        .is_ok());
+        // No comparison_type: the operands' own; the other rules are compare's, naming Compare.
+        assert!(cmp(None, "u32[2]", "u32[2]").is_ok());
+        let e = cmp(None, "c64[2]", "c64[2]").unwrap_err().to_string();
+        assert!(
+            e.starts_with("Compare: complex numbers have no order"),
+            "{e}"
+        );
+        let e = cmp(Some(ComparisonType::Float), "f32[2]", "f64[2]");
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .starts_with("Compare: operands must have"));
+        // The *TotalOrder ops take integers as XLA's LtTotalOrder does (as SIGNED/UNSIGNED).
+        for t in ["s32[2]", "u8[2]", "pred[2]"] {
+            assert!(compare(ComparisonDirection::Lt, true, &s(t), &s(t), None).is_ok());
+        }
+    }
+
+    #[test]
+    fn comparison_type_names_and_defaults() {
+        for ct in [
+            ComparisonType::Float,
+            ComparisonType::TotalOrder,
+            ComparisonType::Signed,
+            ComparisonType::Unsigned,
+        ] {
+            assert_eq!(ComparisonType::from_name(ct.name()), Some(ct));
+        }
+        assert_eq!(ComparisonType::from_name("PARTIALORDER"), None);
+        for ty in ElementType::ALL {
+            let d = ComparisonType::default_for(ty);
+            assert!(d.admits(ty), "{ty}");
+            assert!(ComparisonType::total_order_for(ty).admits(ty), "{ty}");
+        }
+        assert_eq!(ComparisonType::default_for(Pred), ComparisonType::Unsigned);
+        assert_eq!(ComparisonType::default_for(C64), ComparisonType::Float);
+        assert_eq!(
+            ComparisonType::total_order_for(Bf16),
+            ComparisonType::TotalOrder
+        );
+        assert_eq!(ComparisonType::total_order_for(S8), ComparisonType::Signed);
     }
 
     #[test]

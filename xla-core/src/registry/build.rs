@@ -8,7 +8,8 @@ use crate::builder::{Builder, XlaOp};
 use crate::element::ElementType;
 use crate::error::{Blame, Error, Result};
 use crate::ir::{
-    ComparisonDirection, Computation, ConvDimensionNumbers, DotDimensionNumbers, PadDim,
+    ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
+    PadDim,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -28,8 +29,9 @@ pub enum AttrValue {
     Type(ElementType),
     /// [`AttrKind::Direction`].
     Direction(ComparisonDirection),
-    /// [`AttrKind::ComparisonType`]: true for TOTALORDER.
-    TotalOrder(bool),
+    /// [`AttrKind::ComparisonType`]: FLOAT, TOTALORDER, SIGNED or UNSIGNED; the builder checks
+    /// it against the operands' element type.
+    ComparisonType(ComparisonType),
     /// [`AttrKind::PaddingConfig`].
     PaddingConfig(Vec<PadDim>),
     /// [`AttrKind::Pairs`].
@@ -52,7 +54,7 @@ impl AttrValue {
             AttrValue::Bools(_) => AttrKind::Bools,
             AttrValue::Type(_) => AttrKind::Type,
             AttrValue::Direction(_) => AttrKind::Direction,
-            AttrValue::TotalOrder(_) => AttrKind::ComparisonType,
+            AttrValue::ComparisonType(_) => AttrKind::ComparisonType,
             AttrValue::PaddingConfig(_) => AttrKind::PaddingConfig,
             AttrValue::Pairs(_) => AttrKind::Pairs,
             AttrValue::Same(_) => AttrKind::PaddingKind,
@@ -98,7 +100,7 @@ impl Attrs {
     getter!(bools, Bools, Vec<bool>);
     getter!(ty, Type, ElementType);
     getter!(direction, Direction, ComparisonDirection);
-    getter!(total_order, TotalOrder, bool);
+    getter!(comparison_type, ComparisonType, ComparisonType);
     getter!(padding_config, PaddingConfig, Vec<PadDim>);
     getter!(pairs, Pairs, Vec<(i64, i64)>);
     getter!(same, Same, bool);
@@ -162,8 +164,8 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 .attrs
                 .direction("direction")
                 .ok_or_else(|| attr_missing("direction"))?;
-            let total = a.attrs.total_order("comparison_type").unwrap_or(false);
-            b.compare(direction, total, op(0)?, op(1)?, bd.as_deref())
+            let ct = a.attrs.comparison_type("comparison_type");
+            b.compare_with_type(direction, ct, op(0)?, op(1)?, bd.as_deref())
         }
         OpKind::Select => b.select(op(0)?, op(1)?, op(2)?),
         OpKind::Clamp => b.clamp(op(0)?, op(1)?, op(2)?),

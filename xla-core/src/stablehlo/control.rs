@@ -53,7 +53,7 @@ impl Body<'_> {
         let lhs = match k {
             0 => String::new(),
             1 => format!("%{n} = "),
-            _ => format!("%{n}:{k} = "),
+            2.. => format!("%{n}:{k} = "),
         };
         let mut i = 0;
         let val = tree(shape, &mut || {

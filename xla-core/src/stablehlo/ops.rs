@@ -11,7 +11,7 @@ use super::text::{dense, tensor_type};
 use super::{tree, Body, Val};
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, ComparisonDirection, Instruction, Op, UnaryOp};
+use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, Instruction, Op, UnaryOp};
 use crate::literal::Literal;
 use crate::shape::Shape;
 
@@ -84,21 +84,16 @@ fn direction(d: ComparisonDirection) -> &'static str {
     }
 }
 
-/// `compare_type` as XLA's MHLO->HLO lowering picks it: floats FLOAT or TOTALORDER, signed
-/// integers SIGNED, unsigned integers and pred UNSIGNED, complex FLOAT (only EQ/NE exist).
+/// `compare_type` as XLA's builders pick it: a `*TotalOrder` comparison is TOTALORDER on floats
+/// and the element type's default elsewhere (`ComparisonType::total_order_for`), any other the
+/// default: FLOAT for floats and complex, SIGNED for signed integers, UNSIGNED for unsigned
+/// integers and pred. `Compare(.., comparison_type = ..)` was checked against the operands when
+/// built, so its `total_order` flag says all the type did.
 fn compare_type(ty: ElementType, total_order: bool) -> &'static str {
-    if ty.is_float() {
-        if total_order {
-            "TOTALORDER"
-        } else {
-            "FLOAT"
-        }
-    } else if ty.is_complex() {
-        "FLOAT"
-    } else if ty.is_signed_int() {
-        "SIGNED"
+    if total_order {
+        ComparisonType::total_order_for(ty).name()
     } else {
-        "UNSIGNED"
+        ComparisonType::default_for(ty).name()
     }
 }
 
@@ -236,6 +231,22 @@ impl Body<'_> {
         }
     }
 
+    /// `stablehlo.{name} %x : (xt) -> ty`: a one-operand op whose result type says everything
+    /// (convert, bitcast_convert, reshape).
+    fn retyped(&mut self, ins: &Instruction, ops: &[Val], name: &str, depth: usize) -> Result<Val> {
+        let opcode = ins.op.opcode();
+        let [op] = ops else {
+            return Err(Error::new(
+                opcode,
+                format!("StableHLO export: {} operands, expected 1", ops.len()),
+            ));
+        };
+        let (x, xt) = op.leaf(opcode)?;
+        let ty = array_result(ins, opcode)?;
+        let rhs = format!("stablehlo.{name} {x} : ({xt}) -> {ty}");
+        Ok(self.single(depth, &rhs, ty))
+    }
+
     /// Prints one instruction whose operand values are `ops` (of shapes `operand_shapes`);
     /// `args` are the values of the enclosing computation's parameters.
     pub(super) fn instruction(
@@ -333,17 +344,9 @@ impl Body<'_> {
                     format!("\"stablehlo.{name}\"({a}, {b}, {c}) : ({at}, {bt}, {ct}) -> {ty}");
                 Ok(self.single(depth, &rhs, ty))
             }
-            Op::ConvertElementType | Op::BitcastConvertType | Op::Reshape => {
-                arity(1)?;
-                let (x, xt) = leaf(0)?;
-                let ty = array_result(ins, opcode)?;
-                let name = match ins.op {
-                    Op::ConvertElementType => "convert",
-                    Op::BitcastConvertType => "bitcast_convert",
-                    _ => "reshape",
-                };
-                Ok(self.single(depth, &format!("stablehlo.{name} {x} : ({xt}) -> {ty}"), ty))
-            }
+            Op::ConvertElementType => self.retyped(ins, ops, "convert", depth),
+            Op::BitcastConvertType => self.retyped(ins, ops, "bitcast_convert", depth),
+            Op::Reshape => self.retyped(ins, ops, "reshape", depth),
             Op::ReducePrecision {
                 exponent_bits,
                 mantissa_bits,

@@ -6,9 +6,12 @@ use std::sync::Arc;
 use num_complex::Complex;
 
 use super::*;
+use crate::builder::Builder;
 use crate::element::ElementType::{self, *};
+use crate::error::Blame;
 use crate::ir::{
-    BinaryOp, ComparisonDirection, DotDimensionNumbers, InstrId, Instruction, Op, UnaryOp,
+    BinaryOp, ComparisonDirection, ComparisonType, DotDimensionNumbers, InstrId, Instruction, Op,
+    UnaryOp,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -17,10 +20,8 @@ use crate::shape::Shape;
 fn comp(name: &str, instrs: Vec<(Op, Vec<u32>, Shape)>) -> Computation {
     let params = instrs
         .iter()
-        .filter_map(|(op, _, s)| match op {
-            Op::Parameter { .. } => Some(s.clone()),
-            _ => None,
-        })
+        .filter(|(op, _, _)| matches!(op, Op::Parameter { .. }))
+        .map(|(_, _, s)| s.clone())
         .collect();
     let root = InstrId(instrs.len() as u32 - 1);
     let instrs = instrs
@@ -122,6 +123,13 @@ fn compare_types_follow_the_element_type() {
         (U32, false, "UNSIGNED"),
         (Pred, false, "UNSIGNED"),
         (C64, false, "FLOAT"),
+        // The *TotalOrder ops as XLA's builders lower them: TOTALORDER on floats only, the
+        // element type's own comparison elsewhere (XLA's verifier refuses TOTALORDER there).
+        (Bf16, true, "TOTALORDER"),
+        (S32, true, "SIGNED"),
+        (U8, true, "UNSIGNED"),
+        (Pred, true, "UNSIGNED"),
+        (C128, true, "FLOAT"),
     ];
     for (ty, total_order, expected) in cases {
         let c = comp(
@@ -144,6 +152,89 @@ fn compare_types_follow_the_element_type() {
             t.contains(&format!("stablehlo.compare NE, %arg0, %arg1, {expected} :")),
             "{ty}: {t}"
         );
+    }
+}
+
+/// `Compare(.., comparison_type = t)` builds exactly when XLA's HLO verifier accepts `t` on the
+/// operands (FLOAT or TOTALORDER for floats, FLOAT for complex, SIGNED for signed integers,
+/// UNSIGNED for unsigned integers and pred; checked against jaxlib 0.10.2), and then the export
+/// prints `t` itself.
+#[test]
+fn compare_with_type_exports_the_type_xla_accepts() {
+    use ComparisonType::{Float, Signed, TotalOrder, Unsigned};
+    for ty in ElementType::ALL {
+        let accepted: &[ComparisonType] = match ty {
+            F16 | Bf16 | F32 | F64 => &[Float, TotalOrder],
+            C64 | C128 => &[Float],
+            S8 | S16 | S32 | S64 => &[Signed],
+            Pred | U8 | U16 | U32 | U64 => &[Unsigned],
+        };
+        for ct in [Float, TotalOrder, Signed, Unsigned] {
+            let mut b = Builder::new("cmp");
+            let x = b.parameter(0, a(ty, &[3]), "x").unwrap();
+            let y = b.parameter(1, a(ty, &[3]), "y").unwrap();
+            let r = b.compare_with_type(ComparisonDirection::Eq, Some(ct), x, y, None);
+            match r {
+                Ok(root) => {
+                    assert!(accepted.contains(&ct), "{ty} {ct:?} was accepted");
+                    let t = to_stablehlo(&b.build(root).unwrap());
+                    let want = format!("stablehlo.compare EQ, %arg0, %arg1, {} :", ct.name());
+                    assert!(t.contains(&want), "{ty} {ct:?}: {t}");
+                }
+                Err(e) => {
+                    assert!(!accepted.contains(&ct), "{ty} {ct:?}: {e}");
+                    assert_eq!(e.op, "Compare");
+                    assert_eq!(e.blame, Blame::Attribute("comparison_type"));
+                    assert!(e.message.contains(ct.name()), "{e}");
+                }
+            }
+        }
+    }
+}
+
+/// No `_ =>` arm anywhere in the export: every match over ops, element types and directions
+/// lists its cases, so a new one does not compile until the export handles it.
+#[test]
+fn export_has_no_catch_all_arms() {
+    fn scan(dir: &std::path::Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                scan(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (i, line) in text.lines().enumerate() {
+                    if line.trim_start().starts_with("_ =>") {
+                        found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/stablehlo");
+    let mut found = Vec::new();
+    scan(&dir, &mut found);
+    assert!(found.is_empty(), "catch-all arms:\n{}", found.join("\n"));
+}
+
+#[test]
+fn convert_bitcast_and_reshape_print_their_own_names() {
+    let c = comp(
+        "r",
+        vec![
+            (p(0), vec![], a(F32, &[2, 3])),
+            (Op::ConvertElementType, vec![0], a(S32, &[2, 3])),
+            (Op::BitcastConvertType, vec![1], a(F32, &[2, 3])),
+            (Op::Reshape, vec![2], a(F32, &[6])),
+        ],
+    );
+    let t = to_stablehlo(&c);
+    for want in [
+        "%0 = stablehlo.convert %arg0 : (tensor<2x3xf32>) -> tensor<2x3xi32>",
+        "%1 = stablehlo.bitcast_convert %0 : (tensor<2x3xi32>) -> tensor<2x3xf32>",
+        "%2 = stablehlo.reshape %1 : (tensor<2x3xf32>) -> tensor<6xf32>",
+    ] {
+        assert!(t.contains(want), "{want}\n{t}");
     }
 }
 

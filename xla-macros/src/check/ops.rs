@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use xla_core::builder::XlaOp;
+use xla_core::ir::ComparisonType;
 use xla_core::registry::{self, Applied, AttrKind, AttrValue, Attrs, Form, OpSpec, Typing};
 use xla_core::{ComparisonDirection, Computation, ElementType, PadDim, Shape};
 
@@ -381,7 +382,7 @@ impl Checker<'_> {
             }
             AttrKind::Type => AttrValue::Type(self.element_type(e)?),
             AttrKind::Direction => AttrValue::Direction(self.direction(e)?),
-            AttrKind::ComparisonType => AttrValue::TotalOrder(self.comparison_type(e)?),
+            AttrKind::ComparisonType => AttrValue::ComparisonType(self.comparison_type(e)?),
             AttrKind::PaddingConfig => {
                 let rows = self.int_rows(op, name, kind, e, 3)?;
                 AttrValue::PaddingConfig(
@@ -569,14 +570,12 @@ impl Checker<'_> {
         d
     }
 
-    /// `comparison_type = TOTALORDER` (total order) or `FLOAT` / `SIGNED` / `UNSIGNED` (the
-    /// default order of the element type).
-    fn comparison_type(&mut self, e: &Expr) -> Option<bool> {
+    /// `comparison_type = FLOAT | TOTALORDER | SIGNED | UNSIGNED` (also accepted in any case);
+    /// whether it fits the operands is the builder's rule.
+    fn comparison_type(&mut self, e: &Expr) -> Option<ComparisonType> {
         if let ExprKind::Var(n) = &e.kind {
-            match n.to_string().to_uppercase().as_str() {
-                "TOTALORDER" => return Some(true),
-                "FLOAT" | "SIGNED" | "UNSIGNED" => return Some(false),
-                _ => {}
+            if let Some(t) = ComparisonType::from_name(&n.to_string().to_uppercase()) {
+                return Some(t);
             }
         }
         self.error(

@@ -112,7 +112,9 @@ impl Body<'_> {
         let (x, xt) = (x.to_string(), xt.to_string());
         let a = match operand_shapes.first() {
             Some(Shape::Array(a)) if !a.dims.is_empty() => a.clone(),
-            _ => return Err(fail("TopK of a non-array or a scalar".into())),
+            Some(Shape::Array(_) | Shape::Tuple(_) | Shape::Token) | None => {
+                return Err(fail("TopK of a non-array or a scalar".into()))
+            }
         };
         let mut result_types = Vec::new();
         flat_types(&ins.shape, &mut result_types);
