@@ -1,5 +1,5 @@
 //! Oracle test of the generated code for the view ops, all bit-exact: Rev, Slice, Pad (edge
-//! padding, negative too) and ConcatInDim, alone and fused with elementwise ops, broadcasts
+//! padding, negative too, and interior padding) and ConcatInDim, alone and fused with elementwise ops, broadcasts
 //! and transposes (no intermediate buffer: each folds into the consumer's loop as an index
 //! map with offsets, negative strides and guards), on every element type. Each case runs the
 //! generated code, the evaluator and XLA:CPU.
@@ -42,6 +42,12 @@ macro_rules! views {
                         }
                         pub fn pad_negative(x: $t[6, 17], v: $t[]) -> $t[4, 19] {
                             Pad(x, v, padding_config = [[-2, 0, 0], [4, -2, 0]])
+                        }
+                        pub fn pad_interior(x: $t[3, 4], v: $t[]) -> $t[7, 8] {
+                            Pad(x, v, padding_config = [[1, -1, 2], [0, 1, 1]])
+                        }
+                        pub fn pad_interior_negative(x: $t[5], v: $t[]) -> $t[6] {
+                            Pad(x, v, padding_config = [[-2, -1, 1]])
                         }
                         pub fn pad_scalar_operand(x: $t[], v: $t[]) -> $t[3] {
                             Pad(Reshape(x, new_sizes = [1]), v, padding_config = [[1, 1, 0]])
@@ -107,6 +113,8 @@ macro_rules! views {
                     gen!(concat!("pad_edges/", stringify!($t)), plain::$t::pad_edges),
                     gen!(concat!("pad_negative/", stringify!($t)), plain::$t::pad_negative),
                     gen!(concat!("pad_scalar_operand/", stringify!($t)), plain::$t::pad_scalar_operand),
+                    gen!(concat!("pad_interior/", stringify!($t)), plain::$t::pad_interior),
+                    gen!(concat!("pad_interior_negative/", stringify!($t)), plain::$t::pad_interior_negative),
                     gen!(concat!("concat_outer/", stringify!($t)), plain::$t::concat_outer),
                     gen!(concat!("concat_inner/", stringify!($t)), plain::$t::concat_inner),
                     gen!(concat!("concat_of_views/", stringify!($t)), plain::$t::concat_of_views),
