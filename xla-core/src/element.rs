@@ -204,6 +204,45 @@ impl ElementType {
             _ => None,
         }
     }
+
+    /// Largest finite value of a real float type, `(2 - 2^-m)·2^(2^(e-1) - 1)` (exact in f64);
+    /// `None` for other types.
+    pub fn largest_finite(self) -> Option<f64> {
+        let (e, m) = self.float_bits()?;
+        Some((2.0 - 2f64.powi(-(m as i32))) * 2f64.powi((1 << (e - 1)) - 1))
+    }
+
+    /// Smallest positive normal value of a real float type, `2^(2 - 2^(e-1))`.
+    pub fn smallest_normal(self) -> Option<f64> {
+        let (e, _) = self.float_bits()?;
+        Some(2f64.powi(2 - (1 << (e - 1))))
+    }
+
+    /// Machine epsilon of a real float type, `2^-m`.
+    pub fn epsilon(self) -> Option<f64> {
+        let (_, m) = self.float_bits()?;
+        Some(2f64.powi(-(m as i32)))
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::ElementType;
+
+    #[test]
+    fn float_limits_match_the_native_types() {
+        assert_eq!(ElementType::F16.largest_finite(), Some(65504.0));
+        assert_eq!(ElementType::Bf16.largest_finite(), Some(f64::from(half::bf16::MAX)));
+        assert_eq!(ElementType::F32.largest_finite(), Some(f64::from(f32::MAX)));
+        assert_eq!(ElementType::F64.largest_finite(), Some(f64::MAX));
+        assert_eq!(ElementType::F16.smallest_normal(), Some(f64::from(half::f16::MIN_POSITIVE)));
+        assert_eq!(ElementType::Bf16.smallest_normal(), Some(f64::from(f32::MIN_POSITIVE)));
+        assert_eq!(ElementType::F32.smallest_normal(), Some(f64::from(f32::MIN_POSITIVE)));
+        assert_eq!(ElementType::F64.smallest_normal(), Some(f64::MIN_POSITIVE));
+        assert_eq!(ElementType::F32.epsilon(), Some(f64::from(f32::EPSILON)));
+        assert_eq!(ElementType::F64.epsilon(), Some(f64::EPSILON));
+        assert_eq!(ElementType::S32.largest_finite(), None);
+    }
 }
 
 impl fmt::Display for ElementType {

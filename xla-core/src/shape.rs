@@ -4,6 +4,10 @@ use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 
+/// The largest rank the generated code supports: its tensor types go up to eight dimensions
+/// (`xla_kernels::tensor::D8`), and the macro refuses higher ranks at their span.
+pub const MAX_RANK: usize = 8;
+
 /// The shape of an array: `f32[2,3]`, `s32[]`, `f32[<=8,3]{0,1}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ArrayShape {

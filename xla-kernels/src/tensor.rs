@@ -29,8 +29,8 @@ pub use view::{AsView, AsViewMut, TensorView, TensorViewMut};
 pub mod nd;
 mod view;
 
-/// The largest rank a [`Tensor`] supports (`D8`).
-pub const MAX_RANK: usize = 8;
+/// The largest rank a [`Tensor`] supports (`D8`): xla-core's, which the macro checks.
+pub const MAX_RANK: usize = xla_core::shape::MAX_RANK;
 
 /// Compile-time dimensions of a tensor.
 pub trait Dims: Copy + Default + Send + Sync + 'static {

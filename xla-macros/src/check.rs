@@ -276,7 +276,7 @@ impl<'a> Checker<'a> {
         let root = self.eval_body(&mut cx, &f.body, hint);
         let root = root.filter(|_| ok)?;
         let inferred = cx.b.shape(root).clone();
-        if !same_shape(&inferred, &f.ret.shape) {
+        if !xla_core::infer::compatible(&inferred, &f.ret.shape) {
             self.error(
                 f.ret.sp,
                 format!(
@@ -307,7 +307,7 @@ impl<'a> Checker<'a> {
             let mut value = self.eval(cx, &l.value, lhint);
             if let (Some(v), Some(t)) = (value, &l.ty) {
                 let got = cx.b.shape(v).clone();
-                if !same_shape(&got, &t.shape) {
+                if !xla_core::infer::compatible(&got, &t.shape) {
                     self.error(
                         t.sp,
                         format!(
@@ -780,18 +780,6 @@ pub(crate) fn hint_from(cx: &Cx, op: XlaOp, why: String) -> Option<Hint> {
 /// A hint from a declared array shape.
 fn result_hint(s: &Shape, why: String) -> Option<Hint> {
     s.as_array().map(|a| Hint { ty: a.ty, why })
-}
-
-/// Equal element types and dimensions, layouts ignored (an inferred shape has none).
-pub(crate) fn same_shape(a: &Shape, b: &Shape) -> bool {
-    match (a, b) {
-        (Shape::Array(x), Shape::Array(y)) => x.ty == y.ty && x.same_dims(y),
-        (Shape::Tuple(x), Shape::Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_shape(p, q))
-        }
-        (Shape::Token, Shape::Token) => true,
-        (Shape::Array(_) | Shape::Tuple(_) | Shape::Token, _) => false,
-    }
 }
 
 /// Names a body refers to (calls and bare names not bound locally), for the call graph.

@@ -18,6 +18,7 @@ mod inline;
 mod items;
 mod nested;
 mod plan;
+mod program;
 #[cfg(test)]
 mod tests;
 

@@ -10,8 +10,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{braced, bracketed, parenthesized, token, Ident, Token};
 use xla_core::{ArrayShape, ElementType, Layout, Shape};
 
-/// The most dimensions a shape may have: the runtime `Tensor` supports up to 8.
-pub const MAX_RANK: usize = 8;
+use xla_core::shape::MAX_RANK;
 
 /// How deeply expressions may nest (open parentheses, call arguments, lists, blocks, closures,
 /// unary operators and operands of a tighter binary operator each count one level); deeper
@@ -1060,30 +1059,19 @@ fn path_constant(segs: &[Ident], sp: Sp) -> syn::Result<Expr> {
     })
 }
 
-/// Largest finite value of a real float type, exactly representable in f64.
+/// Largest finite value of a real float type (xla-core owns the formats).
 fn float_max(t: ElementType) -> f64 {
-    match t {
-        ElementType::F16 => 65504.0,
-        ElementType::Bf16 => f64::from_bits(0x47EF_E000_0000_0000),
-        ElementType::F32 => f64::from(f32::MAX),
-        _ => f64::MAX,
-    }
+    t.largest_finite().unwrap_or(f64::MAX)
 }
 
 /// Smallest positive normal value of a real float type.
 fn float_min_positive(t: ElementType) -> f64 {
-    match t {
-        ElementType::F16 => 2f64.powi(-14),
-        ElementType::Bf16 => f64::from(f32::MIN_POSITIVE),
-        ElementType::F32 => f64::from(f32::MIN_POSITIVE),
-        _ => f64::MIN_POSITIVE,
-    }
+    t.smallest_normal().unwrap_or(f64::MIN_POSITIVE)
 }
 
 /// Machine epsilon (2^-mantissa_bits) of a real float type.
 fn float_epsilon(t: ElementType) -> f64 {
-    let mantissa = t.float_bits().map_or(52, |(_, m)| m);
-    2f64.powi(-(mantissa as i32))
+    t.epsilon().unwrap_or(f64::EPSILON)
 }
 
 #[cfg(test)]

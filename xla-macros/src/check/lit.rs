@@ -29,20 +29,18 @@ pub fn array_literal(
         ElementType::U32 => ArrayData::U32(collect(values, |v| to_int(v, ty))?),
         ElementType::U64 => ArrayData::U64(collect(values, |v| to_int(v, ty))?),
         ElementType::F16 => ArrayData::F16(collect(values, |v| {
-            to_float(v, ty, 65504.0).map(half::f16::from_f64)
+            to_float(v, ty).map(half::f16::from_f64)
         })?),
         ElementType::Bf16 => ArrayData::Bf16(collect(values, |v| {
-            to_float(v, ty, f64::from(half::bf16::MAX)).map(half::bf16::from_f64)
+            to_float(v, ty).map(half::bf16::from_f64)
         })?),
-        ElementType::F32 => ArrayData::F32(collect(values, |v| {
-            to_float(v, ty, f64::from(f32::MAX)).map(|x| x as f32)
-        })?),
-        ElementType::F64 => ArrayData::F64(collect(values, |v| to_float(v, ty, f64::MAX))?),
+        ElementType::F32 => ArrayData::F32(collect(values, |v| to_float(v, ty).map(|x| x as f32))?),
+        ElementType::F64 => ArrayData::F64(collect(values, |v| to_float(v, ty))?),
         ElementType::C64 => ArrayData::C64(collect(values, |v| {
-            to_float(v, ty, f64::from(f32::MAX)).map(|x| Complex::new(x as f32, 0.0))
+            to_float(v, ty).map(|x| Complex::new(x as f32, 0.0))
         })?),
         ElementType::C128 => ArrayData::C128(collect(values, |v| {
-            to_float(v, ty, f64::MAX).map(|x| Complex::new(x, 0.0))
+            to_float(v, ty).map(|x| Complex::new(x, 0.0))
         })?),
     };
     Ok(Literal::Array {
@@ -94,7 +92,13 @@ fn int_range(ty: ElementType) -> (i128, i128) {
 
 /// The value as f64; a finite value beyond `max` (the type's largest finite value) is an error
 /// rather than an infinity.
-fn to_float(v: Scalar, ty: ElementType, max: f64) -> Result<f64, String> {
+fn to_float(v: Scalar, ty: ElementType) -> Result<f64, String> {
+    // The component's limit for complex types; xla-core owns the formats.
+    let max = ty
+        .complex_component()
+        .unwrap_or(ty)
+        .largest_finite()
+        .unwrap_or(f64::MAX);
     let x = match v {
         Scalar::Float(f) => f,
         Scalar::Int(i) => i as f64,

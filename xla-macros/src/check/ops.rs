@@ -29,12 +29,13 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 pub fn forwards_type(spec: &OpSpec) -> bool {
     match spec.typing {
         Typing::First | Typing::Same { with_result: true } => true,
-        Typing::Unary => match spec.kind {
-            registry::OpKind::Unary(u) => {
+        Typing::Unary => {
+            if let registry::OpKind::Unary(u) = spec.kind {
                 xla_core::scalar::unary_result_type(u, ElementType::F32) == ElementType::F32
+            } else {
+                false
             }
-            _ => false,
-        },
+        }
         Typing::Free
         | Typing::Same { with_result: false }
         | Typing::Select

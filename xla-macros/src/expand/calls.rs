@@ -8,8 +8,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use xla_core::{ComparisonDirection, Computation, ElementType, Op};
 
-use super::codegen_loops::src_ident;
-use super::codegen_rt::lit_usize;
+use super::codegen_rt::{lit_usize, src_ident};
 use super::fuse::{Expr, ExprId, Fused, Kernel};
 use super::graph::Kind;
 use super::plan::Plan;

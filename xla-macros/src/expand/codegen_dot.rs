@@ -5,8 +5,8 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::codegen_loops::{decompose, offset_tokens, src_ident};
-use super::codegen_rt::{lit_usize, scalar_of};
+use super::codegen_loops::decompose;
+use super::codegen_rt::{lit_usize, offset_tokens, scalar_of, src_ident};
 use super::fuse::{Expr, ExprId, Fused, GemmOperand, Kernel};
 use super::plan::Plan;
 

@@ -8,8 +8,10 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use xla_core::{BinaryOp, ElementType, UnaryOp};
 
-use super::codegen_loops::{offset_tokens, signed_offset_tokens};
-use super::codegen_rt::{direction, element, rust_type, scalar_of, scalar_trait, vfloat_of};
+use super::codegen_rt::{
+    direction, element, offset_tokens, rust_type, scalar_of, scalar_trait, signed_offset_tokens,
+    vfloat_of,
+};
 use super::fuse::{Cond, Expr, ExprId, Src};
 use super::graph::Kind;
 

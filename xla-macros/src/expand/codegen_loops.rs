@@ -9,10 +9,12 @@ use quote::{format_ident, quote};
 use super::codegen_expr::{
     reachable, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
 };
-use super::codegen_rt::{lanes_of, lit_usize, max_lanes, rust_type, vector_type, vfloat_of};
+use super::codegen_rt::{
+    lanes_of, lit_usize, max_lanes, offset_tokens, rust_type, src_ident, vector_type, vfloat_of,
+};
 use super::fuse::{Cond, Expr, ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, storage_strides};
-use super::plan::{Plan, Storage};
+use super::plan::Plan;
 
 /// Groups of consecutive original dims that iterate as one: extent-1 dims are dropped and a dim
 /// joins the group to its right when every access vector nests across the pair
@@ -137,78 +139,6 @@ pub(crate) fn used_dims(exprs: &[Expr], roots: &[ExprId], rank: usize) -> Vec<bo
         }
     }
     used
-}
-
-/// The variable naming the slice of a leaf source inside a kernel.
-pub(crate) fn src_ident(plan: &Plan, src: &Src) -> Ident {
-    match src {
-        Src::Param { index, path } => param_ident(*index, path),
-        Src::Const(n) => format_ident!("C{}", n),
-        Src::Buf(v) => match plan.storage.get(v) {
-            Some(Storage::Out(slot)) => format_ident!("r_out{}", slot),
-            Some(Storage::Scratch(b)) => format_ident!("r_b{}", b),
-            None => format_ident!("r_missing"),
-        },
-    }
-}
-
-/// The slice variable of array leaf `path` of parameter `index`.
-pub(crate) fn param_ident(index: usize, path: &[usize]) -> Ident {
-    let mut s = format!("p{index}");
-    for p in path {
-        s.push_str(&format!("_{p}"));
-    }
-    format_ident!("{}", s)
-}
-
-/// `Σ var[d]·coef[d] + off` as a `usize` (`0usize` when it is 0): the positive terms first,
-/// then the negative ones subtracted, so a reversed or shifted view never underflows where its
-/// value is an index (the caller's guarantee: unguarded leaves are always in range).
-pub(crate) fn offset_tokens(coef: &[i64], off: i64, vars: &[TokenStream]) -> TokenStream {
-    let term = |c: i64, v: &TokenStream| {
-        if c == 1 {
-            quote!(#v)
-        } else {
-            let c = lit_usize(c);
-            quote!(#v * #c)
-        }
-    };
-    let mut plus: Vec<TokenStream> = Vec::new();
-    let mut minus: Vec<TokenStream> = Vec::new();
-    for (&c, v) in coef.iter().zip(vars) {
-        match c.cmp(&0) {
-            std::cmp::Ordering::Greater => plus.push(term(c, v)),
-            std::cmp::Ordering::Less => minus.push(term(-c, v)),
-            std::cmp::Ordering::Equal => {}
-        }
-    }
-    match off.cmp(&0) {
-        std::cmp::Ordering::Greater => plus.push(lit_usize(off)),
-        std::cmp::Ordering::Less => minus.push(lit_usize(-off)),
-        std::cmp::Ordering::Equal => {}
-    }
-    match (plus.is_empty(), minus.is_empty()) {
-        (true, _) => quote!(0usize),
-        (false, true) => quote!((#(#plus)+*)),
-        (false, false) => quote!(((#(#plus)+*) - (#(#minus)+*))),
-    }
-}
-
-/// `Σ var[d]·coef[d] + off` as an `isize`, for guards and guarded leaves (which may fall
-/// outside their source).
-pub(crate) fn signed_offset_tokens(coef: &[i64], off: i64, vars: &[TokenStream]) -> TokenStream {
-    let mut terms: Vec<TokenStream> = coef
-        .iter()
-        .zip(vars)
-        .filter(|(&c, _)| c != 0)
-        .map(|(&c, v)| {
-            let c = proc_macro2::Literal::isize_suffixed(c as isize);
-            quote!((#v as isize) * #c)
-        })
-        .collect();
-    let off = proc_macro2::Literal::isize_suffixed(off as isize);
-    terms.push(quote!(#off));
-    quote!((#(#terms)+*))
 }
 
 /// Bindings of the outer index variables `i{d}` (d < inner) from the flat row number `g` of a

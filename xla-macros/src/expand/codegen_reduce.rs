@@ -12,14 +12,15 @@ use xla_core::{BinaryOp, Computation, ElementType, Op};
 use super::codegen_expr::{
     no_local, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
 };
-use super::codegen_loops::{access_vectors, dispatch, offset_tokens, src_ident, Space};
+use super::codegen_loops::{access_vectors, dispatch, Space};
 use super::codegen_rt::{
-    f32_tokens, f64_tokens, lanes_of, lit_usize, max_lanes, rust_type, scalar_of, vector_type,
-    vfloat_of,
+    f32_tokens, f64_tokens, lanes_of, lit_usize, max_lanes, offset_tokens, rust_type, scalar_of,
+    src_ident, vector_type, vfloat_of,
 };
 use super::codegen_tree::{windows, Tree};
 use super::fuse::{ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, Kind, Value};
+use super::inline::reducer_update;
 use super::plan::Plan;
 
 /// Work (operand elements) per parallel task of a reduction, from the total: about
@@ -37,30 +38,6 @@ const REDUCE_TASKS: i64 = 64;
 /// Outputs per task of a column reduction at least: a run of this many f32 accumulators is
 /// 4 KiB of each operand row, streamed contiguously.
 const COLUMN_RUN: i64 = 1024;
-
-/// Statements applying reducer `c` to `(accs..., xs...)`, assigning the results back to `accs`.
-pub(crate) fn reducer_update(
-    c: &Computation,
-    accs: &[Ident],
-    xs: &[Ident],
-    tys: &[ElementType],
-) -> Result<TokenStream, String> {
-    let args: Vec<(TokenStream, ElementType)> = accs
-        .iter()
-        .chain(xs)
-        .zip(tys.iter().chain(tys))
-        .map(|(v, &t)| (quote!(#v), t))
-        .collect();
-    let (stmts, outs) = super::inline::scalar_call(c, &args)?;
-    if outs.len() != accs.len() {
-        return Err("reducer: result arity differs from the operand count".into());
-    }
-    let tmp: Vec<Ident> = (0..accs.len()).map(|i| format_ident!("rn{}", i)).collect();
-    Ok(quote! {
-        let (#(#tmp,)*) = { #stmts (#(#outs,)*) };
-        #(#accs = #tmp;)*
-    })
-}
 
 /// `a op b` for the reducers the vector path recognises: `add`, `max`, `min` of the two
 /// parameters (either order).

@@ -1,9 +1,13 @@
-//! Every path generated code uses to reach the runtime, in one place: generated code names
-//! things only through `::xla_aot::...` (the facade) and `::xla_aot::__rt::...` (internals).
+//! The vocabulary of generated code, in one place: every path it uses to reach the runtime
+//! (`::xla_aot::...`, the facade, and `::xla_aot::__rt::...`, internals), Rust types and
+//! literals of element types, the names of slices, and index arithmetic.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use xla_core::{ComparisonDirection, ElementType, Literal};
+
+use super::fuse::Src;
+use super::plan::{Plan, Storage};
 
 /// The `Scalar` trait, imported by every companion module (see [`module_imports`]).
 pub(crate) fn scalar_trait() -> TokenStream {
@@ -266,4 +270,76 @@ pub(crate) fn lanes_of(v: &TokenStream) -> TokenStream {
     } else {
         quote!(L32)
     }
+}
+
+/// The variable naming the slice of a leaf source inside a kernel.
+pub(crate) fn src_ident(plan: &Plan, src: &Src) -> Ident {
+    match src {
+        Src::Param { index, path } => param_ident(*index, path),
+        Src::Const(n) => format_ident!("C{}", n),
+        Src::Buf(v) => match plan.storage.get(v) {
+            Some(Storage::Out(slot)) => format_ident!("r_out{}", slot),
+            Some(Storage::Scratch(b)) => format_ident!("r_b{}", b),
+            None => format_ident!("r_missing"),
+        },
+    }
+}
+
+/// The slice variable of array leaf `path` of parameter `index`.
+pub(crate) fn param_ident(index: usize, path: &[usize]) -> Ident {
+    let mut s = format!("p{index}");
+    for p in path {
+        s.push_str(&format!("_{p}"));
+    }
+    format_ident!("{}", s)
+}
+
+/// `Σ var[d]·coef[d] + off` as a `usize` (`0usize` when it is 0): the positive terms first,
+/// then the negative ones subtracted, so a reversed or shifted view never underflows where its
+/// value is an index (the caller's guarantee: unguarded leaves are always in range).
+pub(crate) fn offset_tokens(coef: &[i64], off: i64, vars: &[TokenStream]) -> TokenStream {
+    let term = |c: i64, v: &TokenStream| {
+        if c == 1 {
+            quote!(#v)
+        } else {
+            let c = lit_usize(c);
+            quote!(#v * #c)
+        }
+    };
+    let mut plus: Vec<TokenStream> = Vec::new();
+    let mut minus: Vec<TokenStream> = Vec::new();
+    for (&c, v) in coef.iter().zip(vars) {
+        match c.cmp(&0) {
+            std::cmp::Ordering::Greater => plus.push(term(c, v)),
+            std::cmp::Ordering::Less => minus.push(term(-c, v)),
+            std::cmp::Ordering::Equal => {}
+        }
+    }
+    match off.cmp(&0) {
+        std::cmp::Ordering::Greater => plus.push(lit_usize(off)),
+        std::cmp::Ordering::Less => minus.push(lit_usize(-off)),
+        std::cmp::Ordering::Equal => {}
+    }
+    match (plus.is_empty(), minus.is_empty()) {
+        (true, _) => quote!(0usize),
+        (false, true) => quote!((#(#plus)+*)),
+        (false, false) => quote!(((#(#plus)+*) - (#(#minus)+*))),
+    }
+}
+
+/// `Σ var[d]·coef[d] + off` as an `isize`, for guards and guarded leaves (which may fall
+/// outside their source).
+pub(crate) fn signed_offset_tokens(coef: &[i64], off: i64, vars: &[TokenStream]) -> TokenStream {
+    let mut terms: Vec<TokenStream> = coef
+        .iter()
+        .zip(vars)
+        .filter(|(&c, _)| c != 0)
+        .map(|(&c, v)| {
+            let c = proc_macro2::Literal::isize_suffixed(c as isize);
+            quote!((#v as isize) * #c)
+        })
+        .collect();
+    let off = proc_macro2::Literal::isize_suffixed(off as isize);
+    terms.push(quote!(#off));
+    quote!((#(#terms)+*))
 }

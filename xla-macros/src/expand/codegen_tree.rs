@@ -16,8 +16,8 @@ use xla_core::reduce_order::{follows_tree, levels, Level};
 use xla_core::{Computation, ElementType};
 
 use super::codegen_loops::Space;
-use super::codegen_reduce::reducer_update;
 use super::codegen_rt::lit_usize;
+use super::inline::reducer_update;
 
 /// The loop variable of a reduced group the statements read, with its dims as `(index into the
 /// levels' dims, multiplier inside the group)`: the group's row-major position is

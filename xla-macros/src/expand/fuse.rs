@@ -16,6 +16,10 @@ use xla_core::{ArrayShape, ElementType, Literal, Shape};
 
 use super::graph::{layout_strides, row_major_strides, storage_strides, Graph, Kind, Tree, Value};
 
+mod multi_output;
+mod operands;
+mod views;
+
 /// Affine map from a kernel's iteration index to a node's index: one row per node dim, one
 /// coefficient per iteration dim and a constant last (`node_idx[r] = Σ m[r][d]·i[d] + m[r][n]`).
 pub(crate) type Map = Vec<Vec<i64>>;
@@ -231,7 +235,7 @@ pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
         let kernels = build_kernels(&graph, &mat, &mut requests)?;
         let new: Vec<Value> = requests.difference(&mat).copied().collect();
         if new.is_empty() {
-            let kernels = fold_into_reductions(&graph, &mat, kernels)?;
+            let kernels = multi_output::fold_into_reductions(&graph, &mat, kernels)?;
             return Ok(Fused {
                 graph,
                 outputs,
@@ -394,165 +398,13 @@ fn build_kernels(
     Ok(kernels)
 }
 
-/// Multi-output fusion: a stored elementwise value `u` whose first reader is a single-operand
-/// reduction over trailing dims, reading `u` exactly at its own index (row-major), is computed
-/// and stored by that reduction instead of by a loop of its own (row_softmax's `exp(x - m)`
-/// feeds the sum and the division: one pass computes, stores and sums it). Later readers read
-/// the stored value as before.
-fn fold_into_reductions(
-    g: &Graph,
-    mat: &BTreeSet<Value>,
-    mut kernels: Vec<Kernel>,
-) -> Result<Vec<Kernel>, String> {
-    let mut r = 0;
-    while r < kernels.len() {
-        let candidate = fold_candidate(g, &kernels, r);
-        if let Some((ku, u)) = candidate {
-            if let Some(k) = reduce_storing(g, mat, kernels[r].node, u)? {
-                kernels[r] = k;
-                kernels.remove(ku);
-                continue; // `r` now names the kernel after the folded one's successor
-            }
-        }
-        r += 1;
-    }
-    Ok(kernels)
-}
-
-/// The loop kernel (index, value) that reduction kernel `r` can absorb, if any.
-fn fold_candidate(g: &Graph, kernels: &[Kernel], r: usize) -> Option<(usize, Value)> {
-    let k = &kernels[r];
-    let KernelKind::Reduce { stores, .. } = &k.kind else {
-        return None;
-    };
-    let node = &g.nodes[k.node];
-    let Kind::Reduce { dims, .. } = &node.kind else {
-        return None;
-    };
-    if node.inputs.len() != 2 || !stores.is_empty() {
-        return None;
-    }
-    let op_dims = &g.shape(node.inputs[0]).dims;
-    let rank = op_dims.len();
-    if op_dims.contains(&0) {
-        return None;
-    }
-    // Reduced dims must be the trailing ones, so each output's elements of `u` are contiguous.
-    let mut sorted = dims.clone();
-    sorted.sort_unstable();
-    if sorted.iter().copied().ne(rank - dims.len()..rank) {
-        return None;
-    }
-    let rm = row_major_strides(op_dims);
-    for (ku, ker) in kernels[..r].iter().enumerate() {
-        let KernelKind::Loop { .. } = ker.kind else {
-            continue;
-        };
-        let u = ker.outputs[0];
-        let su = g.shape(u);
-        if su.dims != *op_dims || su.layout.is_some() {
-            continue;
-        }
-        let mut reads_u = k.exprs.iter().filter_map(|e| {
-            if let Expr::Leaf {
-                src: Src::Buf(v),
-                coef,
-                off,
-                guarded,
-                ..
-            } = e
-            {
-                // Read at its own index only: no offset, no guard.
-                (*v == u).then_some(if *off == 0 && !*guarded {
-                    coef.clone()
-                } else {
-                    Vec::new()
-                })
-            } else {
-                None
-            }
-        });
-        let first = reads_u.next();
-        if first.is_none() || first.as_ref() != Some(&rm) || !reads_u.all(|c| c == rm) {
-            continue;
-        }
-        let read_between = kernels[ku + 1..r]
-            .iter()
-            .any(|x| super::plan::kernel_reads(x).contains(&u));
-        if !read_between {
-            return Some((ku, u));
-        }
-    }
-    None
-}
-
-/// The reduction of node `n` computing (and storing) `u` itself; `None` if it cannot.
-fn reduce_storing(
-    g: &Graph,
-    mat: &BTreeSet<Value>,
-    n: usize,
-    u: Value,
-) -> Result<Option<Kernel>, String> {
-    let node = &g.nodes[n];
-    let (mut requests, mut expansions, mut cheap, mut expanding) = (
-        BTreeSet::new(),
-        HashMap::new(),
-        HashMap::new(),
-        BTreeSet::new(),
-    );
-    let mut b = ExprBuilder {
-        g,
-        mat,
-        inline: Some(u),
-        exprs: Vec::new(),
-        guards: 0,
-        memo: HashMap::new(),
-        extents: Vec::new(),
-        error: None,
-        kernel: usize::MAX,
-        requests: &mut requests,
-        expansions: &mut expansions,
-        cheap: &mut cheap,
-        expanding: &mut expanding,
-    };
-    let op_dims = g.shape(node.inputs[0]).dims.clone();
-    let id = identity(op_dims.len());
-    b.extents = op_dims;
-    let Some(operand) = b.expr(node.inputs[0], &id, false) else {
-        return Ok(None);
-    };
-    let Some(&store) = b.memo.get(&(u, id, false)) else {
-        return Ok(None);
-    };
-    b.extents = Vec::new();
-    let Some(init) = b.expr(node.inputs[1], &Vec::new(), false) else {
-        return Ok(None);
-    };
-    let exprs = b.finish()?;
-    if !requests.is_empty() {
-        return Ok(None);
-    }
-    let kind = KernelKind::Reduce {
-        operands: vec![operand],
-        inits: vec![init],
-        stores: vec![(store, u)],
-    };
-    Ok(Some(Kernel {
-        node: n,
-        outputs: vec![Value::of(n), u],
-        exprs,
-        kind,
-    }))
-}
-
-/// `node_idx = i` (with the constant column).
-fn identity(rank: usize) -> Map {
+pub(super) fn identity(rank: usize) -> Map {
     (0..rank)
         .map(|r| (0..=rank).map(|c| i64::from(r == c)).collect())
         .collect()
 }
 
-struct ExprBuilder<'a> {
+pub(super) struct ExprBuilder<'a> {
     g: &'a Graph,
     mat: &'a BTreeSet<Value>,
     /// A materialised value this kernel computes itself (and stores) instead of reading.
@@ -685,182 +537,13 @@ impl ExprBuilder<'_> {
                     ty,
                 }))
             }
-            Kind::BroadcastInDim { dims } => {
-                let input = node.inputs[0];
-                let in_dims = &g.shape(input).dims;
-                let rows: Map = dims
-                    .iter()
-                    .zip(in_dims)
-                    .map(|(&d, &size)| {
-                        if size == 1 {
-                            vec![0; cols + 1]
-                        } else {
-                            m[d].clone()
-                        }
-                    })
-                    .collect();
-                self.expr(input, &rows, false)
-            }
-            Kind::Transpose { perm } => {
-                let input = node.inputs[0];
-                let mut rows: Map = vec![vec![0; cols + 1]; perm.len()];
-                for (d, &p) in perm.iter().enumerate() {
-                    rows[p] = m[d].clone();
-                }
-                self.expr(input, &rows, false)
-            }
-            Kind::Rev { dims } => {
-                // operand[d] = n[d] - 1 - out[d] on the reversed dims.
-                let mut rows = m.clone();
-                for &d in dims {
-                    let n = shape.dims[d];
-                    for c in rows[d].iter_mut() {
-                        *c = -*c;
-                    }
-                    rows[d][cols] += n - 1;
-                }
-                self.expr(node.inputs[0], &rows, false)
-            }
-            Kind::Slice { start, strides } => {
-                // operand[d] = start[d] + stride[d] * out[d].
-                let mut rows = m.clone();
-                for (d, row) in rows.iter_mut().enumerate() {
-                    for c in row.iter_mut() {
-                        *c *= strides[d];
-                    }
-                    row[cols] += start[d];
-                }
-                self.expr(node.inputs[0], &rows, false)
-            }
-            Kind::Pad { low } => {
-                // operand[d] = out[d] - low[d], where that is inside the operand.
-                let input = node.inputs[0];
-                let in_dims = g.shape(input).dims.clone();
-                let mut rows = m.clone();
-                let mut conds = Vec::new();
-                for (d, row) in rows.iter_mut().enumerate() {
-                    row[cols] -= low[d];
-                    let reach = range_of(row, &self.extents);
-                    if reach.0 < 0 || reach.1 >= in_dims[d] {
-                        conds.push(Cond {
-                            coef: row[..cols].to_vec(),
-                            off: row[cols],
-                            lo: 0,
-                            hi: in_dims[d],
-                        });
-                    }
-                }
-                if conds.is_empty() {
-                    return self.expr(input, &rows, false);
-                }
-                self.guards += 1;
-                let value = self.expr(input, &rows, false);
-                self.guards -= 1;
-                let fill = self.expr(node.inputs[1], &Vec::new(), false);
-                Some(self.push(Expr::Guard {
-                    conds,
-                    value: value?,
-                    fill: fill?,
-                    ty,
-                }))
-            }
-            Kind::Concat { dim } => {
-                // Piece k covers out[dim] in [start_k, start_k + n_k); later pieces are the
-                // fill of earlier ones.
-                let mut pieces = Vec::new();
-                let mut start = 0;
-                for &input in &node.inputs {
-                    let n = g.shape(input).dims[*dim];
-                    if n > 0 {
-                        pieces.push((input, start, n));
-                    }
-                    start += n;
-                }
-                let reach = range_of(&m[*dim], &self.extents);
-                pieces.retain(|&(_, s, n)| s <= reach.1 && reach.0 < s + n);
-                let Some(&(last, last_start, _)) = pieces.last() else {
-                    self.error = Some("ConcatInDim: no piece covers the index space".into());
-                    return None;
-                };
-                let guarded = pieces.len() > 1;
-                self.guards += usize::from(guarded);
-                let read = |b: &mut Self, input: Value, s: i64| {
-                    let mut rows = m.clone();
-                    rows[*dim][cols] -= s;
-                    b.expr(input, &rows, false)
-                };
-                let mut acc = read(self, last, last_start);
-                for &(input, s, n) in pieces[..pieces.len() - 1].iter().rev() {
-                    let value = read(self, input, s);
-                    let cond = Cond {
-                        coef: m[*dim][..cols].to_vec(),
-                        off: m[*dim][cols],
-                        lo: s,
-                        hi: s + n,
-                    };
-                    acc = match (value, acc) {
-                        (Some(value), Some(fill)) => Some(self.push(Expr::Guard {
-                            conds: vec![cond],
-                            value,
-                            fill,
-                            ty,
-                        })),
-                        _ => None,
-                    };
-                }
-                self.guards -= usize::from(guarded);
-                acc
-            }
-            Kind::Reshape => {
-                let input = node.inputs[0];
-                let in_dims = g.shape(input).dims.clone();
-                // Row-major linear index of this node as a function of the iteration index.
-                let rs = row_major_strides(&shape.dims);
-                let mut lin = vec![0i64; cols + 1];
-                for (row, s) in m.iter().zip(&rs) {
-                    for (l, r) in lin.iter_mut().zip(row) {
-                        *l += s * r;
-                    }
-                }
-                let src = if self.mat.contains(&input) {
-                    Some(Src::Buf(input))
-                } else {
-                    let kind = &g.nodes[input.node].kind;
-                    if let Kind::Param { index, path } = kind {
-                        Some(Src::Param {
-                            index: *index,
-                            path: path.clone(),
-                        })
-                    } else if matches!(kind, Kind::Constant(_)) && !in_dims.is_empty() {
-                        Some(Src::Const(input.node))
-                    } else {
-                        None
-                    }
-                };
-                if let Some(src) = src {
-                    if src_strides(g, &src) == row_major_strides(&in_dims) {
-                        // Row-major storage: the physical offset is the linear index itself.
-                        let ity = g.shape(input).ty;
-                        let mut coef = lin;
-                        let off = coef.pop().unwrap_or(0);
-                        let guarded = self.guards > 0;
-                        return Some(self.push(Expr::Leaf {
-                            src,
-                            ty: ity,
-                            coef,
-                            off,
-                            guarded,
-                        }));
-                    }
-                }
-                match split_linear(&lin, &self.extents, &in_dims) {
-                    Some(rows) => self.expr(input, &rows, false),
-                    None => {
-                        self.need(input);
-                        None
-                    }
-                }
-            }
+            Kind::BroadcastInDim { .. }
+            | Kind::Transpose { .. }
+            | Kind::Rev { .. }
+            | Kind::Slice { .. }
+            | Kind::Pad { .. }
+            | Kind::Concat { .. }
+            | Kind::Reshape => self.view(v, m),
             Kind::BitcastResize
             | Kind::Reduce { .. }
             | Kind::Dot { .. }
@@ -898,191 +581,6 @@ impl ExprBuilder<'_> {
             None => Ok(self.exprs),
         }
     }
-
-    /// Each input as a dense row-major leaf read at offset 0 (what a library call or a nested
-    /// program reads); inputs that are not are materialised first.
-    fn dense_inputs(&mut self, inputs: &[Value]) -> Option<Vec<ExprId>> {
-        let mut out = Vec::with_capacity(inputs.len());
-        let mut ok = true;
-        for &v in inputs {
-            let dims = self.g.shape(v).dims.clone();
-            let id = identity(dims.len());
-            self.extents = dims.clone();
-            let Some(e) = self.expr(v, &id, false) else {
-                ok = false;
-                continue;
-            };
-            let dense = match &self.exprs[e] {
-                Expr::Leaf {
-                    coef,
-                    off: 0,
-                    guarded: false,
-                    ..
-                } => dims.contains(&0) || dense_strides(coef, &dims),
-                Expr::Leaf { .. }
-                | Expr::Index { .. }
-                | Expr::Scalar(_)
-                | Expr::Op { .. }
-                | Expr::Guard { .. } => false,
-            };
-            if dense {
-                out.push(e);
-            } else {
-                self.need(v);
-                ok = false;
-            }
-        }
-        ok.then_some(out)
-    }
-
-    /// GEMM kernel for canonical operands (lhs [b, m, k], rhs [b, k, n] groups of dims).
-    fn dot(&mut self, lhs: Value, rhs: Value, batch: usize, contract: usize) -> Option<KernelKind> {
-        let ld = self.g.shape(lhs).dims.clone();
-        let rd = self.g.shape(rhs).dims.clone();
-        let lfree = ld.len() - batch - contract;
-        let a = self.gemm_operand(lhs, [batch, lfree, contract]);
-        let b = self.gemm_operand(rhs, [batch, contract, rd.len() - batch - contract]);
-        let (a, b) = (a?, b?);
-        let prod = |d: &[i64]| d.iter().product::<i64>();
-        let sizes = [
-            prod(&ld[..batch]),
-            prod(&ld[batch..batch + lfree]),
-            prod(&rd[batch + contract..]),
-            prod(&ld[batch + lfree..]),
-        ];
-        Some(KernelKind::Dot {
-            lhs: a,
-            rhs: b,
-            sizes,
-        })
-    }
-
-    /// `v` as a leaf whose dims collapse into three strided groups of the given lengths.
-    fn gemm_operand(&mut self, v: Value, groups: [usize; 3]) -> Option<GemmOperand> {
-        let dims = self.g.shape(v).dims.clone();
-        let id = identity(dims.len());
-        self.extents = dims.clone();
-        let e = self.expr(v, &id, false)?;
-        let (src, coef, off) = match &self.exprs[e] {
-            Expr::Leaf {
-                src,
-                coef,
-                off,
-                guarded: false,
-                ..
-            } => (src.clone(), coef.clone(), *off),
-            Expr::Leaf { .. }
-            | Expr::Index { .. }
-            | Expr::Scalar(_)
-            | Expr::Op { .. }
-            | Expr::Guard { .. } => {
-                self.need(v);
-                return None;
-            }
-        };
-        let mut strides = [0i64; 3];
-        if dims.contains(&0) {
-            // No element is read (GEMM then writes zeros or nothing), so any strides do, even
-            // those of a transposed view of a stored empty array that groups cannot express.
-            return Some(GemmOperand { src, off, strides });
-        }
-        let mut start = 0;
-        for (g, &len) in groups.iter().enumerate() {
-            match collapse_group(&dims[start..start + len], &coef[start..start + len]) {
-                Some(s) => strides[g] = s,
-                None => {
-                    self.need(v);
-                    return None;
-                }
-            }
-            start += len;
-        }
-        Some(GemmOperand { src, off, strides })
-    }
-}
-
-/// True when `coef` are the row-major strides of `dims` (extent-1 dims ignored).
-fn dense_strides(coef: &[i64], dims: &[i64]) -> bool {
-    let rm = row_major_strides(dims);
-    coef.iter()
-        .zip(&rm)
-        .zip(dims)
-        .all(|((&c, &r), &n)| n == 1 || c == r)
-}
-
-/// One stride for a group of dims if they are nested (`s[j] == s[j+1]·n[j+1]`, ignoring
-/// extent-1 dims); 0 for a group of extent 1.
-fn collapse_group(dims: &[i64], coef: &[i64]) -> Option<i64> {
-    let live: Vec<(i64, i64)> = dims
-        .iter()
-        .zip(coef)
-        .filter(|(&d, _)| d != 1)
-        .map(|(&d, &c)| (d, c))
-        .collect();
-    for w in live.windows(2) {
-        if w[0].1 != w[1].1 * w[1].0 {
-            return None;
-        }
-    }
-    Some(live.last().map_or(0, |&(_, c)| c))
-}
-
-/// Split a row-major linear index `Σ lin[d]·i[d] + lin[n]` (`i[d] < extents[d]`, the constant
-/// last) into the row-major multi-index of `dims` as an affine map, when no carry can occur:
-/// each iteration dim lands in one target dim (its coefficient a multiple of that dim's stride,
-/// below the next), the constant splits into row-major digits, and the largest sum per target
-/// dim stays below its size. `None` otherwise.
-pub(crate) fn split_linear(lin: &[i64], extents: &[i64], dims: &[i64]) -> Option<Map> {
-    let rs = row_major_strides(dims);
-    let cols = extents.len();
-    let mut rows = vec![vec![0i64; cols + 1]; dims.len()];
-    let mut max = vec![0i64; dims.len()];
-    for (d, (&c, &n)) in lin.iter().zip(extents).enumerate() {
-        if c == 0 || n <= 1 {
-            continue;
-        }
-        if c < 0 {
-            return None;
-        }
-        let k = (0..dims.len()).find(|&k| dims[k] > 1 && rs[k] <= c)?;
-        if c % rs[k] != 0 {
-            return None;
-        }
-        let q = c / rs[k];
-        rows[k][d] = q;
-        max[k] += q * (n - 1);
-    }
-    let mut rest = lin.get(cols).copied().unwrap_or(0);
-    if rest < 0 {
-        return None;
-    }
-    for k in 0..dims.len() {
-        if rs[k] > 0 {
-            let digit = rest / rs[k];
-            rest -= digit * rs[k];
-            rows[k][cols] = digit;
-            max[k] += digit;
-        }
-    }
-    if rest != 0 || max.iter().zip(dims).any(|(&m, &size)| m >= size.max(1)) {
-        return None;
-    }
-    Some(rows)
-}
-
-/// The smallest and largest value of `Σ row[d]·i[d] + row[n]` over `0 <= i[d] < extents[d]`.
-fn range_of(row: &[i64], extents: &[i64]) -> (i64, i64) {
-    let mut lo = row.get(extents.len()).copied().unwrap_or(0);
-    let mut hi = lo;
-    for (&c, &n) in row.iter().zip(extents) {
-        let span = c * (n - 1).max(0);
-        if span < 0 {
-            lo += span;
-        } else {
-            hi += span;
-        }
-    }
-    (lo, hi)
 }
 
 /// Ops cheap enough to recompute instead of storing (one instruction on most targets).
@@ -1115,4 +613,38 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::While { .. }
         | Kind::Conditional { .. } => false,
     }
+}
+
+/// Values a kernel reads from buffers (materialised values only, not params/constants).
+pub(crate) fn kernel_reads(k: &Kernel) -> Vec<Value> {
+    let mut reads: Vec<Value> = k
+        .exprs
+        .iter()
+        .filter_map(|e| match e {
+            Expr::Leaf {
+                src: Src::Buf(v), ..
+            } => Some(*v),
+            Expr::Leaf { .. }
+            | Expr::Index { .. }
+            | Expr::Scalar(_)
+            | Expr::Op { .. }
+            | Expr::Guard { .. } => None,
+        })
+        .collect();
+    match &k.kind {
+        KernelKind::Dot { lhs, rhs, .. } => {
+            for s in [&lhs.src, &rhs.src] {
+                if let Src::Buf(v) = s {
+                    reads.push(*v);
+                }
+            }
+        }
+        KernelKind::Loop { .. }
+        | KernelKind::Reduce { .. }
+        | KernelKind::BitcastResize { .. }
+        | KernelKind::Call { .. } => {}
+    }
+    reads.sort();
+    reads.dedup();
+    reads
 }

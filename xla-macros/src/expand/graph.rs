@@ -788,21 +788,8 @@ pub(crate) fn row_major_strides(dims: &[i64]) -> Vec<i64> {
 
 /// Element strides of an array stored with its layout (row-major when none).
 pub(crate) fn layout_strides(a: &ArrayShape) -> Vec<i64> {
-    match &a.layout {
-        None => row_major_strides(&a.dims),
-        Some(l) => {
-            let mut s = vec![0i64; a.rank()];
-            let mut acc = 1i64;
-            for &d in &l.minor_to_major {
-                let d = d as usize;
-                if d < s.len() {
-                    s[d] = acc;
-                    acc *= a.dims[d].max(1);
-                }
-            }
-            s
-        }
-    }
+    // xla-core owns layouts; shapes reaching the back end were validated by the builder.
+    xla_core::index::strides(a).unwrap_or_else(|_| row_major_strides(&a.dims))
 }
 
 /// True when the element type is a real float with a `wide` vector type.

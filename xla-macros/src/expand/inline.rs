@@ -37,6 +37,30 @@ pub(crate) fn scalar_call(
     Ok((inl.stmts, outs))
 }
 
+/// Statements applying reducer `c` to `(accs..., xs...)`, assigning the results back to `accs`.
+pub(crate) fn reducer_update(
+    c: &Computation,
+    accs: &[Ident],
+    xs: &[Ident],
+    tys: &[ElementType],
+) -> Result<TokenStream, String> {
+    let args: Vec<(TokenStream, ElementType)> = accs
+        .iter()
+        .chain(xs)
+        .zip(tys.iter().chain(tys))
+        .map(|(v, &t)| (quote!(#v), t))
+        .collect();
+    let (stmts, outs) = scalar_call(c, &args)?;
+    if outs.len() != accs.len() {
+        return Err("reducer: result arity differs from the operand count".into());
+    }
+    let tmp: Vec<Ident> = (0..accs.len()).map(|i| format_ident!("rn{}", i)).collect();
+    Ok(quote! {
+        let (#(#tmp,)*) = { #stmts (#(#outs,)*) };
+        #(#accs = #tmp;)*
+    })
+}
+
 /// A reducer value while inlining: one scalar variable, or a tuple of values.
 #[derive(Clone)]
 enum Val {

@@ -9,10 +9,9 @@ use quote::{format_ident, quote};
 use xla_core::{Computation, ElementType, Shape};
 
 use super::calls::{CallCode, ScratchField};
-use super::codegen_loops::param_ident;
-use super::codegen_rt::{lit_usize, module_imports, rust_type};
+use super::codegen_rt::{lit_usize, module_imports, param_ident, rust_type};
 use super::fuse::{Fused, Kernel};
-use super::items::program;
+use super::program::program;
 
 /// A nested program's module, and the Rust types of its parameter and result leaves.
 struct Nested {

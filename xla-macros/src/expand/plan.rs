@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use xla_core::ElementType;
 
-use super::fuse::{Expr, Fused, KernelKind, Src};
+use super::fuse::{kernel_reads, Expr, Fused, KernelKind, Src};
 use super::graph::{row_major_strides, Value};
 
 /// Where a materialised value is stored.
@@ -32,40 +32,6 @@ pub(crate) struct Buffer {
 pub(crate) struct Plan {
     pub storage: BTreeMap<Value, Storage>,
     pub buffers: Vec<Buffer>,
-}
-
-/// Values a kernel reads from buffers (materialised values only, not params/constants).
-pub(crate) fn kernel_reads(k: &super::fuse::Kernel) -> Vec<Value> {
-    let mut reads: Vec<Value> = k
-        .exprs
-        .iter()
-        .filter_map(|e| match e {
-            Expr::Leaf {
-                src: Src::Buf(v), ..
-            } => Some(*v),
-            Expr::Leaf { .. }
-            | Expr::Index { .. }
-            | Expr::Scalar(_)
-            | Expr::Op { .. }
-            | Expr::Guard { .. } => None,
-        })
-        .collect();
-    match &k.kind {
-        KernelKind::Dot { lhs, rhs, .. } => {
-            for s in [&lhs.src, &rhs.src] {
-                if let Src::Buf(v) = s {
-                    reads.push(*v);
-                }
-            }
-        }
-        KernelKind::Loop { .. }
-        | KernelKind::Reduce { .. }
-        | KernelKind::BitcastResize { .. }
-        | KernelKind::Call { .. } => {}
-    }
-    reads.sort();
-    reads.dedup();
-    reads
 }
 
 /// Assign storage to every kernel output.

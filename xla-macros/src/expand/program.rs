@@ -1,0 +1,263 @@
+//! The code of one fused program, shared by a fn's entry point and the programs nested in it:
+//! one module-level `kernel_N` fn per kernel (never inlined, so rustc and LLVM work one kernel
+//! at a time and build time grows linearly), the sequence of their calls, the statics of its
+//! constants and the fields of its `Scratch` (buffers, GEMM packing space, call kernels' own
+//! scratch and nested programs' scratch).
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::calls::ScratchField;
+use super::codegen_dot::{bitcast_resize_kernel, dot_kernel};
+use super::codegen_expr::reachable;
+use super::codegen_loops::loop_kernel;
+use super::codegen_reduce::reduce_kernel;
+use super::codegen_rt::{element, lit_usize, param_ident, rust_type};
+use super::fuse::{kernel_reads, Expr, Fused, Kernel, KernelKind, Src};
+use super::graph::Kind;
+use super::plan::{Plan, Storage};
+
+/// Every leaf source a kernel reads.
+fn kernel_srcs(k: &Kernel) -> Vec<Src> {
+    let roots = match &k.kind {
+        KernelKind::Loop { root } => vec![*root],
+        KernelKind::Reduce {
+            operands,
+            inits,
+            stores,
+        } => operands
+            .iter()
+            .chain(inits)
+            .copied()
+            .chain(stores.iter().map(|s| s.0))
+            .collect(),
+        KernelKind::BitcastResize { src } => vec![*src],
+        KernelKind::Call { inputs } => inputs.clone(),
+        KernelKind::Dot { .. } => Vec::new(),
+    };
+    let live = reachable(&k.exprs, &roots);
+    let mut out: Vec<Src> = k
+        .exprs
+        .iter()
+        .zip(&live)
+        .filter(|(_, &l)| l)
+        .filter_map(|(e, _)| match e {
+            Expr::Leaf { src, .. } => Some(src.clone()),
+            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } | Expr::Guard { .. } => None,
+        })
+        .collect();
+    if let KernelKind::Dot { lhs, rhs, .. } = &k.kind {
+        out.push(lhs.src.clone());
+        out.push(rhs.src.clone());
+    }
+    out
+}
+
+/// One kernel as a module-level fn of its own and the block that calls it: read-only bindings
+/// of the buffers it reads, the mutable binding(s) of what it writes, then the call. A fn per
+/// kernel (never inlined) keeps the entry point a short sequence of calls, so rustc type-checks
+/// and LLVM optimises one kernel at a time and build time grows linearly with the program.
+fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelCode, String> {
+    let mut binds = TokenStream::new();
+    // The kernel fn's parameters: (name, type) of every binding its body reads or writes.
+    let mut params: Vec<(Ident, TokenStream)> = Vec::new();
+    for src in kernel_srcs(k) {
+        if let Src::Param { index, path } = src {
+            let ident = param_ident(index, &path);
+            if params.iter().any(|(p, _)| *p == ident) {
+                continue;
+            }
+            let ty = f
+                .graph
+                .nodes
+                .iter()
+                .find(|n| matches!(&n.kind, Kind::Param { index: i, path: q } if *i == index && *q == path))
+                .and_then(|n| n.shapes.first())
+                .map(|a| rust_type(a.ty))
+                .ok_or("internal: a kernel reads a parameter leaf the graph does not have")?;
+            params.push((ident, quote!(&[#ty])));
+        }
+    }
+    let written: Vec<Option<&Storage>> = k.outputs.iter().map(|v| plan.storage.get(v)).collect();
+    for v in kernel_reads(k) {
+        let ty = rust_type(f.graph.shape(v).ty);
+        if written.contains(&plan.storage.get(&v)) {
+            continue; // read in place through the output slice (see `plan::in_place`)
+        }
+        match plan.storage.get(&v) {
+            Some(Storage::Out(slot)) => {
+                let (r, o) = (format_ident!("r_out{}", slot), format_ident!("out{}", slot));
+                binds.extend(quote!(let #r: &[#ty] = &*#o;));
+                params.push((r, quote!(&[#ty])));
+            }
+            Some(Storage::Scratch(b)) => {
+                let (r, s) = (format_ident!("r_b{}", b), format_ident!("b{}", b));
+                binds.extend(quote!(let #r: &[#ty] = scratch.#s.as_slice();));
+                params.push((r, quote!(&[#ty])));
+            }
+            None => return Err("internal: a value read before any kernel wrote it".into()),
+        }
+    }
+    let mut ws = Vec::new();
+    for (i, &v) in k.outputs.iter().enumerate() {
+        let shape = f.graph.shape(v);
+        let ty = rust_type(shape.ty);
+        let len = lit_usize(shape.element_count());
+        let w = format_ident!("w{}", i);
+        match plan.storage.get(&v) {
+            Some(Storage::Out(slot)) => {
+                let o = format_ident!("out{}", slot);
+                binds.extend(quote!(let #w: &mut [#ty] = &mut *#o;));
+            }
+            Some(Storage::Scratch(b)) => {
+                let s = format_ident!("b{}", b);
+                binds.extend(quote!(let #w: &mut [#ty] = &mut scratch.#s.as_mut_slice()[..#len];));
+            }
+            None => return Err("internal: a kernel output without storage".into()),
+        }
+        params.push((w.clone(), quote!(&mut [#ty])));
+        ws.push(w);
+    }
+    if matches!(k.kind, KernelKind::Dot { .. }) {
+        binds.extend(quote!(let gemm = &mut scratch.gemm;));
+        params.push((
+            format_ident!("gemm"),
+            quote!(&mut ::xla_aot::__rt::xla_kernels::gemm::GemmScratch),
+        ));
+    }
+    let mut scratch = Vec::new();
+    let mut items = TokenStream::new();
+    let body = match &k.kind {
+        KernelKind::Call { inputs } => {
+            let code = super::calls::call_kernel(f, plan, k, inputs, id)?;
+            for field in code.scratch {
+                let (n, ty) = (&field.name, &field.ty);
+                let fname = format_ident!("k{}_{}", id, n);
+                binds.extend(quote!(let #n = &mut scratch.#fname;));
+                params.push((n.clone(), quote!(&mut #ty)));
+                scratch.push(ScratchField {
+                    name: fname,
+                    ty: field.ty,
+                    init: field.init,
+                });
+            }
+            items = code.items;
+            code.body
+        }
+        KernelKind::Loop { root } => loop_kernel(f, plan, k, *root, &ws[0]),
+        KernelKind::Reduce {
+            operands,
+            inits,
+            stores,
+        } => reduce_kernel(f, plan, k, operands, inits, stores, &ws)?,
+        KernelKind::Dot { lhs, rhs, sizes } => dot_kernel(plan, lhs, rhs, *sizes, &ws[0]),
+        KernelKind::BitcastResize { src } => bitcast_resize_kernel(f, plan, k, *src, &ws[0])?,
+    };
+    let name = format_ident!("kernel_{}", id);
+    let (names, types): (Vec<&Ident>, Vec<&TokenStream>) =
+        params.iter().map(|(n, t)| (n, t)).unzip();
+    let item = quote! {
+        #[inline(never)]
+        #[allow(clippy::too_many_arguments)]
+        fn #name(#(#names: #types),*) { #body }
+        #items
+    };
+    Ok(KernelCode {
+        call: quote!({ #binds #name(#(#names),*); }),
+        item,
+        scratch,
+    })
+}
+
+/// One kernel's pieces: its call (in the entry point), its fn and any items it needs, and the
+/// scratch fields it keeps.
+struct KernelCode {
+    call: TokenStream,
+    item: TokenStream,
+    scratch: Vec<ScratchField>,
+}
+
+/// The code of a fused program, shared by a fn's entry point and nested programs.
+pub(crate) struct ProgramCode {
+    /// Module-level items: constants' statics, kernel fns, nested programs' modules.
+    pub items: TokenStream,
+    /// The kernel calls in order. They expect the parameter leaves' slices
+    /// (`param_ident`), the output slots as `out{slot}: &mut [T]` and `scratch: &mut Scratch`.
+    pub calls: TokenStream,
+    /// The fields of `Scratch`.
+    pub fields: Vec<ScratchField>,
+    /// The parameter leaves the kernels read.
+    pub used_params: BTreeSet<(usize, Vec<usize>)>,
+}
+
+/// Kernels, statics and scratch of a fused program.
+pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String> {
+    let mut used_params: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
+    let mut used_consts: BTreeSet<usize> = BTreeSet::new();
+    for k in &fused.kernels {
+        for s in kernel_srcs(k) {
+            match s {
+                Src::Param { index, path } => {
+                    used_params.insert((index, path));
+                }
+                Src::Const(n) => {
+                    used_consts.insert(n);
+                }
+                Src::Buf(_) => {}
+            }
+        }
+    }
+    let mut calls = TokenStream::new();
+    let mut items = TokenStream::new();
+    let mut fields: Vec<ScratchField> = plan
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(b, buf)| {
+            let t = rust_type(buf.ty);
+            let len = lit_usize(buf.len);
+            ScratchField {
+                name: format_ident!("b{}", b),
+                ty: quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf<#t>),
+                init: quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf::filled(<#t as ::core::default::Default>::default(), #len)),
+            }
+        })
+        .collect();
+    if fused
+        .kernels
+        .iter()
+        .any(|k| matches!(k.kind, KernelKind::Dot { .. }))
+    {
+        fields.push(ScratchField {
+            name: format_ident!("gemm"),
+            ty: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch),
+            init: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch::new()),
+        });
+    }
+    for (i, k) in fused.kernels.iter().enumerate() {
+        let code = kernel_block(fused, plan, k, i)?;
+        calls.extend(code.call);
+        items.extend(code.item);
+        fields.extend(code.scratch);
+    }
+    for &n in &used_consts {
+        let super::graph::Kind::Constant(lit) = &fused.graph.nodes[n].kind else {
+            return Err("internal: constant source of a non-constant".to_string());
+        };
+        let shape = &fused.graph.nodes[n].shapes[0];
+        let count = usize::try_from(shape.element_count()).unwrap_or(0);
+        let ty = rust_type(shape.ty);
+        let elems: Vec<TokenStream> = (0..count).map(|i| element(lit, i)).collect();
+        let id = format_ident!("C{}", n);
+        let len = lit_usize(count);
+        items.extend(quote!(static #id: [#ty; #len] = [#(#elems),*];));
+    }
+    Ok(ProgramCode {
+        items,
+        calls,
+        fields,
+        used_params,
+    })
+}
