@@ -160,7 +160,7 @@
 //! |---|---|---|
 //! | elementwise, one operand | `Abs Cbrt Ceil Clz Cos Cosh Erf Exp Expm1 Floor Imag IsFinite Log Log1p Logistic Neg Not PopulationCount Real RoundNearestAfz RoundNearestEven Rsqrt Sign Sin Sqrt Tan Tanh` | |
 //! | elementwise, two operands | `Add Sub Mul Div Rem Max Min Pow Atan2 And Or Xor ShiftLeft ShiftRightArithmetic ShiftRightLogical Complex` | `broadcast_dimensions` |
-//! | comparisons | `Eq Ne Ge Gt Le Lt`, the `*TotalOrder` variants, `Compare` | `broadcast_dimensions`; `Compare`: `direction = EQ\|NE\|GE\|GT\|LE\|LT`, `comparison_type = TOTALORDER` |
+//! | comparisons | `Eq Ne Ge Gt Le Lt`, the `*TotalOrder` variants, `Compare` | `broadcast_dimensions`; `Compare`: `direction = EQ\|NE\|GE\|GT\|LE\|LT`, `comparison_type = FLOAT\|TOTALORDER\|SIGNED\|UNSIGNED` (as XLA's verifier: FLOAT or TOTALORDER for floats, SIGNED/UNSIGNED for integers) |
 //! | elementwise, three operands | `Select(pred, on_true, on_false)`, `Clamp(min, x, max)` | |
 //! | conversions | `ConvertElementType`, `BitcastConvertType` | `new_element_type` |
 //! | | `ReducePrecision` | `exponent_bits`, `mantissa_bits` |
@@ -171,14 +171,22 @@
 //! | | `Transpose` | `permutation` |
 //! | | `Iota(TYPE, ..)` | `iota_dimension` |
 //! | | `Constant(TYPE, [nested rows])` | |
+//! | | `Rev` | `dimensions` |
+//! | | `Slice` | `start_indices`, `limit_indices`, optional `strides` |
+//! | | `Pad(x, value)` | `padding_config = [[low, high, interior], ..]` (negative edges cut) |
+//! | | `ConcatInDim(operands..)` | `dimension` |
 //! | reductions | `Reduce(operands.., inits.., computation)`, variadic | `dimensions` |
+//! | sorting | `Sort(operands.., comparator)`, variadic | optional `dimension` (-1: last), `is_stable` |
+//! | | `TopK(x)` | `k`, optional `largest` (default true) |
 //! | linear algebra | `Dot` | optional `preferred_element_type` |
 //! | | `DotGeneral` | `lhs_contracting_dimensions`, `rhs_contracting_dimensions`, `lhs_batch_dimensions`, `rhs_batch_dimensions`, `preferred_element_type` |
+//! | | `Conv`, `ConvWithGeneralDimensions` | `window_strides`, `padding = SAME\|VALID`, (`dimension_numbers = [NHWC, HWIO, NHWC]`), `feature_group_count`, `batch_group_count`, `preferred_element_type` |
+//! | | `ConvWithGeneralPadding`, `ConvGeneral`, `ConvGeneralDilated` | `padding = [[low, high], ..]`, and for the dilated form `lhs_dilation`, `rhs_dilation`, `window_reversal` |
 //! | structure | `Tuple`, `GetTupleElement`, `Call` | `GetTupleElement`: `index` |
+//! | control flow | `While(condition, body, init)`, `Conditional(pred, x, f, y, g)`, `Conditional(index, [fs..], [xs..])` | |
 //!
-//! Not yet: `Rev Slice DynamicSlice DynamicUpdateSlice Pad ConcatInDim Gather Scatter`,
-//! `ReduceWindow SelectAndScatter Sort TopK`, convolutions, control flow, random numbers and
-//! collectives (the kernels for convolution, sort and top-k are in [`kernels`] already).
+//! Not yet: `DynamicSlice DynamicUpdateSlice Gather Scatter`, `ReduceWindow SelectAndScatter
+//! Scan Map`, FFT and linear solvers, random numbers and collectives.
 //!
 //! # Examples by family
 //!
