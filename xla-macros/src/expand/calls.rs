@@ -13,11 +13,14 @@ use super::fuse::{Expr, ExprId, Fused, Kernel};
 use super::graph::Kind;
 use super::plan::Plan;
 
-/// One scratch field of a call kernel: name (unique within the kernel), type, initialiser.
+/// One scratch field a kernel keeps across calls: name (unique within the kernel), type,
+/// initialiser; a `shared` field is one per program whatever the number of kernels using it
+/// (GEMM's packing space), the others one per kernel.
 pub(crate) struct ScratchField {
     pub name: Ident,
     pub ty: TokenStream,
     pub init: TokenStream,
+    pub shared: bool,
 }
 
 /// What a call kernel contributes: scratch fields (bound in its body as `&mut` variables of
@@ -155,6 +158,7 @@ fn canonical_bf16(
             name: c.clone(),
             ty: quote!(::std::vec::Vec<#bf>),
             init: quote!(::std::vec![#bf::ZERO; #len]),
+            shared: false,
         });
         canon.fill.extend(quote! {
             for (d, &v) in #c.iter_mut().zip(#x) {
@@ -255,6 +259,7 @@ fn sort(
                 name: format_ident!("keys"),
                 ty: quote!(#kern::SortScratch),
                 init: quote!(#kern::SortScratch::new()),
+                shared: false,
             }],
             items: quote!(),
             body: quote! {
@@ -267,6 +272,7 @@ fn sort(
         name: format_ident!("perm"),
         ty: quote!(::std::vec::Vec<u32>),
         init: quote!(::std::vec![0u32; #total]),
+        shared: false,
     };
     let permute = match order {
         Some(order) if !stable || ins.len() > 1 => {
@@ -376,6 +382,7 @@ fn conv(
             name: format_ident!("conv"),
             ty: quote!(#c::ConvScratch),
             init: quote!(#c::ConvScratch::new()),
+            shared: false,
         }],
         items: quote!(),
         body: quote! {

@@ -123,6 +123,7 @@ fn scratch_of(n: &Nested, field: &str) -> ScratchField {
         name: format_ident!("{}", field),
         ty: quote!(#m::Scratch),
         init: quote!(#m::Scratch::new()),
+        shared: false,
     }
 }
 
@@ -157,6 +158,7 @@ pub(crate) fn while_loop(
             name: nexts[i].clone(),
             ty: quote!(::std::vec::Vec<#t>),
             init: quote!(::std::vec![<#t as ::core::default::Default>::default(); #len]),
+            shared: false,
         });
     }
     let (cm, bm) = (&cond.module, &step.module);

@@ -120,29 +120,14 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
         params.push((w.clone(), quote!(&mut [#ty])));
         ws.push(w);
     }
-    if matches!(k.kind, KernelKind::Dot { .. }) {
-        binds.extend(quote!(let gemm = &mut scratch.gemm;));
-        params.push((
-            format_ident!("gemm"),
-            quote!(&mut ::xla_aot::__rt::xla_kernels::gemm::GemmScratch),
-        ));
-    }
-    let mut scratch = Vec::new();
+    // What the kernel keeps across calls, declared by the kernel (the contract of calls.rs;
+    // GEMM's packing space is one shared field).
+    let mut declared = Vec::new();
     let mut items = TokenStream::new();
     let body = match &k.kind {
         KernelKind::Call { inputs } => {
             let code = super::calls::call_kernel(f, plan, k, inputs, id)?;
-            for field in code.scratch {
-                let (n, ty) = (&field.name, &field.ty);
-                let fname = format_ident!("k{}_{}", id, n);
-                binds.extend(quote!(let #n = &mut scratch.#fname;));
-                params.push((n.clone(), quote!(&mut #ty)));
-                scratch.push(ScratchField {
-                    name: fname,
-                    ty: field.ty,
-                    init: field.init,
-                });
-            }
+            declared = code.scratch;
             items = code.items;
             code.body
         }
@@ -152,9 +137,32 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
             inits,
             stores,
         } => reduce_kernel(f, plan, k, operands, inits, stores, &ws)?,
-        KernelKind::Dot { lhs, rhs, sizes } => dot_kernel(plan, lhs, rhs, *sizes, &ws[0]),
+        KernelKind::Dot { lhs, rhs, sizes } => {
+            declared.push(ScratchField {
+                name: format_ident!("gemm"),
+                ty: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch),
+                init: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch::new()),
+                shared: true,
+            });
+            dot_kernel(plan, lhs, rhs, *sizes, &ws[0])
+        }
         KernelKind::BitcastResize { src } => bitcast_resize_kernel(f, plan, k, *src, &ws[0])?,
     };
+    let mut scratch = Vec::with_capacity(declared.len());
+    for field in declared {
+        let (n, ty) = (&field.name, &field.ty);
+        let fname = if field.shared {
+            n.clone()
+        } else {
+            format_ident!("k{}_{}", id, n)
+        };
+        binds.extend(quote!(let #n = &mut scratch.#fname;));
+        params.push((n.clone(), quote!(&mut #ty)));
+        scratch.push(ScratchField {
+            name: fname,
+            ..field
+        });
+    }
     let name = format_ident!("kernel_{}", id);
     let (names, types): (Vec<&Ident>, Vec<&TokenStream>) =
         params.iter().map(|(n, t)| (n, t)).unzip();
@@ -222,25 +230,20 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
                 name: format_ident!("b{}", b),
                 ty: quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf<#t>),
                 init: quote!(::xla_aot::__rt::xla_kernels::aligned::AlignedBuf::filled(<#t as ::core::default::Default>::default(), #len)),
+                shared: false,
             }
         })
         .collect();
-    if fused
-        .kernels
-        .iter()
-        .any(|k| matches!(k.kind, KernelKind::Dot { .. }))
-    {
-        fields.push(ScratchField {
-            name: format_ident!("gemm"),
-            ty: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch),
-            init: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch::new()),
-        });
-    }
     for (i, k) in fused.kernels.iter().enumerate() {
         let code = kernel_block(fused, plan, k, i)?;
         calls.extend(code.call);
         items.extend(code.item);
-        fields.extend(code.scratch);
+        for field in code.scratch {
+            // A shared field once per program.
+            if !(field.shared && fields.iter().any(|f| f.name == field.name)) {
+                fields.push(field);
+            }
+        }
     }
     for &n in &used_consts {
         let super::graph::Kind::Constant(lit) = &fused.graph.nodes[n].kind else {
