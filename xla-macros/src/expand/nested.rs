@@ -127,9 +127,9 @@ fn scratch_of(n: &Nested, field: &str) -> ScratchField {
     }
 }
 
-/// `While`: the state lives in the node's outputs, initialised from its inputs; each step runs
-/// the condition into a one-element flag, then the body into scratch buffers copied back into
-/// the state.
+/// `While`: the state lives in two scratch buffers per leaf, initialised from the inputs; each
+/// step runs the condition into a one-element flag, then the body from one buffer into the
+/// other, and swaps them; the final state is copied into the node's outputs.
 pub(crate) fn while_loop(
     f: &Fused,
     k: &Kernel,
@@ -150,29 +150,36 @@ pub(crate) fn while_loop(
     }
     let _ = f.graph.shape(k.outputs[0]);
     let mut scratch = vec![scratch_of(&cond, "condition"), scratch_of(&step, "body")];
+    // The state in two buffers per leaf, swapped after each step (the body reads one and
+    // writes the other): O(1) per iteration whatever the state's size; the node's outputs get
+    // the final state once.
+    let curs: Vec<Ident> = (0..n).map(|i| format_ident!("cur{}", i)).collect();
     let nexts: Vec<Ident> = (0..n).map(|i| format_ident!("next{}", i)).collect();
     for (i, (ty, len)) in step.results.iter().enumerate() {
         let t = rust_type(*ty);
         let len = lit_usize(*len);
-        scratch.push(ScratchField {
-            name: nexts[i].clone(),
-            ty: quote!(::std::vec::Vec<#t>),
-            init: quote!(::std::vec![<#t as ::core::default::Default>::default(); #len]),
-            shared: false,
-        });
+        for name in [&curs[i], &nexts[i]] {
+            scratch.push(ScratchField {
+                name: name.clone(),
+                ty: quote!(::std::vec::Vec<#t>),
+                init: quote!(::std::vec![<#t as ::core::default::Default>::default(); #len]),
+                shared: false,
+            });
+        }
     }
     let (cm, bm) = (&cond.module, &step.module);
     let body_code = quote! {
-        #(#ws.copy_from_slice(#ins);)*
+        #(#curs.copy_from_slice(#ins);)*
         loop {
             let mut flag = [false];
-            #cm::run(#(&*#ws,)* &mut flag, condition);
+            #cm::run(#(&#curs[..],)* &mut flag, condition);
             if !flag[0] {
                 break;
             }
-            #bm::run(#(&*#ws,)* #(&mut #nexts[..],)* body);
-            #(#ws.copy_from_slice(&#nexts[..]);)*
+            #bm::run(#(&#curs[..],)* #(&mut #nexts[..],)* body);
+            #(::core::mem::swap(#curs, #nexts);)*
         }
+        #(#ws.copy_from_slice(&#curs[..]);)*
     };
     let (ci, bi) = (cond.item, step.item);
     Ok(CallCode {
