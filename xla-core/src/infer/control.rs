@@ -55,7 +55,8 @@ pub fn while_loop(condition: &Computation, body: &Computation, init: &Shape) -> 
         return Err(Error::new(
             op,
             format!(
-                "the condition `{}` must return pred[], returns {cond_result}",
+                "the condition `{}` must return pred[], returns {cond_result} (the state is \
+                 {init})",
                 condition.name
             ),
         )

@@ -200,50 +200,62 @@ fn check_roles(
     let rank = shape.rank();
     let n = rank - 2;
     let (spatial_attr, spatial_dims) = spatial;
+    // The dimension numbers are one attribute (`dimension_numbers`) in every front end.
+    let blame = || Blame::Attribute("dimension_numbers");
     if spatial_dims.len() != n {
+        let example = match rank {
+            3 => " such as `[NWC, WIO, NWC]`",
+            4 => " such as `[NHWC, HWIO, NHWC]`",
+            5 => " such as `[NDHWC, DHWIO, NDHWC]`",
+            _ => "",
+        };
         return Err(Error::new(
             op,
             format!(
-                "{spatial_attr} {} has {} but rank-{rank} operands have {} {}",
+                "dimension_numbers: {spatial_attr} {} has {} but rank-{rank} operands have {} {}",
                 list(spatial_dims),
                 count(spatial_dims.len(), "entry", "entries"),
                 count(n, "spatial dimension", "spatial dimensions"),
                 vs(l, r)
             ),
         )
-        .blame(Blame::Attribute(spatial_attr)));
+        .blame(blame())
+        .help(format!(
+            "dimension_numbers name every dimension of the operands: rank-{rank} operands take \
+             {rank} letters per spec{example}"
+        )));
     }
     let roles = scalars
         .iter()
-        .map(|&(attr, d)| (attr, attr.to_string(), d))
+        .map(|&(attr, d)| (attr.to_string(), d))
         .chain(
             spatial_dims
                 .iter()
                 .enumerate()
-                .map(|(i, &d)| (spatial_attr, format!("{spatial_attr}[{i}]"), d)),
+                .map(|(i, &d)| (format!("{spatial_attr}[{i}]"), d)),
         );
     let mut seen: Vec<Option<String>> = vec![None; rank];
-    for (attr, name, d) in roles {
+    for (name, d) in roles {
         let Some(slot) = usize::try_from(d).ok().and_then(|u| seen.get_mut(u)) else {
             return Err(Error::new(
                 op,
                 format!(
-                    "{name} = {d} is out of range for the rank-{rank} {side} {}",
+                    "dimension_numbers: {name} = {d} is out of range for the rank-{rank} {side} {}",
                     vs(l, r)
                 ),
             )
-            .blame(Blame::Attribute(attr)));
+            .blame(blame()));
         };
         if let Some(prev) = slot {
             return Err(Error::new(
                 op,
                 format!(
-                    "{name} and {prev} both name {side} dimension {d}; each dimension must have \
-                     one role {}",
+                    "dimension_numbers: {name} and {prev} both name {side} dimension {d}; each \
+                     dimension must have one role {}",
                     vs(l, r)
                 ),
             )
-            .blame(Blame::Attribute(attr)));
+            .blame(blame()));
         }
         *slot = Some(name);
     }
@@ -544,36 +556,45 @@ pub(crate) fn convolution_named(
             .blame(Blame::Operand(1)));
         }
         let (lo, hi) = window.padding[i];
-        let overflow = |attr: &'static str| {
+        let (ldil, rdil) = (window.lhs_dilation[i], window.rhs_dilation[i]);
+        let overflow = |attr: &'static str, what: String| {
             Error::new(
                 op,
                 format!(
-                    "the window arithmetic of spatial dimension {i} overflows i64 {}",
+                    "spatial dimension {i}: {what} overflows i64 (more than 2^63 - 1 elements) {}",
                     vs(l, r)
                 ),
             )
             .blame(Blame::Attribute(attr))
         };
-        let base =
-            dilated(input, window.lhs_dilation[i]).ok_or_else(|| overflow("lhs_dilation"))?;
+        let input_what = || format!("the input (lhs dimension {ld} = {input}) dilated by {ldil}");
+        let base = dilated(input, ldil).ok_or_else(|| overflow("lhs_dilation", input_what()))?;
         let padded = base
             .checked_add(lo)
             .and_then(|v| v.checked_add(hi))
-            .ok_or_else(|| overflow("padding"))?;
+            .ok_or_else(|| {
+                overflow(
+                    "padding",
+                    format!("{} and padded by ({lo}, {hi})", input_what()),
+                )
+            })?;
         if padded < 0 {
             return Err(Error::new(
                 op,
                 format!(
                     "spatial dimension {i}: the input (lhs dimension {ld} = {input}) dilated by \
-                     {} and padded by ({lo}, {hi}) has negative size {padded} {}",
-                    window.lhs_dilation[i],
+                     {ldil} and padded by ({lo}, {hi}) has negative size {padded} {}",
                     vs(l, r)
                 ),
             )
             .blame(Blame::Attribute("padding")));
         }
-        let taps =
-            dilated(kernel, window.rhs_dilation[i]).ok_or_else(|| overflow("rhs_dilation"))?;
+        let taps = dilated(kernel, rdil).ok_or_else(|| {
+            overflow(
+                "rhs_dilation",
+                format!("the kernel (rhs dimension {kd} = {kernel}) dilated by {rdil}"),
+            )
+        })?;
         let od = dn.output_spatial_dimensions[i] as usize;
         out.dims[od] = window_positions(padded, taps, window.strides[i]);
         out.dynamic[od] = l.dynamic[ld as usize] || r.dynamic[kd as usize];

@@ -232,9 +232,13 @@ pub fn concat_in_dim(operands: &[&Shape], dimension: i64) -> Result<Shape> {
             .blame(blame));
         }
         out.dims[dim] = out.dims[dim].checked_add(a.dims[dim]).ok_or_else(|| {
+            let shown: Vec<String> = arrays[..=i].iter().map(|a| a.to_string()).collect();
             Error::new(
                 op,
-                format!("the concatenated dimension {dim} has more than 2^63 - 1 elements"),
+                format!(
+                    "the sizes along dimension {dim} add up to more than 2^63 - 1 elements ({})",
+                    shown.join(", ")
+                ),
             )
             .blame(blame.clone())
         })?;

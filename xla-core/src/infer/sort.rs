@@ -103,16 +103,22 @@ pub fn sort(operands: &[&Shape], dimension: i64, comparator: &Computation) -> Re
     let n = arrays.len();
     let types: Vec<ElementType> = arrays.iter().map(|a| a.ty).collect();
     let cblame = Blame::Computation;
+    let shown: Vec<String> = arrays.iter().map(|a| a.to_string()).collect();
+    let shown = format!(
+        "{} {}",
+        if n == 1 { "operand" } else { "operands" },
+        shown.join(", ")
+    );
     if comparator.params.len() != 2 * n {
         return Err(Error::new(
             op,
             format!(
-                "the comparator of {} must take {} (lhs and rhs of each operand), {}, but \
-                 takes {}",
-                count(n, "operand", "operands"),
-                count(2 * n, "parameter", "parameters"),
+                "the comparator `{}` takes {} but sorting the {shown} needs {} (an lhs and an \
+                 rhs scalar of each operand): {}",
+                comparator.name,
+                count(comparator.params.len(), "parameter", "parameters"),
+                2 * n,
                 signature(&types),
-                comparator.params.len()
             ),
         )
         .blame(cblame));
@@ -139,11 +145,14 @@ pub fn sort(operands: &[&Shape], dimension: i64, comparator: &Computation) -> Re
         return Err(Error::new(
             op,
             format!(
-                "the comparator must return pred[], returns {result}; the comparator must be {}",
+                "the comparator `{}` returns {result} but must return pred[] (whether its lhs \
+                 goes first): {} for the {shown}",
+                comparator.name,
                 signature(&types)
             ),
         )
-        .blame(cblame));
+        .blame(cblame)
+        .help("compare the parameters, e.g. `|a, b| Lt(a, b)` for an ascending sort"));
     }
     let out = |a: &ArrayShape| Shape::Array(a.with_type(a.ty));
     Ok(if n == 1 {

@@ -39,7 +39,11 @@ pub fn conv_dims_from_specs(
     check("output", out, 'N', 'C')?;
     if lhs.len() != rhs.len() || out.len() != rhs.len() {
         return Err(format!(
-            "the specs `{lhs}`, `{rhs}`, `{out}` must have one letter per dimension, the same number each"
+            "the specs `{lhs}`, `{rhs}`, `{out}` have {}, {} and {} letters: one letter per \
+             operand dimension, so the same number each",
+            lhs.chars().count(),
+            rhs.chars().count(),
+            out.chars().count()
         ));
     }
     let spatial: Vec<char> = rhs.chars().filter(|&c| c != 'O' && c != 'I').collect();
@@ -103,7 +107,7 @@ pub(super) fn build_conv(
     };
     let n = dn.input_spatial_dimensions.len();
     let ones = vec![1; n];
-    b.conv_general_dilated(
+    let r = b.conv_general_dilated(
         lhs,
         rhs,
         &strides,
@@ -115,5 +119,10 @@ pub(super) fn build_conv(
         attrs.int("batch_group_count").unwrap_or(1),
         attrs.bools("window_reversal").as_deref(),
         attrs.ty("preferred_element_type"),
-    )
+    );
+    // Errors name the form the user wrote, not the general op it lowers to.
+    r.map_err(|e| Error {
+        op: spec.name.to_string(),
+        ..e
+    })
 }

@@ -77,7 +77,10 @@ fn while_condition_returns_a_pred_scalar() {
         assert_eq!(e.blame, Blame::Computation);
         assert_eq!(
             e.message,
-            format!("the condition `cond` must return pred[], returns {bad}")
+            format!(
+                "the condition `cond` must return pred[], returns {bad} (the state is {})",
+                s(STATE)
+            )
         );
     }
 }

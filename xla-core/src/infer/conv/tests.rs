@@ -291,57 +291,45 @@ fn dimension_number_rules() {
     check(
         &e,
         "input_spatial_dimensions [1] has 1 entry but rank-4 operands have 2 spatial dimensions",
-        Blame::Attribute("input_spatial_dimensions"),
+        Blame::Attribute("dimension_numbers"),
     );
     let e = err(|_, dn| dn.kernel_spatial_dimensions = vec![0, 1, 2]);
-    check(
-        &e,
-        "3 entries",
-        Blame::Attribute("kernel_spatial_dimensions"),
-    );
+    check(&e, "3 entries", Blame::Attribute("dimension_numbers"));
     let e = err(|_, dn| dn.output_spatial_dimensions = vec![]);
-    check(
-        &e,
-        "0 entries",
-        Blame::Attribute("output_spatial_dimensions"),
-    );
+    check(&e, "0 entries", Blame::Attribute("dimension_numbers"));
     let e = err(|_, dn| dn.input_batch_dimension = 4);
     assert_eq!(
         e.to_string(),
-        "ConvGeneralDilated: input_batch_dimension = 4 is out of range for the rank-4 lhs \
-         (f32[1,5,5,3] vs f32[3,3,3,8])"
+        "ConvGeneralDilated: dimension_numbers: input_batch_dimension = 4 is out of range for \
+         the rank-4 lhs (f32[1,5,5,3] vs f32[3,3,3,8])"
     );
-    assert_eq!(e.blame, Blame::Attribute("input_batch_dimension"));
+    assert_eq!(e.blame, Blame::Attribute("dimension_numbers"));
     let e = err(|_, dn| dn.kernel_spatial_dimensions = vec![0, -1]);
     check(
         &e,
         "kernel_spatial_dimensions[1] = -1 is out of range for the rank-4 rhs",
-        Blame::Attribute("kernel_spatial_dimensions"),
+        Blame::Attribute("dimension_numbers"),
     );
     let e = err(|_, dn| dn.output_feature_dimension = 7);
-    check(
-        &e,
-        "rank-4 output",
-        Blame::Attribute("output_feature_dimension"),
-    );
+    check(&e, "rank-4 output", Blame::Attribute("dimension_numbers"));
     let e = err(|_, dn| dn.input_spatial_dimensions = vec![1, 3]);
     check(
         &e,
         "input_spatial_dimensions[1] and input_feature_dimension both name lhs dimension 3",
-        Blame::Attribute("input_spatial_dimensions"),
+        Blame::Attribute("dimension_numbers"),
     );
     let e = err(|_, dn| dn.kernel_output_feature_dimension = 2);
     check(
         &e,
         "kernel_output_feature_dimension and kernel_input_feature_dimension both name rhs \
          dimension 2",
-        Blame::Attribute("kernel_output_feature_dimension"),
+        Blame::Attribute("dimension_numbers"),
     );
     let e = err(|_, dn| dn.output_spatial_dimensions = vec![2, 2]);
     check(
         &e,
         "both name output dimension 2",
-        Blame::Attribute("output_spatial_dimensions"),
+        Blame::Attribute("dimension_numbers"),
     );
 }
 

@@ -116,8 +116,8 @@ fn comparator_rules() {
     let e = sort(&[&x], 0, &good(&[S32, S32])).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Sort: the comparator of 1 operand must take 2 parameters (lhs and rhs of each \
-         operand), (s32[], s32[]) -> pred[], but takes 4"
+        "Sort: the comparator `cmp` takes 4 parameters but sorting the operand s32[4] needs 2 \
+         (an lhs and an rhs scalar of each operand): (s32[], s32[]) -> pred[]"
     );
     assert_eq!(e.blame, Blame::Computation);
     // Parameter type.
@@ -146,8 +146,9 @@ fn comparator_rules() {
     let e = sort(&[&x], 0, &c).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Sort: the comparator must return pred[], returns s32[]; the comparator must be \
-         (s32[], s32[]) -> pred[]"
+        "Sort: the comparator `cmp` returns s32[] but must return pred[] (whether its lhs goes \
+         first): (s32[], s32[]) -> pred[] for the operand s32[4]; help: compare the parameters, \
+         e.g. `|a, b| Lt(a, b)` for an ascending sort"
     );
     assert_eq!(e.blame, Blame::Computation);
     let c = comp(&comparator_params(&[S32]), "pred[2]");

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(p: pred[], x: f32[4]) -> f32[4] {
+        Conditional(p, x, |a| a, x, |b| ConvertElementType(b, new_element_type = f64))
+    }
+}
+
+fn main() {}

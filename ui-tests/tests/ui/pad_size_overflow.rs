@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[2, 3]) -> f32[2, 3] {
+        Pad(x, 0.0, padding_config = [[0, 0, 0], [9223372036854775807, 0, 0]])
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[4, 6]) -> f32[2, 6] {
+        Slice(x, start_indices = [-1, 0], limit_indices = [1, 6])
+    }
+}
+
+fn main() {}
