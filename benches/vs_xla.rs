@@ -14,13 +14,16 @@
 //! no vector load is aligned) and 1 element into 64-byte-aligned buffers (alignment alone
 //! differs from a tensor's), alternating the four in each round.
 //! `bash scripts/bench.sh programs views` runs only that table (no XLA needed).
+//!
+//! Other arguments select program rows by name: `bash scripts/bench.sh programs CNN Sort While`
+//! runs only the rows whose names contain one of them (and not the views table).
 
 mod common;
 
 use common::{alternate, built_for, data, fmt_time, median_secs};
 
 use xla_aot::kernels::aligned::AlignedBuf;
-use xla_aot::{xla, Literal, Tensor, TensorView, TensorViewMut, D1, D2};
+use xla_aot::{xla, Literal, Tensor, TensorView, TensorViewMut, D1, D2, D4};
 use xla_oracle::Oracle;
 
 xla! {
@@ -55,6 +58,37 @@ xla! {
     /// One dense layer with ReLU at batch 8.
     fn dense_relu_8(x: f32[8, 784], w: f32[784, 128], b: f32[128]) -> f32[8, 128] {
         Max(Add(Dot(x, w), b, broadcast_dimensions = [1]), 0.0)
+    }
+
+    /// The CNN of `examples/src/bin/cnn.rs` at batch 8: 3x3 conv to 8 channels (SAME), ReLU,
+    /// 3x3 conv stride 2 to 16 channels, ReLU, spatial mean, dense layer to 10 logits.
+    fn cnn_8(
+        x: f32[8, 28, 28, 1],
+        w1: f32[3, 3, 1, 8], b1: f32[8],
+        w2: f32[3, 3, 8, 16], b2: f32[16],
+        w3: f32[16, 10], b3: f32[10],
+    ) -> f32[8, 10] {
+        let h1 = ConvWithGeneralDimensions(x, w1, window_strides = [1, 1], padding = SAME,
+            dimension_numbers = [NHWC, HWIO, NHWC]);
+        let h1 = Max(Add(h1, b1, broadcast_dimensions = [3]), 0.0);
+        let h2 = ConvWithGeneralDimensions(h1, w2, window_strides = [2, 2], padding = SAME,
+            dimension_numbers = [NHWC, HWIO, NHWC]);
+        let h2 = Max(Add(h2, b2, broadcast_dimensions = [3]), 0.0);
+        let mean = Div(Reduce(h2, 0.0, dimensions = [1, 2], |a, b| a + b), 196.0);
+        Add(Dot(mean, w3), b3, broadcast_dimensions = [1])
+    }
+
+    /// Sort of 1M floats by XLA's total order.
+    fn sort_1m(x: f32[1048576]) -> f32[1048576] {
+        Sort(x, |a, b| LtTotalOrder(a, b))
+    }
+
+    /// 1000 steps of x <- x * 0.5 + 1 on f32[16] with an s32 counter: the per-step overhead of
+    /// a While loop.
+    fn while_1000(x: f32[16]) -> f32[16] {
+        let s = While(|s| Lt(s.0, 1000i32), |s| Tuple(Add(s.0, 1i32), Add(Mul(s.1, 0.5), 1.0)),
+            Tuple(0i32, x));
+        s.1
     }
 
     /// The README's MLP (`examples/src/mnist_mlp.rs`): 784 -> 128 -> 10, ReLU, softmax.
@@ -95,7 +129,17 @@ struct Row {
     max_rel: f64,
 }
 
-/// Times `ours` (the generated `into`), runs `mlir` on XLA with `args`, checks agreement.
+/// The filters given on the command line (`bash scripts/bench.sh programs cnn sort`): a row
+/// runs when its name contains one of them, every row when there is none.
+fn filters() -> Vec<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--") && a != "views")
+        .collect()
+}
+
+/// Times `ours` (the generated `into`), runs `mlir` on XLA with `args`, checks agreement;
+/// `None` when the command line's filters leave the row out.
 #[allow(clippy::too_many_arguments)]
 fn row(
     oracle: &mut Oracle,
@@ -106,7 +150,11 @@ fn row(
     ours: impl FnMut(),
     bytes: f64,
     flops: f64,
-) -> Row {
+) -> Option<Row> {
+    let f = filters();
+    if !f.is_empty() && !f.iter().any(|f| name.contains(f.as_str())) {
+        return None;
+    }
     let xla_out = oracle
         .run(mlir, args)
         .unwrap_or_else(|e| panic!("{name}: XLA failed: {e}"));
@@ -117,14 +165,14 @@ fn row(
     );
     let mut ours = ours;
     let (ours_t, xla_t) = alternate(oracle, name, mlir, args, ROUNDS, 0.08, &mut ours);
-    Row {
+    Some(Row {
         name,
         ours: ours_t,
         xla: xla_t,
         bytes,
         flops,
         max_rel,
-    }
+    })
 }
 
 /// One program's `into` through owned tensors and through views of the same data in three
@@ -382,7 +430,7 @@ fn main() {
         let x: Tensor<f32, D1<N>> = Tensor::from_vec(data(1, N)).unwrap();
         let mut out = Tensor::<f32, D1<N>>::zeros();
         let mut scratch = tanh_affine::Scratch::new();
-        rows.push(row(
+        rows.extend(row(
             &mut oracle,
             "tanh(2x+1) f32[4M]",
             &tanh_affine::stablehlo(),
@@ -399,7 +447,7 @@ fn main() {
         let v: Tensor<f32, D1<N>> = Tensor::from_vec(data(3, N)).unwrap();
         let mut out = Tensor::<f32, D2<N, N>>::zeros();
         let mut scratch = add_rows::Scratch::new();
-        rows.push(row(
+        rows.extend(row(
             &mut oracle,
             "f32[4096,4096] + f32[4096] (bcast)",
             &add_rows::stablehlo(),
@@ -414,7 +462,7 @@ fn main() {
         let x: Tensor<f32, D2<256, 1024>> = Tensor::from_vec(data(4, 256 * 1024)).unwrap();
         let mut out = Tensor::<f32, D2<256, 1024>>::zeros();
         let mut scratch = row_softmax::Scratch::new();
-        rows.push(row(
+        rows.extend(row(
             &mut oracle,
             "row_softmax f32[256,1024]",
             &row_softmax::stablehlo(),
@@ -430,7 +478,7 @@ fn main() {
         let x: Tensor<f32, D2<N, N>> = Tensor::from_vec(data(5, N * N)).unwrap();
         let mut out = Tensor::<f32, D1<N>>::zeros();
         let mut scratch = row_sum::Scratch::new();
-        rows.push(row(
+        rows.extend(row(
             &mut oracle,
             "row sum f32[4096,4096]",
             &row_sum::stablehlo(),
@@ -447,7 +495,7 @@ fn main() {
         let b: Tensor<f32, D1<128>> = Tensor::from_vec(data(8, 128)).unwrap();
         let mut out = Tensor::<f32, D2<1, 128>>::zeros();
         let mut scratch = dense_relu_1::Scratch::new();
-        rows.push(row(
+        rows.extend(row(
             &mut oracle,
             "dense_relu batch 1 (1x784 . 784x128)",
             &dense_relu_1::stablehlo(),
@@ -464,7 +512,7 @@ fn main() {
         let b: Tensor<f32, D1<128>> = Tensor::from_vec(data(11, 128)).unwrap();
         let mut out = Tensor::<f32, D2<8, 128>>::zeros();
         let mut scratch = dense_relu_8::Scratch::new();
-        rows.push(row(
+        rows.extend(row(
             &mut oracle,
             "dense_relu batch 8 (8x784 . 784x128)",
             &dense_relu_8::stablehlo(),
@@ -473,6 +521,72 @@ fn main() {
             || dense_relu_8::into(&x, &w, &b, &mut out, &mut scratch),
             ((8 * 784 + 784 * 128 + 8 * 128 + 128) * 4) as f64,
             (2 * 8 * 784 * 128) as f64,
+        ));
+    }
+
+    {
+        let x: Tensor<f32, D4<8, 28, 28, 1>> = Tensor::from_vec(data(12, 8 * 28 * 28)).unwrap();
+        let w1: Tensor<f32, D4<3, 3, 1, 8>> = Tensor::from_vec(data(13, 9 * 8)).unwrap();
+        let b1: Tensor<f32, D1<8>> = Tensor::from_vec(data(14, 8)).unwrap();
+        let w2: Tensor<f32, D4<3, 3, 8, 16>> = Tensor::from_vec(data(15, 9 * 8 * 16)).unwrap();
+        let b2: Tensor<f32, D1<16>> = Tensor::from_vec(data(16, 16)).unwrap();
+        let w3: Tensor<f32, D2<16, 10>> = Tensor::from_vec(data(17, 16 * 10)).unwrap();
+        let b3: Tensor<f32, D1<10>> = Tensor::from_vec(data(18, 10)).unwrap();
+        let mut out = Tensor::<f32, D2<8, 10>>::zeros();
+        let mut scratch = cnn_8::Scratch::new();
+        let lits = [
+            x.to_literal(),
+            w1.to_literal(),
+            b1.to_literal(),
+            w2.to_literal(),
+            b2.to_literal(),
+            w3.to_literal(),
+            b3.to_literal(),
+        ];
+        let n_in = 8 * 28 * 28 + 9 * 8 + 8 + 9 * 8 * 16 + 16 + 16 * 10 + 10;
+        rows.extend(row(
+            &mut oracle,
+            "CNN batch 8 (28x28x1 -> 8 -> 16 -> 10)",
+            &cnn_8::stablehlo(),
+            &lits,
+            || cnn_8(&x, &w1, &b1, &w2, &b2, &w3, &b3).to_literal(),
+            || cnn_8::into(&x, &w1, &b1, &w2, &b2, &w3, &b3, &mut out, &mut scratch),
+            ((n_in + 8 * 10) * 4) as f64,
+            // The convolutions' and the dense layer's multiply-adds.
+            2.0 * (8.0 * 28.0 * 28.0 * 8.0 * 9.0
+                + 8.0 * 14.0 * 14.0 * 16.0 * 72.0
+                + 8.0 * 16.0 * 10.0),
+        ));
+    }
+    {
+        const N: usize = 1 << 20;
+        let x: Tensor<f32, D1<N>> = Tensor::from_vec(data(19, N)).unwrap();
+        let mut out = Tensor::<f32, D1<N>>::zeros();
+        let mut scratch = sort_1m::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "Sort f32[1M] (LtTotalOrder)",
+            &sort_1m::stablehlo(),
+            &[x.to_literal()],
+            || sort_1m(&x).to_literal(),
+            || sort_1m::into(&x, &mut out, &mut scratch),
+            (2 * N * 4) as f64,
+            0.0,
+        ));
+    }
+    {
+        let x: Tensor<f32, D1<16>> = Tensor::from_vec(data(20, 16)).unwrap();
+        let mut out = Tensor::<f32, D1<16>>::zeros();
+        let mut scratch = while_1000::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "While 1000 steps (s32[], f32[16])",
+            &while_1000::stablehlo(),
+            &[x.to_literal()],
+            || while_1000(&x).to_literal(),
+            || while_1000::into(&x, &mut out, &mut scratch),
+            (2 * 16 * 4) as f64,
+            0.0,
         ));
     }
 
@@ -501,5 +615,14 @@ fn main() {
         );
     }
     println!("\nXLA/ours > 1 means the generated code is faster. GB/s counts each input and output once.");
-    views_table();
+    if let Some(r) = rows.iter().find(|r| r.name.starts_with("While 1000")) {
+        println!(
+            "While: {:.1} ns per step (ours), {:.1} ns per step (XLA:CPU).",
+            r.ours / 1000.0 * 1e9,
+            r.xla / 1000.0 * 1e9
+        );
+    }
+    if filters().is_empty() {
+        views_table();
+    }
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The benchmarks against XLA:CPU, in the same run (README: "Benchmarks against XLA").
 #   bash scripts/bench.sh                   both tables
-#   bash scripts/bench.sh programs          generated code (xla! programs) vs XLA
+#   bash scripts/bench.sh programs [filter ...]
+#                                           generated code (xla! programs) vs XLA; a filter
+#                                           keeps the rows whose names contain it
 #   bash scripts/bench.sh kernels [filter]  the kernel library vs XLA and the machine's peaks
 #   bash scripts/bench.sh compile [N ...]   compile time of one xla! fn of N ops (no XLA)
 # Builds with -C target-cpu=native so `wide` uses the widest vectors of this CPU.
@@ -27,5 +29,5 @@ case "$which" in
     cargo bench -p xla-aot --bench vs_xla
     cargo bench -p xla-aot --bench kernels
     ;;
-  *) echo "usage: bash scripts/bench.sh [programs | kernels [filter] | compile [N ...]]" >&2; exit 2 ;;
+  *) echo "usage: bash scripts/bench.sh [programs [filter ...] | kernels [filter] | compile [N ...]]" >&2; exit 2 ;;
 esac
