@@ -11,8 +11,11 @@ pub enum Blame {
     Operand(usize),
     /// The attribute with this name (`broadcast_dimensions`, `dimensions`, ...).
     Attribute(&'static str),
-    /// The computation (closure or fn name) passed to the op.
+    /// The computation (closure or fn name) passed to the op; its first when it takes several.
     Computation,
+    /// Computation number `i` of an op that takes several (While: condition 0, body 1;
+    /// Conditional: its branches in order).
+    ComputationAt(usize),
     /// The declared result type of a fn or the type of a parameter.
     Result,
 }

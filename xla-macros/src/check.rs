@@ -65,7 +65,8 @@ pub(crate) struct Site {
     pub op: Sp,
     pub operands: Vec<Sp>,
     pub attrs: Vec<(String, Sp)>,
-    pub computation: Option<Sp>,
+    /// The computations' spans, in the order the op takes them.
+    pub computations: Vec<Sp>,
 }
 
 impl Site {
@@ -75,7 +76,7 @@ impl Site {
             op,
             operands: Vec::new(),
             attrs: Vec::new(),
-            computation: None,
+            computations: Vec::new(),
         }
     }
 }
@@ -135,7 +136,8 @@ impl<'a> Checker<'a> {
                 .iter()
                 .find(|(n, _)| n == name)
                 .map_or(site.op, |(_, s)| *s),
-            Blame::Computation => site.computation.unwrap_or(site.op),
+            Blame::Computation => site.computations.first().copied().unwrap_or(site.op),
+            Blame::ComputationAt(i) => site.computations.get(*i).copied().unwrap_or(site.op),
         };
         let mut msg = format!("{}: {}", e.op, e.message);
         if let Some(h) = &e.help {
@@ -343,7 +345,7 @@ impl<'a> Checker<'a> {
                     op: *op_sp,
                     operands: vec![operand.sp],
                     attrs: Vec::new(),
-                    computation: None,
+                    computations: Vec::new(),
                 };
                 let r = cx.b.unary(uop, x);
                 self.done(r, &site)
@@ -364,7 +366,7 @@ impl<'a> Checker<'a> {
                     op: *index_sp,
                     operands: vec![base.sp],
                     attrs: vec![("index".to_string(), *index_sp)],
-                    computation: None,
+                    computations: Vec::new(),
                 };
                 let r = cx.b.get_tuple_element(t, i64::from(*index));
                 self.done(r, &site)
@@ -483,7 +485,7 @@ impl<'a> Checker<'a> {
             op: op_sp,
             operands: vec![lhs.sp, rhs.sp],
             attrs: Vec::new(),
-            computation: None,
+            computations: Vec::new(),
         };
         use xla_core::{BinaryOp as B, ComparisonDirection as D};
         /// What an operator token lowers to.
@@ -642,7 +644,7 @@ impl<'a> Checker<'a> {
             op: op_sp,
             operands: spans,
             attrs: Vec::new(),
-            computation: Some(op_sp),
+            computations: vec![op_sp],
         };
         let r = cx.b.call(&computation, &ops_);
         self.done(r, &site)

@@ -31,7 +31,7 @@ fn is_scalar_of(shape: &Shape, ty: ElementType) -> bool {
 /// shape.
 pub fn while_loop(condition: &Computation, body: &Computation, init: &Shape) -> Result<Shape> {
     let op = "While";
-    let takes_one = |role: &str, c: &Computation| -> Result<()> {
+    let takes_one = |role: &str, c: &Computation, at: usize| -> Result<()> {
         if c.params.len() == 1 {
             return Ok(());
         }
@@ -43,10 +43,10 @@ pub fn while_loop(condition: &Computation, body: &Computation, init: &Shape) -> 
                 count(c.params.len(), "parameter", "parameters")
             ),
         )
-        .blame(Blame::Computation))
+        .blame(Blame::ComputationAt(at)))
     };
-    takes_one("condition", condition)?;
-    takes_one("body", body)?;
+    takes_one("condition", condition, 0)?;
+    takes_one("body", body, 1)?;
     let cond_param = &condition.params[0];
     let body_param = &body.params[0];
     let body_result = body.result_shape();
@@ -60,7 +60,7 @@ pub fn while_loop(condition: &Computation, body: &Computation, init: &Shape) -> 
                 condition.name
             ),
         )
-        .blame(Blame::Computation));
+        .blame(Blame::ComputationAt(0)));
     }
     // When the condition and body agree on one state and only init differs, init is at fault.
     let agree = compatible(cond_param, body_param) && compatible(body_param, body_result);
@@ -75,17 +75,17 @@ pub fn while_loop(condition: &Computation, body: &Computation, init: &Shape) -> 
         .blame(Blame::Operand(0)));
     }
     let checks = [
-        ("condition", &condition.name, "takes", cond_param),
-        ("body", &body.name, "takes", body_param),
-        ("body", &body.name, "returns", body_result),
+        ("condition", &condition.name, "takes", cond_param, 0),
+        ("body", &body.name, "takes", body_param, 1),
+        ("body", &body.name, "returns", body_result, 1),
     ];
-    for (role, name, verb, shape) in checks {
+    for (role, name, verb, shape, at) in checks {
         if !compatible(shape, init) {
             return Err(Error::new(
                 op,
                 format!("{role} `{name}` {verb} {shape} but the state is {init}"),
             )
-            .blame(Blame::Computation)
+            .blame(Blame::ComputationAt(at))
             .help(format!(
                 "the condition's parameter, the body's parameter and result and init must all \
                  have one shape (the loop state); init is {init}"
@@ -173,7 +173,7 @@ pub fn conditional(
                     count(b.params.len(), "parameter", "parameters")
                 ),
             )
-            .blame(Blame::Computation));
+            .blame(Blame::ComputationAt(j)));
         }
         if !compatible(&b.params[0], operand) {
             return Err(Error::new(
@@ -199,7 +199,7 @@ pub fn conditional(
                     label(0)
                 ),
             )
-            .blame(Blame::Computation));
+            .blame(Blame::ComputationAt(j)));
         }
     }
     Ok(logical(first))

@@ -122,8 +122,10 @@ impl Checker<'_> {
         let params = registry::computation_params(spec, &shape_refs);
         let mut computations = Vec::new();
         let mut failed = false;
-        for (e, p) in parts.computations.iter().zip(&params) {
-            match self.computation_arg(cx, e, p, op) {
+        let n_comps = parts.computations.len();
+        for (i, (e, p)) in parts.computations.iter().zip(&params).enumerate() {
+            let role = computation_role(spec, i, n_comps, parts.indexed);
+            match self.computation_arg(cx, e, p, op, &role) {
                 Some(c) => computations.push(c),
                 None => failed = true,
             }
@@ -135,7 +137,7 @@ impl Checker<'_> {
             op: op_sp,
             operands: parts.values.iter().map(|e| e.sp).collect(),
             attrs: a.attrs.iter().map(|(n, _, s)| (n.clone(), *s)).collect(),
-            computation: parts.computations.first().map(|e| e.sp),
+            computations: parts.computations.iter().map(|e| e.sp).collect(),
         };
         let applied = Applied {
             operands: &values,
@@ -176,7 +178,14 @@ impl Checker<'_> {
                          two lists", spec.name));
                     return None;
                 };
-                if comps.len() != ops.len() || comps.is_empty() {
+                if comps.is_empty() {
+                    self.error(
+                        pos[1].sp,
+                        format!("{}: the indexed form takes at least one branch", spec.name),
+                    );
+                    return None;
+                }
+                if comps.len() != ops.len() {
                     self.error(
                         pos[2].sp,
                         format!(
@@ -397,6 +406,17 @@ impl Checker<'_> {
                 )
             }
             AttrKind::Pairs => {
+                if matches!(ident_upper(e).as_deref(), Some("SAME" | "VALID")) {
+                    self.error(
+                        e.sp,
+                        format!(
+                            "{op}: `{name}` is {}; SAME and VALID are written with Conv or \
+                             ConvWithGeneralDimensions",
+                            kind.example()
+                        ),
+                    );
+                    return None;
+                }
                 let rows = self.int_rows(op, name, kind, e, 2)?;
                 AttrValue::Pairs(rows.iter().map(|r| (r[0], r[1])).collect())
             }
@@ -687,6 +707,7 @@ impl Checker<'_> {
         e: &Expr,
         params: &[Shape],
         op: &str,
+        role: &str,
     ) -> Option<Arc<Computation>> {
         match &e.kind {
             ExprKind::Closure { params: ps, .. } => {
@@ -695,7 +716,7 @@ impl Checker<'_> {
                     self.error(
                         e.sp,
                         format!(
-                            "{op}: the computation takes {} ({}), this closure has {}",
+                            "{op}: the {role} takes {}: {}; this closure has {}",
                             xla_core::error::count(params.len(), "parameter", "parameters"),
                             list.join(", "),
                             ps.len()
@@ -703,14 +724,39 @@ impl Checker<'_> {
                     );
                     return None;
                 }
-                self.closure(cx, e, params, &op.to_lowercase())
+                let what = format!("{}_{}", op.to_lowercase(), role.replace(' ', "_"));
+                self.closure(cx, e, params, &what)
             }
             ExprKind::Var(name) if self.fn_item(&name.to_string()).is_some() => {
                 self.built.get(&name.to_string()).cloned().flatten()
             }
             _ => {
-                self.error(e.sp, format!("{op}: expected a computation: a closure `|a, b| a + b` or the name of a fn of this block"));
+                self.error(e.sp, format!("{op}: expected a computation (the {role}): a closure `|a, b| a + b` or the name of a fn of this block"));
                 None
+            }
+        }
+    }
+}
+
+/// What computation `i` of `n` is for, in messages and in the names of closures.
+fn computation_role(spec: &OpSpec, i: usize, n: usize, indexed: bool) -> String {
+    match spec.form {
+        Form::Reduce => "reducer".into(),
+        Form::Sort => "comparator".into(),
+        Form::While if i == 0 => "condition".into(),
+        Form::While => "body".into(),
+        Form::Conditional if !indexed && i == 0 => "true branch".into(),
+        Form::Conditional if !indexed => "false branch".into(),
+        Form::Operands(_)
+        | Form::Variadic(_)
+        | Form::Conditional
+        | Form::Type
+        | Form::Constant
+        | Form::Call => {
+            if n > 1 {
+                format!("branch {i}")
+            } else {
+                "computation".into()
             }
         }
     }
@@ -734,11 +780,12 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
              positional arguments: `Reduce(x, 0.0, dimensions = [1], |a, b| a + b)`"
         )),
         Form::Sort if n < 2 => Some(format!(
-            "{op} takes {form}: at least one operand and a comparator, got {n} positional arguments: \
-             `Sort(x, |a, b| Lt(a, b), dimension = 0)`"
+            "{op} takes {form}: at least one operand and a comparator, got {}: \
+             `Sort(x, |a, b| Lt(a, b), dimension = 0)`",
+            xla_core::error::count(n, "positional argument", "positional arguments")
         )),
         Form::While if n != 3 => Some(format!(
-            "{op} takes 3 arguments {form}, got {n}: `While(|s| Lt(s.0, 10), |s| (s.0 + 1, s.1), init)`"
+            "{op} takes 3 arguments {form}, got {n}: `While(|s| Lt(s.0, 10i32), |s| Tuple(Add(s.0, 1i32), s.1), init)`"
         )),
         Form::Conditional if n != 3 && n != 5 => Some(format!(
             "{op} takes 5 arguments (pred, true_operand, true_computation, false_operand, \

@@ -55,13 +55,13 @@ fn while_computations_take_one_parameter() {
         &s(STATE),
     )
     .unwrap_err();
-    assert_eq!(e.blame, Blame::Computation);
+    assert_eq!(e.blame, Blame::ComputationAt(0));
     assert_eq!(
         e.message,
         "the condition `c2` must take 1 parameter (the state, (s32[], f32[3])), takes 2 parameters"
     );
     let e = while_loop(&good_cond, &sig("b0", &[], STATE), &s(STATE)).unwrap_err();
-    assert_eq!(e.blame, Blame::Computation);
+    assert_eq!(e.blame, Blame::ComputationAt(1));
     assert_eq!(e.op, "While");
     assert!(
         e.message.contains("the body `b0` must take 1 parameter"),
@@ -74,7 +74,7 @@ fn while_condition_returns_a_pred_scalar() {
     let body = sig("body", &[STATE], STATE);
     for bad in ["s32[]", "pred[1]", "(pred[])"] {
         let e = while_loop(&sig("cond", &[STATE], bad), &body, &s(STATE)).unwrap_err();
-        assert_eq!(e.blame, Blame::Computation);
+        assert_eq!(e.blame, Blame::ComputationAt(0));
         assert_eq!(
             e.message,
             format!(
@@ -90,7 +90,7 @@ fn while_body_returns_the_state() {
     let cond = sig("cond", &[STATE], "pred[]");
     let body = sig("body", &[STATE], "(s32[], f32[4])");
     let e = while_loop(&cond, &body, &s(STATE)).unwrap_err();
-    assert_eq!(e.blame, Blame::Computation);
+    assert_eq!(e.blame, Blame::ComputationAt(1));
     assert_eq!(
         e.message,
         "body `body` returns (s32[], f32[4]) but the state is (s32[], f32[3])"
@@ -107,7 +107,7 @@ fn while_parameters_match_the_state() {
     let cond = sig("cond", &[STATE], "pred[]");
     let body = sig("body", &["(s32[], f32[4])"], STATE);
     let e = while_loop(&cond, &body, &s(STATE)).unwrap_err();
-    assert_eq!(e.blame, Blame::Computation);
+    assert_eq!(e.blame, Blame::ComputationAt(1));
     assert_eq!(
         e.message,
         "body `body` takes (s32[], f32[4]) but the state is (s32[], f32[3])"
@@ -116,7 +116,7 @@ fn while_parameters_match_the_state() {
     let cond = sig("cond", &["(s32[], f64[3])"], "pred[]");
     let body = sig("body", &[STATE], STATE);
     let e = while_loop(&cond, &body, &s(STATE)).unwrap_err();
-    assert_eq!(e.blame, Blame::Computation);
+    assert_eq!(e.blame, Blame::ComputationAt(0));
     assert_eq!(
         e.message,
         "condition `cond` takes (s32[], f64[3]) but the state is (s32[], f32[3])"
@@ -224,7 +224,7 @@ fn conditional_branches_take_their_operand() {
     let two = sig("two", &["f32[]", "f32[]"], "f32[]");
     let x = s("f32[]");
     let e = conditional(&s("pred[]"), &[&t, &two], &[&x, &x]).unwrap_err();
-    assert_eq!(e.blame, Blame::Computation);
+    assert_eq!(e.blame, Blame::ComputationAt(1));
     assert_eq!(
         e.message,
         "the false branch `two` must take 1 parameter (its operand, f32[]), takes 2 parameters"
@@ -249,7 +249,7 @@ fn conditional_branches_return_one_shape() {
     let f = sig("f", &["f32[]"], "(f32[], s32[3])");
     let x = s("f32[]");
     let e = conditional(&s("pred[]"), &[&t, &f], &[&x, &x]).unwrap_err();
-    assert_eq!(e.blame, Blame::Computation);
+    assert_eq!(e.blame, Blame::ComputationAt(1));
     assert_eq!(
         e.message,
         "the false branch `f` returns (f32[], s32[3]) but the true branch `t` returns \
