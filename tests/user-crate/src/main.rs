@@ -4,7 +4,7 @@
 
 #![deny(warnings)]
 
-use xla_aot::{xla, Tensor, D0, D1, D2};
+use xla_aot::{xla, Tensor, D0, D1, D2, D4};
 
 xla! {
     /// Each column to zero mean and unit variance over the batch:
@@ -19,6 +19,28 @@ xla! {
     /// Logistic-regression scores: `sigmoid(x . w + b)` per row.
     pub fn predict(x: f32[8, 3], w: f32[3], b: f32[]) -> f32[8] {
         Logistic(Dot(x, w) + b)
+    }
+
+    /// The three best scores and their rows, after a moving sum of the sorted scores (Sort,
+    /// TopK, Pad, Slice, Rev, ConcatInDim in one program: clippy sees their generated code).
+    pub fn rank(s: f32[8]) -> (f32[3], s32[3], f32[8]) {
+        let sorted = Sort(s, |a, b| LtTotalOrder(a, b));
+        let padded = Pad(sorted, 0.0, padding_config = [[1, 1, 0]]);
+        let window = Add(Add(Slice(padded, start_indices = [0], limit_indices = [8]),
+                             Slice(padded, start_indices = [1], limit_indices = [9])),
+                         Slice(padded, start_indices = [2], limit_indices = [10]));
+        let both = ConcatInDim(Rev(window, dimensions = [0]), window, dimension = 0);
+        let best = TopK(s, k = 3);
+        Tuple(best.0, best.1, Slice(both, start_indices = [4], limit_indices = [12]))
+    }
+
+    /// A 3x3 convolution, then a loop that halves until below 1, then a branch.
+    pub fn features2d(x: f32[1, 6, 6, 2], w: f32[3, 3, 2, 4], p: pred[]) -> f32[1, 6, 6, 4] {
+        let y = ConvWithGeneralDimensions(x, w, window_strides = [1, 1], padding = SAME,
+            dimension_numbers = [NHWC, HWIO, NHWC]);
+        let m = While(|s| Gt(Reduce(Abs(s), 0.0, dimensions = [0, 1, 2, 3], |a, b| Max(a, b)), 1.0),
+                      |s| Mul(s, 0.5), y);
+        Conditional(p, m, |a| Neg(a), m, |b| b)
     }
 }
 
@@ -37,6 +59,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         predict::into(&x, &w, &b, &mut scores, &mut scratch);
         println!("bias {:+}: {scores}", b.value());
     }
+    let (top, rows, windows) = rank(&scores);
+    println!("best {top} at rows {rows}; windows {windows}");
+    let img: Tensor<f32, D4<1, 6, 6, 2>> =
+        Tensor::from_fn(|i| (i[1] * 6 + i[2]) as f32 - i[3] as f32);
+    let w: Tensor<f32, D4<3, 3, 2, 4>> =
+        Tensor::from_fn(|i| (i[0] + i[1]) as f32 * 0.1 - i[3] as f32 * 0.05);
+    let f = features2d(&img, &w, &Tensor::scalar(true));
+    println!(
+        "features: max |f| = {}",
+        f.as_slice().iter().fold(0.0f32, |m, v| m.max(v.abs()))
+    );
     Ok(())
 }
 
@@ -44,6 +77,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 mod tests {
     use super::*;
     use xla_aot::Literal;
+
+    #[test]
+    fn rank_and_features_run() {
+        let s: Tensor<f32, D1<8>> =
+            Tensor::from_vec(vec![0.5, 0.1, 0.9, 0.3, 0.7, 0.2, 0.8, 0.4]).unwrap();
+        let (top, rows, _) = rank(&s);
+        assert_eq!(top.as_slice(), &[0.9, 0.8, 0.7]);
+        assert_eq!(rows.as_slice(), &[2, 6, 4]);
+        let img: Tensor<f32, D4<1, 6, 6, 2>> = Tensor::from_fn(|i| i[1] as f32);
+        let w: Tensor<f32, D4<3, 3, 2, 4>> = Tensor::from_fn(|_| 1.0);
+        let f = features2d(&img, &w, &Tensor::scalar(false));
+        assert!(
+            f.as_slice().iter().all(|v| v.abs() <= 1.0),
+            "the loop halves below 1"
+        );
+    }
 
     #[test]
     fn standardized_columns_have_zero_mean_and_unit_variance() {

@@ -330,16 +330,20 @@ pub(crate) fn offset_tokens(coef: &[i64], off: i64, vars: &[TokenStream]) -> Tok
 /// `Σ var[d]·coef[d] + off` as an `isize`, for guards and guarded leaves (which may fall
 /// outside their source).
 pub(crate) fn signed_offset_tokens(coef: &[i64], off: i64, vars: &[TokenStream]) -> TokenStream {
-    let mut terms: Vec<TokenStream> = coef
-        .iter()
-        .zip(vars)
-        .filter(|(&c, _)| c != 0)
-        .map(|(&c, v)| {
-            let c = proc_macro2::Literal::isize_suffixed(c as isize);
-            quote!((#v as isize) * #c)
-        })
-        .collect();
-    let off = proc_macro2::Literal::isize_suffixed(off as isize);
-    terms.push(quote!(#off));
-    quote!((#(#terms)+*))
+    let off_l = proc_macro2::Literal::isize_suffixed(off as isize);
+    let mut out = quote!(#off_l);
+    for (&c, v) in coef.iter().zip(vars) {
+        let m = proc_macro2::Literal::isize_suffixed(c.unsigned_abs() as isize);
+        let term = if c.unsigned_abs() == 1 {
+            quote!((#v as isize))
+        } else {
+            quote!((#v as isize) * #m)
+        };
+        out = match c.cmp(&0) {
+            std::cmp::Ordering::Greater => quote!(#out + #term),
+            std::cmp::Ordering::Less => quote!(#out - #term),
+            std::cmp::Ordering::Equal => out,
+        };
+    }
+    quote!((#out))
 }
