@@ -50,6 +50,11 @@ xla! {
         Reduce(x, 0.0, dimensions = [1], |a, b| a + b)
     }
 
+    /// Sum of each column.
+    fn column_sum(x: f32[4096, 4096]) -> f32[4096] {
+        Reduce(x, 0.0, dimensions = [0], |a, b| a + b)
+    }
+
     /// One dense layer with ReLU at batch 1.
     fn dense_relu_1(x: f32[1, 784], w: f32[784, 128], b: f32[128]) -> f32[1, 128] {
         Max(Add(Dot(x, w), b, broadcast_dimensions = [1]), 0.0)
@@ -488,6 +493,49 @@ fn main() {
             (N * N * 4) as f64,
             0.0,
         ));
+        let mut scratch = column_sum::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "column sum f32[4096,4096]",
+            &column_sum::stablehlo(),
+            &[x.to_literal()],
+            || column_sum(&x).to_literal(),
+            || column_sum::into(&x, &mut out, &mut scratch),
+            (N * N * 4) as f64,
+            0.0,
+        ));
+        // The kernel library's reduction on the same data, for the choice of one engine
+        // (issue 9): the generated code above against `xla_kernels::reduce::reduce_fast`.
+        for (name, dim) in [
+            ("row sum (xla_kernels::reduce)", 1usize),
+            ("column sum (xla_kernels::reduce)", 0),
+        ] {
+            use xla_aot::kernels::reduce::{reduce_fast, ReduceOp};
+            let mlir = if dim == 1 {
+                row_sum::stablehlo()
+            } else {
+                column_sum::stablehlo()
+            };
+            let mut o = vec![0.0f32; N];
+            rows.extend(row(
+                &mut oracle,
+                name,
+                &mlir,
+                &[x.to_literal()],
+                || {
+                    let mut o = vec![0.0f32; N];
+                    reduce_fast(x.as_slice(), &[N, N], &[dim], ReduceOp::Sum, 0.0, &mut o)
+                        .expect("valid reduce");
+                    xla_aot::Literal::from_vec(&[N as i64], o).expect("a literal")
+                },
+                || {
+                    reduce_fast(x.as_slice(), &[N, N], &[dim], ReduceOp::Sum, 0.0, &mut o)
+                        .expect("valid reduce")
+                },
+                (N * N * 4) as f64,
+                0.0,
+            ));
+        }
     }
     {
         let x: Tensor<f32, D2<1, 784>> = Tensor::from_vec(data(6, 784)).unwrap();
