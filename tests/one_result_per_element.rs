@@ -34,7 +34,7 @@ xla! {
 
 /// Values that stress the vector math: around 0, large, negative, near overflow.
 const PROBES: [f64; 12] = [
-    0.1, -0.3, 1.0e-7, 0.7, 2.5, -5.25, 10.0, 31.5, 80.0, -87.0, 0.69314718, 1.5e-3,
+    0.1, -0.3, 1.0e-7, 0.7, 2.5, -5.25, 10.0, 31.5, 80.0, -87.0, 0.65, 1.5e-3,
 ];
 
 #[test]
@@ -94,11 +94,10 @@ fn unary_like_exp(v: f32) -> f32 {
     exp_only(&Tensor::<f32, D1<16>>::from_vec(vec![v; 16]).unwrap()).as_slice()[0]
 }
 
-#[test]
-fn vectors_are_no_wider_than_the_macro_assumes() {
-    // The macro runs a row's partial vector as a full one when the row has at least 16 f32 or
-    // 8 f64 elements (codegen_rt::max_lanes): no target's vector may be wider.
+// The macro runs a row's partial vector as a full one when the row has at least 16 f32 or 8 f64
+// elements (codegen_rt::max_lanes): no target's vector may be wider. Checked at compile time.
+const _: () = {
     use xla_aot::__rt::xla_kernels::simd::{VFloat, F32V, F64V};
     assert!(<F32V as VFloat>::LANES <= 16);
     assert!(<F64V as VFloat>::LANES <= 8);
-}
+};

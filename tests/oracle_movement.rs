@@ -199,7 +199,7 @@ fn rand(ty: ElementType, dims: &[i64], seed: u64) -> Literal {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let dist = if seed % 2 == 0 {
+    let dist = if seed.is_multiple_of(2) {
         Dist::Bits
     } else {
         Dist::Special

@@ -232,12 +232,24 @@ mod limit_tests {
     #[test]
     fn float_limits_match_the_native_types() {
         assert_eq!(ElementType::F16.largest_finite(), Some(65504.0));
-        assert_eq!(ElementType::Bf16.largest_finite(), Some(f64::from(half::bf16::MAX)));
+        assert_eq!(
+            ElementType::Bf16.largest_finite(),
+            Some(f64::from(half::bf16::MAX))
+        );
         assert_eq!(ElementType::F32.largest_finite(), Some(f64::from(f32::MAX)));
         assert_eq!(ElementType::F64.largest_finite(), Some(f64::MAX));
-        assert_eq!(ElementType::F16.smallest_normal(), Some(f64::from(half::f16::MIN_POSITIVE)));
-        assert_eq!(ElementType::Bf16.smallest_normal(), Some(f64::from(f32::MIN_POSITIVE)));
-        assert_eq!(ElementType::F32.smallest_normal(), Some(f64::from(f32::MIN_POSITIVE)));
+        assert_eq!(
+            ElementType::F16.smallest_normal(),
+            Some(f64::from(half::f16::MIN_POSITIVE))
+        );
+        assert_eq!(
+            ElementType::Bf16.smallest_normal(),
+            Some(f64::from(f32::MIN_POSITIVE))
+        );
+        assert_eq!(
+            ElementType::F32.smallest_normal(),
+            Some(f64::from(f32::MIN_POSITIVE))
+        );
         assert_eq!(ElementType::F64.smallest_normal(), Some(f64::MIN_POSITIVE));
         assert_eq!(ElementType::F32.epsilon(), Some(f64::from(f32::EPSILON)));
         assert_eq!(ElementType::F64.epsilon(), Some(f64::EPSILON));
