@@ -98,7 +98,8 @@ xla_aot::xla! {
 }
 
 /// Per type: a sort by the type's order (key sort), a sort of (x, iota) by x (permutation
-/// path, ties by index) and TopK both ways.
+/// path, ties by index), TopK both ways, a strided convolution with padding, a While loop with
+/// tuple state and a Conditional in both forms (`flow!`).
 macro_rules! per_type {
     ($( $t:ident $lt:ident ),+ ; complex: $( $c:ident ),+) => {
         mod typed {
@@ -119,6 +120,7 @@ macro_rules! per_type {
                             TopK(x, k = 7, largest = false)
                         }
                     }
+                    flow!($t);
                 }
             )+
             $(
@@ -129,6 +131,7 @@ macro_rules! per_type {
                             Sort(x, |a, b| LtTotalOrder(Real(a), Real(b)), dimension = 1, is_stable = true)
                         }
                     }
+                    flow!($c);
                 }
             )+
         }
@@ -147,7 +150,69 @@ macro_rules! per_type {
             )+
             v
         }
+        fn typed_flow_cases() -> Vec<Case> {
+            let mut v = Vec::new();
+            $( flow_cases!(v, $t); )+
+            $( flow_cases!(v, $c); )+
+            v
+        }
     };
+}
+
+/// A convolution, a While and both Conditionals on element type `$t`.
+macro_rules! flow {
+    ($t:ident) => {
+        xla_aot::xla! {
+            pub fn conv(x: $t[2, 7, 6, 2], w: $t[3, 2, 2, 3]) -> $t[2, 4, 6, 3] {
+                ConvGeneralDilated(x, w, window_strides = [2, 1], padding = [[1, 1], [0, 1]],
+                    lhs_dilation = [1, 1], rhs_dilation = [1, 1],
+                    dimension_numbers = [NHWC, HWIO, NHWC])
+            }
+            /// Five doublings of the payload (wrapping for integers, `or` for pred).
+            pub fn loop5(x: $t[9]) -> (s32[], $t[9]) {
+                While(|s| Lt(s.0, 5i32), |s| Tuple(Add(s.0, 1i32), Add(s.1, s.1)), Tuple(0i32, x))
+            }
+            pub fn branch(p: pred[], x: $t[2, 5], y: $t[2, 5]) -> $t[2, 5] {
+                Conditional(p, x, |a| Add(a, a), y, |b| Rev(b, dimensions = [1]))
+            }
+            pub fn case3(i: s32[], x: $t[4], y: $t[4], z: $t[4]) -> $t[4] {
+                Conditional(i, [|a| a, |b| Mul(b, b), |c| Rev(c, dimensions = [0])], [x, y, z])
+            }
+        }
+    };
+}
+
+/// The cases of `flow!($t)`: small integer values make every sum exact, so every type must
+/// match XLA's bits.
+macro_rules! flow_cases {
+    ($v:ident, $t:ident) => {{
+        let ints = |g: common::Gen, seed: u64| {
+            common::args_with(g, |i, a| {
+                common::int_valued(a.ty, &a.dims, seed + i as u64, 2.0)
+            })
+        };
+        let g = gen!(concat!("conv/", stringify!($t)), typed::$t::conv);
+        $v.push(Case::new(g, "ints", ints(g, 70), Tol::Exact));
+        let g = gen!(concat!("while/", stringify!($t)), typed::$t::loop5);
+        $v.push(Case::new(g, "ints", ints(g, 71), Tol::Exact));
+        for p in [true, false] {
+            let g = gen!(concat!("conditional/", stringify!($t)), typed::$t::branch);
+            let mut args = ints(g, 72);
+            args[0] = xla_aot::core::Literal::scalar(p);
+            $v.push(Case::new(
+                g,
+                if p { "true" } else { "false" },
+                args,
+                Tol::Exact,
+            ));
+        }
+        for i in [-3i32, 0, 1, 2, 7] {
+            let g = gen!(concat!("case/", stringify!($t)), typed::$t::case3);
+            let mut args = ints(g, 73);
+            args[0] = xla_aot::core::Literal::scalar(i);
+            $v.push(Case::new(g, &format!("index {i}"), args, Tol::Exact));
+        }
+    }};
 }
 
 per_type! {
@@ -269,6 +334,14 @@ fn generated_sort_and_top_k_match_xla() {
 #[test]
 fn generated_convolutions_match_xla() {
     check_all("generated convolutions", conv_cases());
+}
+
+#[test]
+fn generated_conv_while_and_conditional_on_every_type_match_xla() {
+    check_all(
+        "generated conv, While and Conditional per type",
+        typed_flow_cases(),
+    );
 }
 
 #[test]
