@@ -7,143 +7,21 @@
 //! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test
 //! oracle_control` (`bash oracle/setup.sh` creates the venv).
 
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::Arc;
 
 use xla_aot::core::builder::{Builder, XlaOp};
-use xla_aot::core::eval::evaluate;
 use xla_aot::core::{
-    ArrayShape, BinaryOp, ComparisonDirection, Computation, ElementType, Error, InstrId,
-    Instruction, Literal, Op, Shape, UnaryOp,
+    ArrayShape, BinaryOp, ComparisonDirection, Computation, ElementType, Error, Literal, Shape,
+    UnaryOp,
 };
-use xla_oracle::{check_close, random_literal, Dist, Oracle, Tolerance};
+use xla_oracle::{check_shared, random_literal, Dist, EvalCase, Tolerance};
 
+use xla_oracle::Check::Close;
 use ElementType::*;
 
-/// The one oracle process of this test binary, started on first use.
-fn oracle() -> MutexGuard<'static, Result<Oracle, String>> {
-    static ORACLE: OnceLock<Mutex<Result<Oracle, String>>> = OnceLock::new();
-    let m = ORACLE.get_or_init(|| Mutex::new(Oracle::start()));
-    // A panicking test must not poison the oracle for the others.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One comparison: a computation, its arguments and how close the results must be (bit-exact
-/// for every case but the 2-norm power iteration, see [`power_iteration_matches_xla`]).
-struct Case {
-    name: String,
-    comp: Computation,
-    args: Vec<Literal>,
-    tol: Tolerance,
-}
-
 /// Cases per XLA compilation: compiling dominates the run time, so cases are merged into one
-/// computation returning a tuple of their results (see [`merge`]).
+/// computation returning a tuple of their results (see [`xla_oracle::merge`]).
 const CHUNK: usize = 48;
-
-/// Runs every case through the evaluator and XLA; panics listing every failure.
-fn check_all(suite: &str, cases: Vec<Case>) {
-    let mut guard = oracle();
-    let oracle = match guard.as_mut() {
-        Ok(o) => o,
-        Err(e) => panic!(
-            "{suite}: the XLA oracle cannot start, so nothing can be checked against XLA:\n{e}"
-        ),
-    };
-    let mut failures = Vec::new();
-    let n = cases.len();
-    for chunk in cases.chunks(CHUNK) {
-        // One compilation for the chunk; if XLA rejects it, run the cases one by one so the
-        // failure names the case at fault.
-        let (comp, args) = merge(chunk);
-        let xla: Vec<Result<Literal, String>> = match oracle.run_computation(&comp, &args) {
-            Ok(Literal::Tuple(parts)) if parts.len() == chunk.len() => {
-                parts.into_iter().map(Ok).collect()
-            }
-            Ok(_) | Err(_) => chunk
-                .iter()
-                .map(|c| oracle.run_computation(&c.comp, &c.args))
-                .collect(),
-        };
-        for (c, xla) in chunk.iter().zip(xla) {
-            let ours = match evaluate(&c.comp, &c.args) {
-                Ok(v) => v,
-                Err(e) => {
-                    failures.push(format!("{}: our evaluator failed: {e}", c.name));
-                    continue;
-                }
-            };
-            let xla = match xla {
-                Ok(v) => v,
-                Err(e) => {
-                    failures.push(format!("{}: XLA failed: {e}", c.name));
-                    continue;
-                }
-            };
-            if let Err(e) = check_close(&c.name, &ours, &xla, c.tol) {
-                failures.push(e);
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{suite}: {} of {n} cases differ from XLA (XLA:CPU on {}):\n{}",
-        failures.len(),
-        oracle.platform,
-        failures.join("\n")
-    );
-}
-
-/// The cases side by side in one computation: parameters concatenated, instructions renumbered,
-/// the root a tuple of the cases' roots.
-fn merge(cases: &[Case]) -> (Computation, Vec<Literal>) {
-    let mut instrs = Vec::new();
-    let mut params = Vec::new();
-    let mut roots = Vec::new();
-    let mut args = Vec::new();
-    for c in cases {
-        let base = instrs.len() as u32;
-        let first_param = params.len();
-        for ins in &c.comp.instrs {
-            let op = match &ins.op {
-                Op::Parameter { index, name } => Op::Parameter {
-                    index: index + first_param,
-                    name: name.clone(),
-                },
-                other => other.clone(),
-            };
-            let operands = ins.operands.iter().map(|o| InstrId(o.0 + base)).collect();
-            instrs.push(Instruction {
-                op,
-                operands,
-                shape: ins.shape.clone(),
-            });
-        }
-        params.extend(c.comp.params.iter().cloned());
-        roots.push(InstrId(c.comp.root.0 + base));
-        args.extend(c.args.iter().cloned());
-    }
-    let shape = Shape::Tuple(
-        roots
-            .iter()
-            .map(|r| instrs[r.0 as usize].shape.clone())
-            .collect(),
-    );
-    instrs.push(Instruction {
-        op: Op::Tuple,
-        operands: roots,
-        shape,
-    });
-    let root = InstrId(instrs.len() as u32 - 1);
-    (
-        Computation {
-            name: "cases".into(),
-            params,
-            instrs,
-            root,
-        },
-        args,
-    )
-}
 
 type R<T> = Result<T, Error>;
 
@@ -260,15 +138,15 @@ fn counting_loops_match_xla() -> R<()> {
             .into_iter()
             .enumerate()
         {
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("while/count/{ty}/i={i}/n={n}"),
                 comp: owned(Arc::clone(&c)),
                 args: vec![counting_init(ty, i, n, (100 * k + 10 * j) as u64)],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
-    check_all("counting loops", cases);
+    check_shared("counting loops", cases, CHUNK);
     Ok(())
 }
 
@@ -386,11 +264,11 @@ fn power_iteration_matches_xla() -> R<()> {
                 int_valued(ty, &[4, 4], seed, 1.0),
                 int_valued(ty, &[4], seed + 1, 2.0),
             ]);
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("while/power_iteration/power_of_two/{ty}/steps={n}"),
                 comp: power_iteration(ty, Norm::PowerOfTwo)?,
                 args: vec![init],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
@@ -403,15 +281,15 @@ fn power_iteration_matches_xla() -> R<()> {
                 rand(ty, &[4, 4], seed, Dist::Range(0.5, 2.0)),
                 rand(ty, &[4], seed + 1, Dist::Range(0.5, 2.0)),
             ]);
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("while/power_iteration/two_norm/{ty}/steps={n}"),
                 comp: power_iteration(ty, Norm::Two)?,
                 args: vec![init],
-                tol: Tolerance::Ulp(4),
+                check: Close(Tolerance::Ulp(4)),
             });
         }
     }
-    check_all("power iteration", cases);
+    check_shared("power iteration", cases, CHUNK);
     Ok(())
 }
 
@@ -468,7 +346,7 @@ fn conditionals_match_xla() -> R<()> {
     for (k, ty) in all_types().into_iter().enumerate() {
         let seed = 2000 + 20 * k as u64;
         for p in [true, false] {
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("conditional/pred/{ty}/{p}"),
                 comp: pred_conditional(ty)?,
                 args: vec![
@@ -479,7 +357,7 @@ fn conditionals_match_xla() -> R<()> {
                         rand(ty, &[3], seed + 2, Dist::Special),
                     ]),
                 ],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
         for (j, i) in [0, 1, 2, -1, -7, 3, 1000, i32::MIN, i32::MAX]
@@ -487,7 +365,7 @@ fn conditionals_match_xla() -> R<()> {
             .enumerate()
         {
             let s = seed + 3 + 3 * j as u64;
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("conditional/index/{ty}/{i}"),
                 comp: indexed_conditional(ty)?,
                 args: vec![
@@ -496,11 +374,11 @@ fn conditionals_match_xla() -> R<()> {
                     rand(ty, &[2], s + 1, Dist::Special),
                     rand(ty, &[2], s + 2, Dist::Special),
                 ],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
-    check_all("conditionals", cases);
+    check_shared("conditionals", cases, CHUNK);
     Ok(())
 }
 
@@ -591,30 +469,30 @@ fn loops_and_conditionals_nested_match_xla() -> R<()> {
     let mut cases = Vec::new();
     for ty in [S16, S32, S64, U16, U32, U64, F32, F64] {
         for n in [1i64, 2, 6, 27, 97, 871] {
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("collatz/{ty}/{n}"),
                 comp: collatz(ty)?,
                 args: vec![Literal::Tuple(vec![
                     int_scalar(ty, n),
                     Literal::scalar(0i32),
                 ])],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
     for (k, ty) in [S32, U8, F32, Bf16, C64].into_iter().enumerate() {
         for (j, branch) in [0, 1, 2, 5].into_iter().enumerate() {
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("loops_in_branches/{ty}/{branch}"),
                 comp: loops_in_branches(ty)?,
                 args: vec![
                     Literal::scalar(branch),
                     counting_init(ty, 0, 3, (3000 + 10 * k + j) as u64),
                 ],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
-    check_all("nested control flow", cases);
+    check_shared("nested control flow", cases, CHUNK);
     Ok(())
 }

@@ -14,148 +14,18 @@
 //! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test
 //! oracle_conv` (`bash oracle/setup.sh` creates the venv).
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
-
 use num_complex::Complex;
 use xla_aot::core::builder::Builder;
 use xla_aot::core::eval::evaluate;
 use xla_aot::core::infer::Padding;
-use xla_aot::core::{
-    ArrayShape, Computation, ConvDimensionNumbers, ElementType, InstrId, Instruction, Literal, Op,
-    Shape,
-};
-use xla_oracle::{check_close, check_forward, random_literal, Dist, Forward, Oracle, Tolerance};
+use xla_aot::core::{ArrayShape, Computation, ConvDimensionNumbers, ElementType, Literal, Shape};
+use xla_oracle::{check_shared, random_literal, shared, started, Dist, EvalCase, Tolerance};
 
+use xla_oracle::Check::Close;
 use ElementType::*;
-
-/// The one oracle process of this test binary, started on first use.
-fn oracle() -> MutexGuard<'static, Result<Oracle, String>> {
-    static ORACLE: OnceLock<Mutex<Result<Oracle, String>>> = OnceLock::new();
-    let m = ORACLE.get_or_init(|| Mutex::new(Oracle::start()));
-    // A panicking test must not poison the oracle for the others.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One comparison: a computation, its arguments and how close the results must be.
-struct Case {
-    name: String,
-    comp: Computation,
-    args: Vec<Literal>,
-    tol: Tolerance,
-}
 
 /// Cases per XLA compilation (cases are merged into one computation returning a tuple).
 const CHUNK: usize = 48;
-
-/// Runs every case through the evaluator and XLA; panics listing every failure.
-fn check_all(suite: &str, cases: Vec<Case>) {
-    let mut guard = oracle();
-    let oracle = match guard.as_mut() {
-        Ok(o) => o,
-        Err(e) => panic!(
-            "{suite}: the XLA oracle cannot start, so nothing can be checked against XLA:\n{e}"
-        ),
-    };
-    let mut failures = Vec::new();
-    let n = cases.len();
-    for chunk in cases.chunks(CHUNK) {
-        // One compilation for the chunk; if XLA rejects it, run the cases one by one so the
-        // failure names the case at fault.
-        let (comp, args) = merge(chunk);
-        let xla: Vec<Result<Literal, String>> = match oracle.run_computation(&comp, &args) {
-            Ok(Literal::Tuple(parts)) if parts.len() == chunk.len() => {
-                parts.into_iter().map(Ok).collect()
-            }
-            Ok(_) | Err(_) => chunk
-                .iter()
-                .map(|c| oracle.run_computation(&c.comp, &c.args))
-                .collect(),
-        };
-        for (c, xla) in chunk.iter().zip(xla) {
-            let ours = match evaluate(&c.comp, &c.args) {
-                Ok(v) => v,
-                Err(e) => {
-                    failures.push(format!("{}: our evaluator failed: {e}", c.name));
-                    continue;
-                }
-            };
-            let xla = match xla {
-                Ok(v) => v,
-                Err(e) => {
-                    failures.push(format!("{}: XLA failed: {e}", c.name));
-                    continue;
-                }
-            };
-            let checked = match c.tol {
-                Tolerance::Forward => Forward::of(&c.comp, &c.args)
-                    .and_then(|f| check_forward(&c.name, &ours, &xla, &f)),
-                tol => check_close(&c.name, &ours, &xla, tol),
-            };
-            if let Err(e) = checked {
-                failures.push(e);
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{suite}: {} of {n} cases differ from XLA (XLA:CPU on {}):\n{}",
-        failures.len(),
-        oracle.platform,
-        failures.join("\n")
-    );
-}
-
-/// The cases side by side in one computation: parameters concatenated, instructions renumbered,
-/// the root a tuple of the cases' roots.
-fn merge(cases: &[Case]) -> (Computation, Vec<Literal>) {
-    let mut instrs = Vec::new();
-    let mut params = Vec::new();
-    let mut roots = Vec::new();
-    let mut args = Vec::new();
-    for c in cases {
-        let base = instrs.len() as u32;
-        let first_param = params.len();
-        for ins in &c.comp.instrs {
-            let op = match &ins.op {
-                Op::Parameter { index, name } => Op::Parameter {
-                    index: index + first_param,
-                    name: name.clone(),
-                },
-                other => other.clone(),
-            };
-            let operands = ins.operands.iter().map(|o| InstrId(o.0 + base)).collect();
-            instrs.push(Instruction {
-                op,
-                operands,
-                shape: ins.shape.clone(),
-            });
-        }
-        params.extend(c.comp.params.iter().cloned());
-        roots.push(InstrId(c.comp.root.0 + base));
-        args.extend(c.args.iter().cloned());
-    }
-    let shape = Shape::Tuple(
-        roots
-            .iter()
-            .map(|r| instrs[r.0 as usize].shape.clone())
-            .collect(),
-    );
-    instrs.push(Instruction {
-        op: Op::Tuple,
-        operands: roots,
-        shape,
-    });
-    let root = InstrId(instrs.len() as u32 - 1);
-    (
-        Computation {
-            name: "cases".into(),
-            params,
-            instrs,
-            root,
-        },
-        args,
-    )
-}
 
 /// Random inputs; `XLA_ORACLE_SALT=n` shifts every seed, to try other samples.
 fn rand(ty: ElementType, dims: &[i64], seed: u64, dist: Dist) -> Literal {
@@ -501,18 +371,18 @@ fn convolution_matches_xla_on_every_type() {
         let r = if ty == F16 || ty == Bf16 { 2.0 } else { 4.0 };
         for (j, s) in specs().into_iter().enumerate() {
             let seed = 1000 * k as u64 + 10 * j as u64;
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("conv/{}/{ty}", s.name),
                 comp: build(&s, ty, ty),
                 args: vec![
                     int_valued(ty, &s.lhs, seed, r),
                     int_valued(ty, &s.rhs, seed + 1, r),
                 ],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
-    check_all("convolution", cases);
+    check_shared("convolution", cases, CHUNK);
 }
 
 /// Preferred element types: narrow operands summed in the wider type (s8 x s8 -> s32 on any
@@ -569,15 +439,15 @@ fn preferred_element_types_match_xla() {
                     rand(ty, dims, seed, Dist::Any)
                 }
             };
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("conv/preferred/{}/{ty}->{out}", s.name),
                 comp: build(&s, ty, out),
                 args: vec![input(&s.lhs, seed), input(&s.rhs, seed + 1)],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
-    check_all("preferred", cases);
+    check_shared("preferred", cases, CHUNK);
 }
 
 /// Real-valued inputs of both signs on every float and complex type (and float widenings):
@@ -641,15 +511,15 @@ fn float_convolutions_within_the_forward_error_bound() {
     for (k, (ty, out)) in pairs.into_iter().enumerate() {
         for (j, s) in big.iter().enumerate() {
             let seed = 9000 + 100 * k as u64 + 10 * j as u64;
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("conv/{}/{ty}->{out}", s.name),
                 comp: build(s, ty, out),
                 args: vec![rand(ty, &s.lhs, seed, d), rand(ty, &s.rhs, seed + 1, d)],
-                tol: Tolerance::Forward,
+                check: Close(Tolerance::Forward),
             });
         }
     }
-    check_all("forward", cases);
+    check_shared("forward", cases, CHUNK);
 }
 
 /// The exported text is the pretty form jaxlib accepts, and XLA computes the StableHLO spec's
@@ -683,9 +553,7 @@ fn stablehlo_text_and_spec_example() {
     ];
     let want = Literal::from_vec(&[1, 2, 2, 1], vec![10i64, 26, 46, 62]).unwrap();
     assert_eq!(evaluate(&comp, &args).unwrap(), want);
-    let mut guard = oracle();
-    let oracle = guard
-        .as_mut()
-        .unwrap_or_else(|e| panic!("the XLA oracle cannot start:\n{e}"));
+    let mut guard = shared();
+    let oracle = started(&mut guard, "spec example");
     assert_eq!(oracle.run_computation(&comp, &args).unwrap(), want);
 }

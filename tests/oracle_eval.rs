@@ -11,158 +11,21 @@
 //! (`bash oracle/setup.sh` creates the venv). With `XLA_ORACLE_MEASURE=1` each case prints the
 //! largest ulp distance it saw, which is how the bounds below were measured.
 
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::Arc;
 
 use num_complex::Complex;
-use xla_aot::core::eval::evaluate;
 use xla_aot::core::{
     ArrayShape, BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, ElementType,
     InstrId, Instruction, Literal, Op, Shape, UnaryOp,
 };
-use xla_oracle::{
-    check_close, check_forward, max_ulps, random_literal, Dist, Forward, Oracle, Tolerance,
-};
+use xla_oracle::{check_shared, random_literal, shared, started, Dist, EvalCase, Tolerance};
 
+use xla_oracle::Check::Close;
 use ElementType::*;
 
-/// The one oracle process of this test binary, started on first use.
-fn oracle() -> MutexGuard<'static, Result<Oracle, String>> {
-    static ORACLE: OnceLock<Mutex<Result<Oracle, String>>> = OnceLock::new();
-    let m = ORACLE.get_or_init(|| Mutex::new(Oracle::start()));
-    // A panicking test must not poison the oracle for the others.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One comparison: a computation, its arguments and how close the results must be.
-struct Case {
-    name: String,
-    comp: Computation,
-    args: Vec<Literal>,
-    tol: Tolerance,
-}
-
 /// Cases per XLA compilation: compiling dominates the run time, so cases are merged into one
-/// computation returning a tuple of their results (see [`merge`]).
+/// computation returning a tuple of their results (see [`xla_oracle::merge`]).
 const CHUNK: usize = 48;
-
-/// Runs every case through the evaluator and XLA; panics listing every failure.
-fn check_all(suite: &str, cases: Vec<Case>) {
-    let measure = std::env::var_os("XLA_ORACLE_MEASURE").is_some();
-    let mut guard = oracle();
-    let oracle = match guard.as_mut() {
-        Ok(o) => o,
-        Err(e) => panic!(
-            "{suite}: the XLA oracle cannot start, so nothing can be checked against XLA:\n{e}"
-        ),
-    };
-    let mut failures = Vec::new();
-    let n = cases.len();
-    for chunk in cases.chunks(CHUNK) {
-        // One compilation for the chunk; if XLA rejects it, run the cases one by one so the
-        // failure names the case at fault.
-        let (comp, args) = merge(chunk);
-        let xla: Vec<Result<Literal, String>> = match oracle.run_computation(&comp, &args) {
-            Ok(Literal::Tuple(parts)) if parts.len() == chunk.len() => {
-                parts.into_iter().map(Ok).collect()
-            }
-            Ok(_) | Err(_) => chunk
-                .iter()
-                .map(|c| oracle.run_computation(&c.comp, &c.args))
-                .collect(),
-        };
-        for (c, xla) in chunk.iter().zip(xla) {
-            let ours = match evaluate(&c.comp, &c.args) {
-                Ok(v) => v,
-                Err(e) => {
-                    failures.push(format!("{}: our evaluator failed: {e}", c.name));
-                    continue;
-                }
-            };
-            let xla = match xla {
-                Ok(v) => v,
-                Err(e) => {
-                    failures.push(format!("{}: XLA failed: {e}", c.name));
-                    continue;
-                }
-            };
-            if measure {
-                match (&ours, &xla) {
-                    (Literal::Array { .. }, Literal::Array { .. }) => {
-                        eprintln!("MEASURE {} max_ulps={:?}", c.name, max_ulps(&ours, &xla))
-                    }
-                    _ => eprintln!("MEASURE {} (tuple)", c.name),
-                }
-            }
-            let checked = match c.tol {
-                Tolerance::Forward => Forward::of(&c.comp, &c.args)
-                    .and_then(|f| check_forward(&c.name, &ours, &xla, &f)),
-                tol => check_close(&c.name, &ours, &xla, tol),
-            };
-            if let Err(e) = checked {
-                failures.push(e);
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{suite}: {} of {n} cases differ from XLA (XLA:CPU on {}):\n{}",
-        failures.len(),
-        oracle.platform,
-        failures.join("\n")
-    );
-}
-
-/// The cases side by side in one computation: parameters concatenated, instructions renumbered,
-/// the root a tuple of the cases' roots.
-fn merge(cases: &[Case]) -> (Computation, Vec<Literal>) {
-    let mut instrs = Vec::new();
-    let mut params = Vec::new();
-    let mut roots = Vec::new();
-    let mut args = Vec::new();
-    for c in cases {
-        let base = instrs.len() as u32;
-        let first_param = params.len();
-        for ins in &c.comp.instrs {
-            let op = match &ins.op {
-                Op::Parameter { index, name } => Op::Parameter {
-                    index: index + first_param,
-                    name: name.clone(),
-                },
-                other => other.clone(),
-            };
-            let operands = ins.operands.iter().map(|o| InstrId(o.0 + base)).collect();
-            instrs.push(Instruction {
-                op,
-                operands,
-                shape: ins.shape.clone(),
-            });
-        }
-        params.extend(c.comp.params.iter().cloned());
-        roots.push(InstrId(c.comp.root.0 + base));
-        args.extend(c.args.iter().cloned());
-    }
-    let shape = Shape::Tuple(
-        roots
-            .iter()
-            .map(|r| instrs[r.0 as usize].shape.clone())
-            .collect(),
-    );
-    instrs.push(Instruction {
-        op: Op::Tuple,
-        operands: roots,
-        shape,
-    });
-    let root = InstrId(instrs.len() as u32 - 1);
-    (
-        Computation {
-            name: "cases".into(),
-            params,
-            instrs,
-            root,
-        },
-        args,
-    )
-}
 
 /// A computation being written by hand (the builder is another helper's work in progress).
 struct B {
@@ -319,16 +182,16 @@ fn unary_ops_match_xla() {
                 let mut b = B::new();
                 let x = b.param(arr(ty, &dims));
                 b.push(Op::Unary(u), &[x], arr(unary_result(u, ty), &dims));
-                cases.push(Case {
+                cases.push(EvalCase {
                     name: format!("{name}/{ty}/{dist:?}"),
                     comp: b.finish(name),
                     args: vec![rand(ty, &dims, (k * 100 + j) as u64, *dist)],
-                    tol: bound(name, ty),
+                    check: Close(bound(name, ty)),
                 });
             }
         }
     }
-    check_all("unary", cases);
+    check_shared("unary", cases, CHUNK);
 }
 
 /// Element types per binary op, the rhs distribution, and the name in `xla_oracle::bounds::ULP_BOUNDS`.
@@ -426,16 +289,16 @@ fn binary_ops_match_xla() {
                 let x = b.param(arr(ty, &dims));
                 let y = b.param(arr(ty, &dims));
                 b.push(Op::Binary(op), &[x, y], arr(out, &dims));
-                cases.push(Case {
+                cases.push(EvalCase {
                     name: format!("{name}/{ty}/{dist:?}"),
                     comp: b.finish(name),
                     args: vec![l, r],
-                    tol: bound(name, ty),
+                    check: Close(bound(name, ty)),
                 });
             }
         }
     }
-    check_all("binary", cases);
+    check_shared("binary", cases, CHUNK);
 }
 
 #[test]
@@ -471,11 +334,11 @@ fn compare_select_clamp_match_xla() {
                     &[x, y],
                     arr(Pred, &dims),
                 );
-                cases.push(Case {
+                cases.push(EvalCase {
                     name: format!("compare/{d:?}/total={total_order}/{ty}"),
                     comp: b.finish("cmp"),
                     args: vec![l.clone(), mixed.clone()],
-                    tol: Tolerance::Exact,
+                    check: Close(Tolerance::Exact),
                 });
             }
         }
@@ -484,11 +347,11 @@ fn compare_select_clamp_match_xla() {
         let x = b.param(arr(ty, &dims));
         let y = b.param(arr(ty, &dims));
         b.push(Op::Select, &[p, x, y], arr(ty, &dims));
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("select/{ty}"),
             comp: b.finish("select"),
             args: vec![rand(Pred, &dims, k as u64, Dist::Any), l.clone(), r.clone()],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
         if !ty.is_complex() && !ty.is_pred() {
             let mut b = B::new();
@@ -496,7 +359,7 @@ fn compare_select_clamp_match_xla() {
             let x = b.param(arr(ty, &dims));
             let hi = b.param(arr(ty, &dims));
             b.push(Op::Clamp, &[lo, x, hi], arr(ty, &dims));
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("clamp/{ty}"),
                 comp: b.finish("clamp"),
                 args: vec![
@@ -504,11 +367,11 @@ fn compare_select_clamp_match_xla() {
                     rand(ty, &dims, k as u64 + 3, Dist::Special),
                     r.clone(),
                 ],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
-    check_all("compare/select/clamp", cases);
+    check_shared("compare/select/clamp", cases, CHUNK);
 }
 
 /// Elements of `a` at even indices, of `b` at odd ones.
@@ -547,11 +410,11 @@ fn conversions_match_xla() {
             let mut b = B::new();
             let x = b.param(arr(from, &dims));
             b.push(Op::ConvertElementType, &[x], arr(to, &dims));
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("convert/{from}->{to}"),
                 comp: b.finish("convert"),
                 args: vec![rand(from, &dims, i as u64, Dist::Special)],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
@@ -571,11 +434,11 @@ fn conversions_match_xla() {
         let mut b = B::new();
         let x = b.param(arr(from, &dims));
         b.push(Op::BitcastConvertType, &[x], arr(to, &dims));
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("bitcast/{from}->{to}"),
             comp: b.finish("bitcast"),
             args: vec![rand(from, &dims, k as u64, Dist::Bits)],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
     }
     let wide: &[(ElementType, ElementType)] = &[(F32, U8), (F64, S16), (S32, S8), (U64, F32)];
@@ -584,20 +447,20 @@ fn conversions_match_xla() {
         let mut b = B::new();
         let x = b.param(arr(from, &[8]));
         b.push(Op::BitcastConvertType, &[x], arr(to, &[8, ratio]));
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("bitcast/{from}[8]->{to}[8,{ratio}]"),
             comp: b.finish("bitcast"),
             args: vec![rand(from, &[8], k as u64, Dist::Bits)],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
         let mut b = B::new();
         let x = b.param(arr(to, &[8, ratio]));
         b.push(Op::BitcastConvertType, &[x], arr(from, &[8]));
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("bitcast/{to}[8,{ratio}]->{from}[8]"),
             comp: b.finish("bitcast"),
             args: vec![rand(to, &[8, ratio], k as u64, Dist::Bits)],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
     }
     let rp: &[(ElementType, u32, u32)] = &[
@@ -621,15 +484,15 @@ fn conversions_match_xla() {
                 &[x],
                 arr(ty, &dims),
             );
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("reduce_precision/{ty}/e{e}m{m}/{dist:?}"),
                 comp: b.finish("rp"),
                 args: vec![rand(ty, &dims, k as u64, dist)],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
-    check_all("conversions", cases);
+    check_shared("conversions", cases, CHUNK);
 }
 
 #[test]
@@ -640,11 +503,11 @@ fn data_movement_and_constants_match_xla() {
         if !ty.is_pred() {
             let mut b = B::new();
             b.push(Op::Iota { dimension: 1 }, &[], arr(ty, &[3, 5]));
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("iota/{ty}"),
                 comp: b.finish("iota"),
                 args: vec![],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
         // A constant (special values, bit-exact through the hex text) added to zero... no:
@@ -652,11 +515,11 @@ fn data_movement_and_constants_match_xla() {
         let lit = rand(ty, &[2, 3], seed, Dist::Special);
         let mut b = B::new();
         b.push(Op::Constant(lit.clone()), &[], lit.shape());
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("constant/{ty}"),
             comp: b.finish("k"),
             args: vec![],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
 
         let x3 = rand(ty, &[2, 3, 4], seed, Dist::Special);
@@ -669,20 +532,20 @@ fn data_movement_and_constants_match_xla() {
             &[x],
             arr(ty, &[2, 3, 4]),
         );
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("broadcast_in_dim/{ty}"),
             comp: b.finish("bcast"),
             args: vec![rand(ty, &[3, 1], seed, Dist::Special)],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
         let mut b = B::new();
         let x = b.param(arr(ty, &[2, 3, 4]));
         b.push(Op::Reshape, &[x], arr(ty, &[4, 6]));
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("reshape/{ty}"),
             comp: b.finish("reshape"),
             args: vec![x3.clone()],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
         let mut b = B::new();
         let x = b.param(arr(ty, &[2, 3, 4]));
@@ -693,14 +556,14 @@ fn data_movement_and_constants_match_xla() {
             &[x],
             arr(ty, &[4, 2, 3]),
         );
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("transpose/{ty}"),
             comp: b.finish("transpose"),
             args: vec![x3],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
     }
-    check_all("data movement", cases);
+    check_shared("data movement", cases, CHUNK);
 }
 
 /// A two-parameter scalar reducer computing `op`.
@@ -723,7 +586,7 @@ fn reduce_case(
     init: Literal,
     x: Literal,
     tol: Tolerance,
-) -> Case {
+) -> EvalCase {
     let out: Vec<i64> = dims
         .iter()
         .enumerate()
@@ -741,11 +604,11 @@ fn reduce_case(
         &[p, i],
         arr(ty, &out),
     );
-    Case {
+    EvalCase {
         name: format!("{name}/{ty}/{rdims:?}"),
         comp: b.finish(name),
         args: vec![x],
-        tol,
+        check: Close(tol),
     }
 }
 
@@ -953,13 +816,13 @@ fn reductions_match_xla() {
         .iter()
         .map(|&v| v as f32)
         .collect();
-    cases.push(Case {
+    cases.push(EvalCase {
         name: "argmax/variadic".into(),
         comp: b.finish("argmax_rows"),
         args: vec![Literal::from_vec(&[6, 33], vals).expect("6*33 values")],
-        tol: Tolerance::Exact,
+        check: Close(Tolerance::Exact),
     });
-    check_all("reductions", cases);
+    check_shared("reductions", cases, CHUNK);
 }
 
 /// A scalar of real float type `ty` with value `v` (rounded).
@@ -1064,24 +927,24 @@ fn dot_general_matches_xla() {
         ];
         for (j, (name, l, rr, o, dn)) in dot_cases.into_iter().enumerate() {
             let s = seed + 2 * j as u64;
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("dot/{name}/{ty}"),
                 comp: dot(l, rr, o, dn.clone(), ty, ty),
                 args: vec![int_valued(ty, l, s, r), int_valued(ty, rr, s + 1, r)],
-                tol: Tolerance::Exact,
+                check: Close(Tolerance::Exact),
             });
         }
     }
     // Preferred element type: s8 x s8 -> s32 and bf16 x bf16 -> f32 accumulate in the wider type.
     for (ty, out) in [(S8, S32), (Bf16, F32), (F16, F32)] {
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("dot/preferred/{ty}->{out}"),
             comp: dot(&[4, 64], &[64, 3], &[4, 3], mm.clone(), ty, out),
             args: vec![
                 int_valued(ty, &[4, 64], 1, 100.0),
                 int_valued(ty, &[64, 3], 2, 100.0),
             ],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         });
     }
     // Real-valued products of both signs, every float and complex type: within the forward-error
@@ -1099,24 +962,24 @@ fn dot_general_matches_xla() {
             ),
             ("random_batch", &[3, 5, 300], &[3, 300, 4], &[3, 5, 4], &bmm),
         ] {
-            cases.push(Case {
+            cases.push(EvalCase {
                 name: format!("dot/{name}/{ty}"),
                 comp: dot(l, r, o, dn.clone(), ty, ty),
                 args: vec![rand(ty, l, s, d), rand(ty, r, s + 1, d)],
-                tol: Tolerance::Forward,
+                check: Close(Tolerance::Forward),
             });
         }
     }
     for (ty, out) in [(Bf16, F32), (F16, F32), (F32, F64)] {
         let d = Dist::Range(-1.0, 1.0);
-        cases.push(Case {
+        cases.push(EvalCase {
             name: format!("dot/preferred_random/{ty}->{out}"),
             comp: dot(&[4, 500], &[500, 3], &[4, 3], mm.clone(), ty, out),
             args: vec![rand(ty, &[4, 500], 90, d), rand(ty, &[500, 3], 91, d)],
-            tol: Tolerance::Forward,
+            check: Close(Tolerance::Forward),
         });
     }
-    check_all("dot_general", cases);
+    check_shared("dot_general", cases, CHUNK);
 }
 
 #[test]
@@ -1153,14 +1016,15 @@ fn tuples_and_calls_match_xla() {
         rand(F32, &[3], 1, Dist::Any),
         rand(S32, &[2], 2, Dist::Any),
     ]);
-    check_all(
+    check_shared(
         "tuples/calls",
-        vec![Case {
+        vec![EvalCase {
             name: "tuple_call".into(),
             comp: b.finish("main"),
             args: vec![arg],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         }],
+        CHUNK,
     );
 }
 
@@ -1189,10 +1053,8 @@ fn xla_cpu_flushes_subnormals_to_zero() {
     // x = [tiny, min normal]: tiny * 1 is subnormal (DAZ/FTZ -> 0), ceil(tiny) is 1 in IEEE but
     // ceil(0) = 0 under DAZ; min_normal * 0.5 is a subnormal result (FTZ -> 0).
     let arg = Literal::from_vec(&[2], vec![tiny, f32::MIN_POSITIVE]).expect("2");
-    let mut guard = oracle();
-    let oracle = guard
-        .as_mut()
-        .unwrap_or_else(|e| panic!("the XLA oracle cannot start:\n{e}"));
+    let mut guard = shared();
+    let oracle = started(&mut guard, "subnormal flushing");
     let out = oracle
         .run_computation(&comp, &[arg])
         .unwrap_or_else(|e| panic!("{e}"));
@@ -1311,14 +1173,14 @@ fn row_softmax(rows: i64, cols: i64) -> Computation {
 fn the_issue_programs_match_xla() {
     let any = Dist::Any;
     let cases = vec![
-        Case {
+        EvalCase {
             name: "add_rows".into(),
             comp: add_rows(),
             args: vec![rand(F32, &[2, 3], 1, any), rand(F32, &[3], 2, any)],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         },
         // Integer-valued operands: every partial sum is exact, so the result is bit-exact.
-        Case {
+        EvalCase {
             name: "dense_relu/int-valued/batch8".into(),
             comp: dense_relu(8),
             args: vec![
@@ -1326,9 +1188,9 @@ fn the_issue_programs_match_xla() {
                 int_valued(F32, &[784, 128], 4, 3.0),
                 int_valued(F32, &[128], 5, 50.0),
             ],
-            tol: Tolerance::Exact,
+            check: Close(Tolerance::Exact),
         },
-        Case {
+        EvalCase {
             name: "dense_relu/random/batch1".into(),
             comp: dense_relu(1),
             args: vec![
@@ -1336,16 +1198,16 @@ fn the_issue_programs_match_xla() {
                 rand(F32, &[784, 128], 7, Dist::Range(0.0, 0.1)),
                 rand(F32, &[128], 8, any),
             ],
-            tol: Tolerance::Forward,
+            check: Close(Tolerance::Forward),
         },
-        Case {
+        EvalCase {
             name: "row_softmax".into(),
             comp: row_softmax(32, 1000),
             args: vec![rand(F32, &[32, 1000], 9, any)],
-            tol: bound("softmax", F32),
+            check: Close(bound("softmax", F32)),
         },
     ];
-    check_all("programs", cases);
+    check_shared("programs", cases, CHUNK);
 }
 
 /// The timing path the benchmarks use: a median of XLA runs, in seconds.
@@ -1356,10 +1218,8 @@ fn oracle_times_a_program() {
         rand(F32, &[2, 3], 1, Dist::Any),
         rand(F32, &[3], 2, Dist::Any),
     ];
-    let mut guard = oracle();
-    let oracle = guard
-        .as_mut()
-        .unwrap_or_else(|e| panic!("the XLA oracle cannot start:\n{e}"));
+    let mut guard = shared();
+    let oracle = started(&mut guard, "timing");
     let t = oracle
         .time(&text, &args, 20)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -1384,14 +1244,14 @@ fn builder_programs_match_xla() -> Result<(), xla_aot::core::Error> {
     let x = b.parameter(0, shape("f32[2,3]{0,1}")?, "x")?;
     let v = b.parameter(1, shape("f32[3]")?, "v")?;
     let r = b.binary(BinaryOp::Add, x, v, Some(&[1]))?;
-    cases.push(Case {
+    cases.push(EvalCase {
         name: "builder/add_rows_layout".into(),
         comp: b.build(r)?,
         args: vec![
             rand(F32, &[2, 3], 1, Dist::Any),
             rand(F32, &[3], 2, Dist::Any),
         ],
-        tol: Tolerance::Exact,
+        check: Close(Tolerance::Exact),
     });
 
     // Degenerate dimensions (7,1,5) * (7,2,5), and an array minus a scalar.
@@ -1401,14 +1261,14 @@ fn builder_programs_match_xla() -> Result<(), xla_aot::core::Error> {
     let m = b.binary(BinaryOp::Mul, x, y, None)?;
     let k = b.constant(Literal::scalar(3i32));
     let r = b.binary(BinaryOp::Sub, m, k, None)?;
-    cases.push(Case {
+    cases.push(EvalCase {
         name: "builder/degenerate".into(),
         comp: b.build(r)?,
         args: vec![
             rand(S32, &[7, 1, 5], 3, Dist::Special),
             rand(S32, &[7, 2, 5], 4, Dist::Special),
         ],
-        tol: Tolerance::Exact,
+        check: Close(Tolerance::Exact),
     });
 
     // Broadcast (new major dims), Collapse, Reshape with a dimension order, Transpose.
@@ -1418,11 +1278,11 @@ fn builder_programs_match_xla() -> Result<(), xla_aot::core::Error> {
     let bc = b.broadcast(c, &[2])?;
     let rs = b.reshape(bc, Some(&[2, 1, 0]), &[4, 12])?;
     let r = b.transpose(rs, &[1, 0])?;
-    cases.push(Case {
+    cases.push(EvalCase {
         name: "builder/movement".into(),
         comp: b.build(r)?,
         args: vec![rand(Bf16, &[2, 3, 4], 5, Dist::Special)],
-        tol: Tolerance::Exact,
+        check: Close(Tolerance::Exact),
     });
 
     // Dot (matrix x vector) on integer-valued f64, lowered to DotGeneral.
@@ -1430,15 +1290,15 @@ fn builder_programs_match_xla() -> Result<(), xla_aot::core::Error> {
     let a = b.parameter(0, shape("f64[5,9]")?, "a")?;
     let v = b.parameter(1, shape("f64[9]")?, "v")?;
     let r = b.dot(a, v, None)?;
-    cases.push(Case {
+    cases.push(EvalCase {
         name: "builder/matvec".into(),
         comp: b.build(r)?,
         args: vec![
             int_valued(F64, &[5, 9], 6, 9.0),
             int_valued(F64, &[9], 7, 9.0),
         ],
-        tol: Tolerance::Exact,
+        check: Close(Tolerance::Exact),
     });
-    check_all("builder", cases);
+    check_shared("builder", cases, CHUNK);
     Ok(())
 }

@@ -11,186 +11,13 @@
 //! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test
 //! oracle_movement` (`bash oracle/setup.sh` creates the venv).
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
-
 use xla_aot::core::builder::{Builder, XlaOp};
-use xla_aot::core::eval::evaluate;
-use xla_aot::core::{
-    ArrayData, ArrayShape, Computation, ElementType, Error, InstrId, Instruction, Literal, Op,
-    PadDim, Shape,
-};
-use xla_oracle::{random_literal, Dist, Oracle};
+use xla_aot::core::{ArrayShape, ElementType, Error, Literal, PadDim, Shape};
+use xla_oracle::Check::Bits;
+use xla_oracle::{check_shared, random_literal, Dist, EvalCase};
 
-/// The one oracle process of this test binary, started on first use.
-fn oracle() -> MutexGuard<'static, Result<Oracle, String>> {
-    static ORACLE: OnceLock<Mutex<Result<Oracle, String>>> = OnceLock::new();
-    let m = ORACLE.get_or_init(|| Mutex::new(Oracle::start()));
-    // A panicking test must not poison the oracle for the others.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One comparison: a computation and its arguments.
-struct Case {
-    name: String,
-    comp: Computation,
-    args: Vec<Literal>,
-}
-
-/// Cases per XLA compilation (compiling dominates the run time; see [`merge`]).
+/// Cases per XLA compilation (compiling dominates the run time; see [`xla_oracle::merge`]).
 const CHUNK: usize = 48;
-
-/// The elements of an array as bit patterns (complex: real then imaginary part), so that equal
-/// means bit-identical, NaN payloads and the sign of zero included.
-fn bits(data: &ArrayData) -> Vec<u64> {
-    match data {
-        ArrayData::Pred(v) => v.iter().map(|&x| u64::from(x)).collect(),
-        ArrayData::S8(v) => v.iter().map(|&x| x as u8 as u64).collect(),
-        ArrayData::S16(v) => v.iter().map(|&x| x as u16 as u64).collect(),
-        ArrayData::S32(v) => v.iter().map(|&x| x as u32 as u64).collect(),
-        ArrayData::S64(v) => v.iter().map(|&x| x as u64).collect(),
-        ArrayData::U8(v) => v.iter().map(|&x| u64::from(x)).collect(),
-        ArrayData::U16(v) => v.iter().map(|&x| u64::from(x)).collect(),
-        ArrayData::U32(v) => v.iter().map(|&x| u64::from(x)).collect(),
-        ArrayData::U64(v) => v.clone(),
-        ArrayData::F16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
-        ArrayData::Bf16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
-        ArrayData::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
-        ArrayData::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
-        ArrayData::C64(v) => v
-            .iter()
-            .flat_map(|x| [u64::from(x.re.to_bits()), u64::from(x.im.to_bits())])
-            .collect(),
-        ArrayData::C128(v) => v
-            .iter()
-            .flat_map(|x| [x.re.to_bits(), x.im.to_bits()])
-            .collect(),
-    }
-}
-
-/// `Ok` when both literals have the same shape and bit-identical elements.
-fn check_bits(name: &str, ours: &Literal, xla: &Literal) -> Result<(), String> {
-    match (ours, xla) {
-        (Literal::Array { shape: s, data: a }, Literal::Array { shape: t, data: b }) => {
-            if s.ty != t.ty || s.dims != t.dims {
-                return Err(format!("{name}: shape {s} vs XLA's {t}"));
-            }
-            let (x, y) = (bits(a), bits(b));
-            match x.iter().zip(&y).position(|(p, q)| p != q) {
-                Some(i) => Err(format!(
-                    "{name}: bits differ first at flat index {i} of {s}: ours {:#x} vs XLA {:#x}",
-                    x[i], y[i]
-                )),
-                None if x.len() != y.len() => Err(format!("{name}: element counts differ")),
-                None => Ok(()),
-            }
-        }
-        (Literal::Tuple(a), Literal::Tuple(b)) if a.len() == b.len() => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .try_for_each(|(i, (p, q))| check_bits(&format!("{name}.{i}"), p, q)),
-        _ => Err(format!(
-            "{name}: result {} vs XLA's {}",
-            ours.shape(),
-            xla.shape()
-        )),
-    }
-}
-
-/// Runs every case through the evaluator and XLA; panics listing every difference.
-fn check_all(suite: &str, cases: Vec<Case>) {
-    let mut guard = oracle();
-    let oracle = match guard.as_mut() {
-        Ok(o) => o,
-        Err(e) => panic!(
-            "{suite}: the XLA oracle cannot start, so nothing can be checked against XLA:\n{e}"
-        ),
-    };
-    let mut failures = Vec::new();
-    let n = cases.len();
-    for chunk in cases.chunks(CHUNK) {
-        // One compilation per chunk; if XLA rejects it, the cases one by one name the culprit.
-        let (comp, args) = merge(chunk);
-        let xla: Vec<Result<Literal, String>> = match oracle.run_computation(&comp, &args) {
-            Ok(Literal::Tuple(parts)) if parts.len() == chunk.len() => {
-                parts.into_iter().map(Ok).collect()
-            }
-            Ok(_) | Err(_) => chunk
-                .iter()
-                .map(|c| oracle.run_computation(&c.comp, &c.args))
-                .collect(),
-        };
-        for (c, xla) in chunk.iter().zip(xla) {
-            let checked = match (evaluate(&c.comp, &c.args), xla) {
-                (Ok(ours), Ok(xla)) => check_bits(&c.name, &ours, &xla),
-                (Err(e), _) => Err(format!("{}: our evaluator failed: {e}", c.name)),
-                (_, Err(e)) => Err(format!("{}: XLA failed: {e}", c.name)),
-            };
-            if let Err(e) = checked {
-                failures.push(e);
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{suite}: {} of {n} cases differ from XLA (XLA:CPU on {}):\n{}",
-        failures.len(),
-        oracle.platform,
-        failures.join("\n")
-    );
-}
-
-/// The cases side by side in one computation: parameters concatenated, instructions renumbered,
-/// the root a tuple of the cases' roots.
-fn merge(cases: &[Case]) -> (Computation, Vec<Literal>) {
-    let mut instrs = Vec::new();
-    let mut params = Vec::new();
-    let mut roots = Vec::new();
-    let mut args = Vec::new();
-    for c in cases {
-        let base = instrs.len() as u32;
-        let first_param = params.len();
-        for ins in &c.comp.instrs {
-            let op = match &ins.op {
-                Op::Parameter { index, name } => Op::Parameter {
-                    index: index + first_param,
-                    name: name.clone(),
-                },
-                other => other.clone(),
-            };
-            let operands = ins.operands.iter().map(|o| InstrId(o.0 + base)).collect();
-            instrs.push(Instruction {
-                op,
-                operands,
-                shape: ins.shape.clone(),
-            });
-        }
-        params.extend(c.comp.params.iter().cloned());
-        roots.push(InstrId(c.comp.root.0 + base));
-        args.extend(c.args.iter().cloned());
-    }
-    let shape = Shape::Tuple(
-        roots
-            .iter()
-            .map(|r| instrs[r.0 as usize].shape.clone())
-            .collect(),
-    );
-    instrs.push(Instruction {
-        op: Op::Tuple,
-        operands: roots,
-        shape,
-    });
-    let root = InstrId(instrs.len() as u32 - 1);
-    (
-        Computation {
-            name: "cases".into(),
-            params,
-            instrs,
-            root,
-        },
-        args,
-    )
-}
 
 /// Random inputs: any bit pattern for even seeds, the special values for odd ones.
 /// `XLA_ORACLE_SALT=n` shifts every seed, to try other samples.
@@ -227,7 +54,7 @@ fn case(
     dims: &[&[i64]],
     seed: u64,
     f: impl FnOnce(&mut Builder, &[XlaOp]) -> Result<XlaOp, Error>,
-) -> Result<Case, Error> {
+) -> Result<EvalCase, Error> {
     let mut b = Builder::new(name.replace('/', "_"));
     let mut params = Vec::new();
     let mut args = Vec::new();
@@ -236,10 +63,11 @@ fn case(
         args.push(rand(ty, d, seed.wrapping_mul(31).wrapping_add(i as u64)));
     }
     let root = f(&mut b, &params)?;
-    Ok(Case {
+    Ok(EvalCase {
         name,
         comp: b.build(root)?,
         args,
+        check: Bits,
     })
 }
 
@@ -266,7 +94,7 @@ fn rev_matches_xla() -> Result<(), Error> {
             )?);
         }
     }
-    check_all("rev", cases);
+    check_shared("rev", cases, CHUNK);
     Ok(())
 }
 
@@ -296,7 +124,7 @@ fn slice_matches_xla() -> Result<(), Error> {
             )?);
         }
     }
-    check_all("slice", cases);
+    check_shared("slice", cases, CHUNK);
     Ok(())
 }
 
@@ -325,7 +153,7 @@ fn pad_matches_xla() -> Result<(), Error> {
             )?);
         }
     }
-    check_all("pad", cases);
+    check_shared("pad", cases, CHUNK);
     Ok(())
 }
 
@@ -352,7 +180,7 @@ fn concat_in_dim_matches_xla() -> Result<(), Error> {
             )?);
         }
     }
-    check_all("concat_in_dim", cases);
+    check_shared("concat_in_dim", cases, CHUNK);
     Ok(())
 }
 
@@ -377,6 +205,6 @@ fn movement_programs_match_xla() -> Result<(), Error> {
             },
         )?);
     }
-    check_all("programs", cases);
+    check_shared("programs", cases, CHUNK);
     Ok(())
 }

@@ -16,183 +16,24 @@
 //! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test oracle_sort`
 //! (`bash oracle/setup.sh` creates the venv).
 
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::Arc;
 
 use num_complex::Complex;
 use xla_aot::core::builder::{Builder, XlaOp};
-use xla_aot::core::eval::evaluate;
 use xla_aot::core::infer::comparator_params;
-use xla_aot::core::scalar::Scalar;
 use xla_aot::core::{
-    with_array_data, ArrayElement, ArrayShape, BinaryOp, ComparisonDirection, Computation,
-    ElementType, InstrId, Instruction, Literal, Op, Result, Shape, UnaryOp,
+    ArrayElement, ArrayShape, BinaryOp, ComparisonDirection, Computation, ElementType, Literal,
+    Result, UnaryOp,
 };
 use xla_aot::{bf16, f16};
-use xla_oracle::{random_literal, Dist, Oracle};
+use xla_oracle::{check_shared, random_literal, Dist, EvalCase};
 
+use xla_oracle::Check::Bits;
 use ComparisonDirection::{Eq, Gt, Lt};
 use ElementType::*;
 
-/// The one oracle process of this test binary, started on first use.
-fn oracle() -> MutexGuard<'static, Result<Oracle, String>> {
-    static ORACLE: OnceLock<Mutex<Result<Oracle, String>>> = OnceLock::new();
-    let m = ORACLE.get_or_init(|| Mutex::new(Oracle::start()));
-    // A panicking test must not poison the oracle for the others.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One comparison: a computation and its arguments.
-struct Case {
-    name: String,
-    comp: Computation,
-    args: Vec<Literal>,
-}
-
 /// Cases per XLA compilation (compiling dominates the run time).
 const CHUNK: usize = 32;
-
-/// The storage bits of every element, in order (complex: both parts).
-fn bits(l: &Literal) -> Option<(ElementType, Vec<i64>, Vec<u128>)> {
-    let (shape, data) = l.as_array()?;
-    let b: Vec<u128> =
-        with_array_data!(data, v: T => v.iter().map(|&x| <T as Scalar>::to_bits(x)).collect());
-    Some((shape.ty, shape.dims.clone(), b))
-}
-
-/// `Ok` when the literals are equal bit for bit; otherwise where they first differ.
-fn same_bits(name: &str, ours: &Literal, xla: &Literal) -> std::result::Result<(), String> {
-    match (ours, xla) {
-        (Literal::Tuple(a), Literal::Tuple(b)) if a.len() == b.len() => {
-            for (k, (x, y)) in a.iter().zip(b).enumerate() {
-                same_bits(&format!("{name}.{k}"), x, y)?;
-            }
-            Ok(())
-        }
-        _ => match (bits(ours), bits(xla)) {
-            (Some((ta, da, a)), Some((tb, db, b))) if ta == tb && da == db => {
-                match a.iter().zip(&b).position(|(x, y)| x != y) {
-                    None => Ok(()),
-                    Some(i) => {
-                        let n = a.iter().zip(&b).filter(|(x, y)| x != y).count();
-                        Err(format!(
-                            "{name}: {n} of {} elements differ; first at linear index {i}: ours \
-                             {:#x} vs XLA {:#x}",
-                            a.len(),
-                            a[i],
-                            b[i]
-                        ))
-                    }
-                }
-            }
-            _ => Err(format!(
-                "{name}: ours is {} but XLA's is {}",
-                ours.shape(),
-                xla.shape()
-            )),
-        },
-    }
-}
-
-/// Runs every case through the evaluator and XLA; panics listing every failure.
-fn check_all(suite: &str, cases: Vec<Case>) {
-    let mut guard = oracle();
-    let oracle = match guard.as_mut() {
-        Ok(o) => o,
-        Err(e) => panic!(
-            "{suite}: the XLA oracle cannot start, so nothing can be checked against XLA:\n{e}"
-        ),
-    };
-    let mut failures = Vec::new();
-    let n = cases.len();
-    for chunk in cases.chunks(CHUNK) {
-        // One compilation per chunk; if XLA rejects it, the cases one by one name the culprit.
-        let (comp, args) = merge(chunk);
-        let xla: Vec<std::result::Result<Literal, String>> =
-            match oracle.run_computation(&comp, &args) {
-                Ok(Literal::Tuple(parts)) if parts.len() == chunk.len() => {
-                    parts.into_iter().map(Ok).collect()
-                }
-                Ok(_) | Err(_) => chunk
-                    .iter()
-                    .map(|c| oracle.run_computation(&c.comp, &c.args))
-                    .collect(),
-            };
-        for (c, xla) in chunk.iter().zip(xla) {
-            let ours = match evaluate(&c.comp, &c.args) {
-                Ok(v) => v,
-                Err(e) => {
-                    failures.push(format!("{}: our evaluator failed: {e}", c.name));
-                    continue;
-                }
-            };
-            match xla {
-                Ok(x) => {
-                    if let Err(e) = same_bits(&c.name, &ours, &x) {
-                        failures.push(e);
-                    }
-                }
-                Err(e) => failures.push(format!("{}: XLA failed: {e}", c.name)),
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{suite}: {} of {n} cases differ from XLA (XLA:CPU on {}):\n{}",
-        failures.len(),
-        oracle.platform,
-        failures.join("\n")
-    );
-}
-
-/// The cases side by side in one computation: parameters concatenated, instructions renumbered,
-/// the root a tuple of the cases' roots.
-fn merge(cases: &[Case]) -> (Computation, Vec<Literal>) {
-    let mut instrs = Vec::new();
-    let mut params = Vec::new();
-    let mut roots = Vec::new();
-    let mut args = Vec::new();
-    for c in cases {
-        let base = instrs.len() as u32;
-        let first_param = params.len();
-        for ins in &c.comp.instrs {
-            let op = match &ins.op {
-                Op::Parameter { index, name } => Op::Parameter {
-                    index: index + first_param,
-                    name: name.clone(),
-                },
-                other => other.clone(),
-            };
-            let operands = ins.operands.iter().map(|o| InstrId(o.0 + base)).collect();
-            instrs.push(Instruction {
-                op,
-                operands,
-                shape: ins.shape.clone(),
-            });
-        }
-        params.extend(c.comp.params.iter().cloned());
-        roots.push(InstrId(c.comp.root.0 + base));
-        args.extend(c.args.iter().cloned());
-    }
-    let shape = Shape::Tuple(
-        roots
-            .iter()
-            .map(|r| instrs[r.0 as usize].shape.clone())
-            .collect(),
-    );
-    instrs.push(Instruction {
-        op: Op::Tuple,
-        operands: roots,
-        shape,
-    });
-    let root = InstrId(instrs.len() as u32 - 1);
-    let comp = Computation {
-        name: "cases".into(),
-        params,
-        instrs,
-        root,
-    };
-    (comp, args)
-}
 
 /// Picks from `pool` by the indices of `idx` (an s32 literal).
 fn pick<T: ArrayElement + Copy>(dims: &[i64], idx: &[i32], pool: &[T]) -> Literal {
@@ -350,7 +191,7 @@ fn sort_case(
     cmp: &Arc<Computation>,
     dimension: i64,
     is_stable: bool,
-) -> Case {
+) -> EvalCase {
     let mut b = Builder::new("sort");
     let ps: Vec<XlaOp> = inputs
         .iter()
@@ -360,10 +201,11 @@ fn sort_case(
     let s = b
         .sort(&ps, cmp, dimension, is_stable)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    Case {
+    EvalCase {
         name,
         comp: b.build(s).expect("build"),
         args: inputs,
+        check: Bits,
     }
 }
 
@@ -403,7 +245,7 @@ fn sort_one_operand_matches_xla() {
             }
         }
     }
-    check_all("sort one operand", cases);
+    check_shared("sort one operand", cases, CHUNK);
 }
 
 #[test]
@@ -439,7 +281,7 @@ fn sort_key_and_payload_matches_xla() {
             true,
         ));
     }
-    check_all("sort key + payload", cases);
+    check_shared("sort key + payload", cases, CHUNK);
 }
 
 #[test]
@@ -474,7 +316,7 @@ fn sort_with_a_tie_breaking_comparator_matches_xla() {
             ));
         }
     }
-    check_all("sort tie-breaking comparator", cases);
+    check_shared("sort tie-breaking comparator", cases, CHUNK);
 }
 
 #[test]
@@ -490,14 +332,15 @@ fn top_k_matches_xla() {
                     let mut b = Builder::new("top_k");
                     let p = b.parameter(0, x.shape(), "x").expect("parameter");
                     let r = b.top_k(p, k, largest).expect("top_k");
-                    cases.push(Case {
+                    cases.push(EvalCase {
                         name: format!("top_k/{ty}/{dims:?}/k={k}/largest={largest}"),
                         comp: b.build(r).expect("build"),
                         args: vec![x.clone()],
+                        check: Bits,
                     });
                 }
             }
         }
     }
-    check_all("top_k", cases);
+    check_shared("top_k", cases, CHUNK);
 }

@@ -4,9 +4,10 @@
 //! [`Oracle`] drives `oracle/xla_oracle.py`, a long-lived Python process with jax/jaxlib (set up by
 //! `bash oracle/setup.sh` into `target/oracle-venv`), through a small binary protocol described
 //! in that file. [`compare`] checks literals bit-exactly or within ulps, [`random`] draws
-//! deterministic inputs.
+//! deterministic inputs, [`cases`] runs test cases through our evaluator and XLA and compares.
 
 pub mod bounds;
+pub mod cases;
 pub mod compare;
 pub mod forward;
 pub mod random;
@@ -19,6 +20,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use serde_json::{json, Value};
 use xla_core::{Computation, ElementType, Literal, Shape};
 
+pub use cases::{check_eval_cases, check_shared, merge, shared, started, Check, EvalCase};
 pub use compare::{assert_close, check_close, max_ulps, Tolerance};
 pub use forward::{check_forward, Forward};
 pub use random::{random_literal, Dist};
