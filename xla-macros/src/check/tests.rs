@@ -245,7 +245,7 @@ fn front_end_errors() {
     );
     assert_one_error(
         quote!(fn f(x: f32[2]) -> f32[] { Reduce(x, 0.0, dimensions = [0], |a| a) }),
-        &["takes 2 parameters (f32[], f32[]), this closure has 1"],
+        &["the reducer takes 2 parameters: f32[], f32[]; this closure has 1"],
     );
     assert_one_error(
         quote!(fn f(x: f32[2]) -> f32[] { Reduce(x, 0.0, dimensions = [0]) }),
