@@ -8,9 +8,10 @@
 #    packaged and each is compiled from its package, the unpublished ones from a local overlay),
 # 4. builds, lints and tests tests/user-crate, a crate outside the workspace that names only
 #    xla-aot, as a user's would,
-# 5. on a CPU with AVX-512, runs the oracle tests again with XLA capped at AVX2
-#    (XLA_ORACLE_MAX_ISA), since XLA:CPU emits different code (summation orders, rsqrt, ...) for
-#    each: the bounds must hold against both, whichever CPU kind CI runs on.
+# 5. on a CPU with AVX-512 (right after step 2, to reuse its build), runs the oracle tests again
+#    with XLA capped at AVX2 (XLA_ORACLE_MAX_ISA), since XLA:CPU emits different code
+#    (summation orders, rsqrt, ...) for each: the bounds must hold against both, whichever CPU
+#    kind CI runs on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
@@ -19,7 +20,14 @@ if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
 fi
 echo "XLA oracle: $XLA_ORACLE_PYTHON"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+suite_start=$SECONDS
 cargo test --workspace --no-fail-fast "$@"
+# Right after the workspace run, so the oracle tests reuse its build (the ndarray feature below
+# rebuilds xla-kernels and xla-aot).
+if grep -qw avx512f /proc/cpuinfo; then
+  echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
+  XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
+fi
 # The optional ndarray interop (feature `ndarray`) is off in the workspace run: its unit tests,
 # doctests and the generated-fn round trip, with the feature on.
 cargo test -p xla-kernels --features ndarray --no-fail-fast --lib tensor::nd
@@ -49,8 +57,4 @@ user=(--manifest-path tests/user-crate/Cargo.toml)
 CARGO_TARGET_DIR="$PWD/target" cargo clippy "${user[@]}" --all-targets -- -D warnings
 CARGO_TARGET_DIR="$PWD/target" cargo test "${user[@]}"
 echo "user crate: $((SECONDS - start)) s"
-
-if grep -qw avx512f /proc/cpuinfo; then
-  echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
-  XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
-fi
+echo "test command: $((SECONDS - suite_start)) s after the venv"
