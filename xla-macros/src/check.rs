@@ -84,8 +84,12 @@ impl Site {
 /// The builder of one computation and the names visible in it.
 pub(crate) struct Cx {
     pub b: Builder,
-    /// Bindings, innermost last; `None` marks a binding whose value failed (poisoned).
+    /// Bindings, innermost last; `None` marks a binding whose value failed (poisoned) or is
+    /// deferred.
     scopes: Vec<(String, Option<XlaOp>)>,
+    /// `let`s of literal-only values (`let y = Broadcast(1.0, ..)`) not yet evaluated, by
+    /// scope index: the first use gives them their element type, as an operand's literal.
+    deferred: Vec<(usize, Expr)>,
     /// Names bound outside the closure being built: referring to them is a capture error.
     outer: Vec<String>,
     /// The enclosing fn's name, to name nested computations.
@@ -93,6 +97,21 @@ pub(crate) struct Cx {
 }
 
 impl Cx {
+    /// The scope index of `name`, innermost first.
+    fn position(&self, name: &str) -> Option<usize> {
+        self.scopes.iter().rposition(|(n, _)| n == name)
+    }
+
+    /// True when `e` names a deferred `let`.
+    fn is_deferred(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Var(n) => self
+                .position(&n.to_string())
+                .is_some_and(|i| self.deferred.iter().any(|(d, _)| *d == i)),
+            _ => false,
+        }
+    }
+
     fn lookup(&self, name: &str) -> Option<Option<XlaOp>> {
         self.scopes
             .iter()
@@ -251,6 +270,7 @@ impl<'a> Checker<'a> {
         let mut cx = Cx {
             b: Builder::new(name.clone()),
             scopes: Vec::new(),
+            deferred: Vec::new(),
             outer: Vec::new(),
             fn_name: name.clone(),
         };
@@ -303,6 +323,12 @@ impl<'a> Checker<'a> {
         let depth = cx.scopes.len();
         for l in &body.lets {
             let name = l.name.to_string();
+            if l.ty.is_none() && needs_hint(&l.value) {
+                // Typed by its first use (a literal has no type of its own).
+                cx.deferred.push((cx.scopes.len(), l.value.clone()));
+                cx.scopes.push((name, None));
+                continue;
+            }
             let lhint = l.ty.as_ref().and_then(|t| {
                 result_hint(&t.shape, format!("`let {name}` is declared {}", t.shape))
             });
@@ -325,6 +351,7 @@ impl<'a> Checker<'a> {
         }
         let r = self.eval(cx, &body.result, hint);
         cx.scopes.truncate(depth);
+        cx.deferred.retain(|(i, _)| *i < depth);
         r
     }
 
@@ -332,7 +359,7 @@ impl<'a> Checker<'a> {
     pub fn eval(&mut self, cx: &mut Cx, e: &Expr, hint: Option<Hint>) -> Option<XlaOp> {
         match &e.kind {
             ExprKind::Lit(l) => self.literal(cx, l, e.sp, hint.as_ref()),
-            ExprKind::Var(name) => self.var(cx, name, e.sp),
+            ExprKind::Var(name) => self.var(cx, name, e.sp, hint),
             ExprKind::Paren(inner) => self.eval(cx, inner, hint),
             ExprKind::Block(body) => self.eval_body(cx, body, hint),
             ExprKind::Unary { op, op_sp, operand } => {
@@ -435,8 +462,18 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn var(&mut self, cx: &mut Cx, name: &syn::Ident, sp: Sp) -> Option<XlaOp> {
+    fn var(&mut self, cx: &mut Cx, name: &syn::Ident, sp: Sp, hint: Option<Hint>) -> Option<XlaOp> {
         let n = name.to_string();
+        if let Some(i) = cx.position(&n) {
+            if let Some(k) = cx.deferred.iter().position(|(d, _)| *d == i) {
+                // A literal-only `let`: evaluated at its first use, with the use's type (a
+                // literal needs no names, so the scopes bound since do not matter).
+                let (_, e) = cx.deferred.remove(k);
+                let v = self.eval(cx, &e, hint);
+                cx.scopes[i].1 = v;
+                return v;
+            }
+        }
         if let Some(v) = cx.lookup(&n) {
             return v;
         }
@@ -544,17 +581,27 @@ impl<'a> Checker<'a> {
     ) -> Option<Vec<XlaOp>> {
         let mut vals: Vec<Option<XlaOp>> = vec![None; exprs.len()];
         let mut hint: Option<Hint> = None;
-        let passes: [fn(&Expr) -> bool; 3] = [
-            |e| !is_literal(e),
-            |e| is_literal(e) && !needs_hint(e),
-            needs_hint,
-        ];
-        for (pass, select) in passes.iter().enumerate() {
+        // Pass 0: typed operands; 1: suffixed literals; 2: literals taking the type (a deferred
+        // literal-only `let` among them).
+        let class: Vec<usize> = exprs
+            .iter()
+            .map(|e| {
+                if needs_hint(e) || cx.is_deferred(e) {
+                    2
+                } else if is_literal(e) {
+                    1
+                } else {
+                    0
+                }
+            })
+            .collect();
+        for pass in 0..3 {
+            let select = |i: usize| class[i] == pass;
             if pass == 2 && hint.is_none() {
                 hint = outer.clone();
             }
             for (i, e) in exprs.iter().enumerate() {
-                if !select(e) {
+                if !select(i) {
                     continue;
                 }
                 let v = self.eval(cx, e, if pass == 0 { None } else { hint.clone() });
@@ -566,8 +613,8 @@ impl<'a> Checker<'a> {
             // A failed operand already has its message; literals would only add noise.
             if vals
                 .iter()
-                .zip(exprs)
-                .any(|(v, e)| v.is_none() && select(e))
+                .enumerate()
+                .any(|(i, v)| v.is_none() && select(i))
             {
                 return None;
             }
@@ -674,6 +721,7 @@ impl<'a> Checker<'a> {
         let mut inner = Cx {
             b: Builder::new(name),
             scopes: Vec::new(),
+            deferred: Vec::new(),
             outer,
             fn_name: cx.fn_name.clone(),
         };

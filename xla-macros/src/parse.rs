@@ -82,14 +82,14 @@ pub struct TypeAst {
 }
 
 /// `{ let a = e; ...; result }`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Body {
     pub lets: Vec<Let>,
     pub result: Box<Expr>,
 }
 
 /// `let name [: TYPE] = value;`
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Let {
     pub name: Ident,
     pub ty: Option<TypeAst>,
@@ -97,7 +97,7 @@ pub struct Let {
 }
 
 /// An expression and its range.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Expr {
     pub kind: ExprKind,
     pub sp: Sp,
@@ -191,21 +191,21 @@ pub enum UnTok {
 }
 
 /// An argument of a call: positional, or an attribute `name = value`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Arg {
     Pos(Expr),
     Attr { name: Ident, value: Expr, sp: Sp },
 }
 
 /// A closure parameter `a` or `a: f32[]`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ClosureParam {
     pub name: Ident,
     pub ty: Option<TypeAst>,
 }
 
 /// Expression forms.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum ExprKind {
     /// A scalar literal or a constant path.
     Lit(LitVal),

@@ -376,3 +376,43 @@ fn no_cascades_and_literals_typed_by_their_consumer() {
         &["cannot infer the element type of literal `1.0`"],
     );
 }
+
+#[test]
+fn literal_lets_are_typed_by_their_first_use() {
+    for (ts, want) in [
+        (
+            quote!(fn f(x: f32[3]) -> f32[3] { let y = Broadcast(1.0, broadcast_sizes = [3]); Add(x, y) }),
+            "f32[3]",
+        ),
+        (
+            quote!(fn f(x: f64[3]) -> f64[3] { let y = Broadcast(1.0, broadcast_sizes = [3]); Add(y, x) }),
+            "f64[3]",
+        ),
+        // The declared result types the let it returns.
+        (
+            quote!(fn f() -> bf16[2] { let y = Broadcast(0.5, broadcast_sizes = [2]); y }),
+            "bf16[2]",
+        ),
+        (
+            quote!(fn f(x: s8[4]) -> s8[4] { let two = 2; let y = Mul(x, two); Sub(y, two) }),
+            "s8[4]",
+        ),
+        // A let declared with a type keeps it.
+        (
+            quote!(fn f(x: f32[2]) -> f32[2] { let y: f32[] = 3.0; Mul(x, y) }),
+            "f32[2]",
+        ),
+    ] {
+        assert_eq!(run(ts.clone()), Ok(vec![want.to_string()]), "{ts}");
+    }
+    // A use that gives no type leaves the literal untyped: one error at the literal.
+    assert_one_error(
+        quote!(fn f(x: f32[2]) -> (f32[2], f32[]) { let y = 2.0; Tuple(x, y) }),
+        &["cannot infer the element type of literal `2.0`"],
+    );
+    // The second use must agree with the type the first gave.
+    assert_one_error(
+        quote!(fn f(x: f32[2], z: f64[2]) -> f64[2] { let y = 1.0; let a = Add(x, y); Add(z, y) }),
+        &["Add"],
+    );
+}
