@@ -575,6 +575,34 @@ impl Body<'_> {
         computation: &crate::ir::Computation,
         depth: usize,
     ) -> Result<Val> {
+        let dims = dimensions
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.region_op(
+            ins,
+            ops,
+            "stablehlo.reduce",
+            computation,
+            &format!("{{dimensions = array<i64: {dims}>}}"),
+            depth,
+        )
+    }
+
+    /// `%r = "op"(operands...) ({ ^bb0(params...): <computation> stablehlo.return ... }) {attrs}
+    /// : (operand types) -> result types`: an op with one region whose block arguments are the
+    /// computation's parameters (Reduce's reducer, Sort's comparator); the op's results, as a
+    /// tree of the instruction's shape.
+    pub(super) fn region_op(
+        &mut self,
+        ins: &Instruction,
+        ops: &[Val],
+        opname: &str,
+        computation: &crate::ir::Computation,
+        attrs: &str,
+        depth: usize,
+    ) -> Result<Val> {
         let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
         let mut result_types = Vec::new();
         super::text::flat_types(&ins.shape, &mut result_types);
@@ -583,7 +611,6 @@ impl Body<'_> {
         } else {
             format!("({})", result_types.join(", "))
         };
-        // Region arguments: the reducer's parameters (accumulators then elements, all scalars).
         let mut block_args = Vec::new();
         let mut region_args = Vec::new();
         for p in &computation.params {
@@ -604,22 +631,12 @@ impl Body<'_> {
         } else {
             format!("%{n}:{k}")
         };
-        self.line(depth, &format!("{lhs} = \"stablehlo.reduce\"({names}) ({{"));
+        self.line(depth, &format!("{lhs} = \"{opname}\"({names}) ({{"));
         self.line(depth, &format!("^bb0({}):", block_args.join(", ")));
         let root = self.computation(computation, &region_args, depth + 1)?;
         let (rn, rt) = root.names_and_types();
         self.line(depth + 1, &format!("stablehlo.return {rn} : {rt}"));
-        self.line(
-            depth,
-            &format!(
-                "}}) {{dimensions = array<i64: {}>}} : ({types}) -> {results}",
-                dimensions
-                    .iter()
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        );
+        self.line(depth, &format!("}}) {attrs} : ({types}) -> {results}"));
         let mut i = 0;
         Ok(tree(&ins.shape, &mut || {
             i += 1;

@@ -14,21 +14,12 @@
 //! rule.
 
 use super::super::text::{flat_types, tensor_type};
-use super::super::{tree, Body, Val};
+use super::super::{Body, Val};
 use super::compare_type;
 use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{Computation, Instruction};
 use crate::shape::{ArrayShape, Shape};
-
-/// `(a, b)` or `a` alone: an MLIR result type list.
-fn result_list(types: &[String]) -> String {
-    if types.len() == 1 {
-        types[0].clone()
-    } else {
-        format!("({})", types.join(", "))
-    }
-}
 
 /// `0, 1, 2`: the elements of an `array<i64: ...>` attribute.
 fn i64s(v: &[i64]) -> String {
@@ -36,7 +27,8 @@ fn i64s(v: &[i64]) -> String {
 }
 
 impl Body<'_> {
-    /// `%n:k = "stablehlo.sort"(inputs...) ({ ^bb0(...): ... }) {dimension, is_stable}`.
+    /// `%n:k = "stablehlo.sort"(inputs...) ({ ^bb0(...): ... }) {dimension, is_stable}`: the
+    /// region's block arguments are the comparator's parameters (lhs_0, rhs_0, lhs_1, ...).
     pub(super) fn sort(
         &mut self,
         ins: &Instruction,
@@ -46,51 +38,14 @@ impl Body<'_> {
         comparator: &Computation,
         depth: usize,
     ) -> Result<Val> {
-        let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
-        let mut result_types = Vec::new();
-        flat_types(&ins.shape, &mut result_types);
-        // Region arguments: the comparator's parameters (lhs_0, rhs_0, lhs_1, ...: scalars).
-        let mut block_args = Vec::new();
-        let mut region_args = Vec::new();
-        for p in &comparator.params {
-            let v = tree(p, &mut || format!("%{}", self.fresh()));
-            let mut leaves = Vec::new();
-            v.flatten(&mut leaves);
-            for l in leaves {
-                if let Val::Leaf { name, ty } = l {
-                    block_args.push(format!("{name}: {ty}"));
-                }
-            }
-            region_args.push(v);
-        }
-        let n = self.fresh();
-        let k = result_types.len();
-        let lhs = if k == 1 {
-            format!("%{n}")
-        } else {
-            format!("%{n}:{k}")
-        };
-        self.line(depth, &format!("{lhs} = \"stablehlo.sort\"({names}) ({{"));
-        self.line(depth, &format!("^bb0({}):", block_args.join(", ")));
-        let root = self.computation(comparator, &region_args, depth + 1)?;
-        let (rn, rt) = root.names_and_types();
-        self.line(depth + 1, &format!("stablehlo.return {rn} : {rt}"));
-        self.line(
+        self.region_op(
+            ins,
+            ops,
+            "stablehlo.sort",
+            comparator,
+            &format!("{{dimension = {dimension} : i64, is_stable = {is_stable}}}"),
             depth,
-            &format!(
-                "}}) {{dimension = {dimension} : i64, is_stable = {is_stable}}} : ({types}) -> {}",
-                result_list(&result_types)
-            ),
-        );
-        let mut i = 0;
-        Ok(tree(&ins.shape, &mut || {
-            i += 1;
-            if k == 1 {
-                format!("%{n}")
-            } else {
-                format!("%{n}#{}", i - 1)
-            }
-        }))
+        )
     }
 
     /// `chlo.top_k` (largest) or sort-and-slice (smallest): see the module docs.
