@@ -225,21 +225,7 @@ fn power_iteration(ty: ElementType, norm: Norm) -> R<Computation> {
 /// Integer values in `[-r, r]` as a float array.
 fn int_valued(ty: ElementType, dims: &[i64], seed: u64, r: f64) -> Literal {
     let ints = rand(S32, dims, seed, Dist::Range(-r, r));
-    let v = ints.as_slice::<i32>().unwrap_or(&[]);
-    let lit = match ty {
-        F16 => Literal::from_vec(
-            dims,
-            v.iter().map(|&x| half::f16::from_f32(x as f32)).collect(),
-        ),
-        Bf16 => Literal::from_vec(
-            dims,
-            v.iter().map(|&x| half::bf16::from_f32(x as f32)).collect(),
-        ),
-        F32 => Literal::from_vec(dims, v.iter().map(|&x| x as f32).collect()),
-        F64 => Literal::from_vec(dims, v.iter().map(|&x| f64::from(x)).collect()),
-        other => panic!("no integer-valued {other}"),
-    };
-    lit.expect("length matches dims")
+    xla_oracle::ints_as(ty, &ints).unwrap_or_else(|| panic!("no integer-valued {ty}"))
 }
 
 /// Power iterations, bit-exact when the arithmetic is exact ([`Norm::PowerOfTwo`], steps within

@@ -14,7 +14,6 @@
 //! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test
 //! oracle_conv` (`bash oracle/setup.sh` creates the venv).
 
-use num_complex::Complex;
 use xla_aot::core::builder::Builder;
 use xla_aot::core::eval::evaluate;
 use xla_aot::core::infer::Padding;
@@ -44,29 +43,8 @@ fn rand(ty: ElementType, dims: &[i64], seed: u64, dist: Dist) -> Literal {
 /// small convolution is exact; integers of any bit pattern and fair-coin pred otherwise.
 fn int_valued(ty: ElementType, dims: &[i64], seed: u64, r: f64) -> Literal {
     let ints = rand(S32, dims, seed, Dist::Range(-r, r));
-    let v = ints.as_slice::<i32>().unwrap_or(&[]);
-    let f = |x: i32| f64::from(x);
-    let lit = match ty {
-        F16 => Literal::from_vec(dims, v.iter().map(|&x| half::f16::from_f64(f(x))).collect()),
-        Bf16 => Literal::from_vec(
-            dims,
-            v.iter().map(|&x| half::bf16::from_f64(f(x))).collect(),
-        ),
-        F32 => Literal::from_vec(dims, v.iter().map(|&x| x as f32).collect()),
-        F64 => Literal::from_vec(dims, v.iter().map(|&x| f(x)).collect()),
-        C64 => Literal::from_vec(
-            dims,
-            v.iter()
-                .map(|&x| Complex::new(x as f32, (x % 3) as f32))
-                .collect(),
-        ),
-        C128 => Literal::from_vec(
-            dims,
-            v.iter().map(|&x| Complex::new(f(x), f(x % 3))).collect(),
-        ),
-        _ => return rand(ty, dims, seed, Dist::Any),
-    };
-    lit.expect("length matches dims")
+    // Integer types span their whole range.
+    xla_oracle::ints_as(ty, &ints).unwrap_or_else(|| rand(ty, dims, seed, Dist::Any))
 }
 
 /// Dimension numbers from StableHLO's labels, one character per dimension: `b`/`f` (input and

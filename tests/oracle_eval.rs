@@ -13,7 +13,6 @@
 
 use std::sync::Arc;
 
-use num_complex::Complex;
 use xla_aot::core::{
     ArrayShape, BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, ElementType,
     InstrId, Instruction, Literal, Op, Shape, UnaryOp,
@@ -839,29 +838,7 @@ fn float_scalar(ty: ElementType, v: f64) -> Literal {
 /// them are bit-exact whatever the summation order.
 fn int_valued(ty: ElementType, dims: &[i64], seed: u64, r: f64) -> Literal {
     let ints = rand(S32, dims, seed, Dist::Range(-r, r));
-    let v = ints.as_slice::<i32>().unwrap_or(&[]);
-    let f = |x: i32| x as f64;
-    let r = match ty {
-        F16 => Literal::from_vec(dims, v.iter().map(|&x| half::f16::from_f64(f(x))).collect()),
-        Bf16 => Literal::from_vec(
-            dims,
-            v.iter().map(|&x| half::bf16::from_f64(f(x))).collect(),
-        ),
-        F32 => Literal::from_vec(dims, v.iter().map(|&x| x as f32).collect()),
-        F64 => Literal::from_vec(dims, v.iter().map(|&x| f(x)).collect()),
-        C64 => Literal::from_vec(
-            dims,
-            v.iter()
-                .map(|&x| Complex::new(x as f32, (x % 3) as f32))
-                .collect(),
-        ),
-        C128 => Literal::from_vec(
-            dims,
-            v.iter().map(|&x| Complex::new(f(x), f(x % 3))).collect(),
-        ),
-        _ => return rand(ty, dims, seed, Dist::Range(-r, r)),
-    };
-    r.expect("length matches dims")
+    xla_oracle::ints_as(ty, &ints).unwrap_or_else(|| rand(ty, dims, seed, Dist::Range(-r, r)))
 }
 
 /// (name, lhs dims, rhs dims, result dims, dimension numbers).

@@ -209,6 +209,47 @@ fn f64_of(r: &mut Rng, dist: Dist) -> f64 {
     }
 }
 
+/// The integers of an s32 literal as `ty` when `ty` is a float or complex type (complex: the
+/// integer plus `(x % 3)·i`), so sums and products of small values stay exact and every
+/// summation order gives the same bits; `None` for other types (draw those directly).
+pub fn ints_as(ty: ElementType, ints: &Literal) -> Option<Literal> {
+    let (shape, _) = ints.as_array()?;
+    let v = ints.as_slice::<i32>()?;
+    let dims = &shape.dims;
+    let f = |x: i32| f64::from(x);
+    let lit = match ty {
+        ElementType::F16 => {
+            Literal::from_vec(dims, v.iter().map(|&x| half::f16::from_f64(f(x))).collect())
+        }
+        ElementType::Bf16 => Literal::from_vec(
+            dims,
+            v.iter().map(|&x| half::bf16::from_f64(f(x))).collect(),
+        ),
+        ElementType::F32 => Literal::from_vec(dims, v.iter().map(|&x| x as f32).collect()),
+        ElementType::F64 => Literal::from_vec(dims, v.iter().map(|&x| f(x)).collect()),
+        ElementType::C64 => Literal::from_vec(
+            dims,
+            v.iter()
+                .map(|&x| Complex::new(x as f32, (x % 3) as f32))
+                .collect(),
+        ),
+        ElementType::C128 => Literal::from_vec(
+            dims,
+            v.iter().map(|&x| Complex::new(f(x), f(x % 3))).collect(),
+        ),
+        ElementType::Pred
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64 => return None,
+    };
+    lit.ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

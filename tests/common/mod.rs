@@ -380,31 +380,8 @@ pub fn int_valued(ty: ElementType, dims: &[i64], seed: u64, r: f64) -> Literal {
         seed,
         Dist::Range(-r, r),
     );
-    let v = ints.as_slice::<i32>().unwrap_or(&[]).to_vec();
-    let f = |x: i32| f64::from(x);
-    let l = match ty {
-        ElementType::F16 => {
-            Literal::from_vec(dims, v.iter().map(|&x| half::f16::from_f64(f(x))).collect())
-        }
-        ElementType::Bf16 => Literal::from_vec(
-            dims,
-            v.iter().map(|&x| half::bf16::from_f64(f(x))).collect(),
-        ),
-        ElementType::F32 => Literal::from_vec(dims, v.iter().map(|&x| x as f32).collect()),
-        ElementType::F64 => Literal::from_vec(dims, v.iter().map(|&x| f(x)).collect()),
-        ElementType::C64 => Literal::from_vec(
-            dims,
-            v.iter()
-                .map(|&x| Complex::new(x as f32, (x % 3) as f32))
-                .collect(),
-        ),
-        ElementType::C128 => Literal::from_vec(
-            dims,
-            v.iter().map(|&x| Complex::new(f(x), f(x % 3))).collect(),
-        ),
-        _ => return random_literal(&ArrayShape::new(ty, dims), seed, Dist::Range(-r, r)),
-    };
-    l.unwrap_or_else(|e| panic!("int_valued: {e}"))
+    xla_oracle::ints_as(ty, &ints)
+        .unwrap_or_else(|| random_literal(&ArrayShape::new(ty, dims), seed, Dist::Range(-r, r)))
 }
 
 /// Arguments of `gen` drawn by `f(param_index, shape)`.
