@@ -147,23 +147,7 @@ pub(super) fn convolution(
     }
 
     // As DotGeneral: the compute type, and f16/bf16 summed in f32.
-    let compute_ty = crate::infer::dot_compute_type(ls.ty, out_ty);
-    let acc_ty = match compute_ty {
-        ElementType::F16 | ElementType::Bf16 => ElementType::F32,
-        ElementType::Pred
-        | ElementType::S8
-        | ElementType::S16
-        | ElementType::S32
-        | ElementType::S64
-        | ElementType::U8
-        | ElementType::U16
-        | ElementType::U32
-        | ElementType::U64
-        | ElementType::F32
-        | ElementType::F64
-        | ElementType::C64
-        | ElementType::C128 => compute_ty,
-    };
+    let (compute_ty, acc_ty) = super::dot::accumulation_types(ls.ty, out_ty);
     let widen = |d: &ArrayData| convert_data(&convert_data(d, compute_ty), acc_ty);
     let (la, ra) = (widen(ld), widen(rd));
 

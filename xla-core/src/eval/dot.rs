@@ -125,23 +125,7 @@ pub(super) fn dot_general(
 
     // XLA's compute type (the more precise of operand and result types), then f16/bf16 sum in
     // f32 and round once (as XLA:CPU).
-    let compute_ty = crate::infer::dot_compute_type(ls.ty, out_ty);
-    let acc_ty = match compute_ty {
-        ElementType::F16 | ElementType::Bf16 => ElementType::F32,
-        ElementType::Pred
-        | ElementType::S8
-        | ElementType::S16
-        | ElementType::S32
-        | ElementType::S64
-        | ElementType::U8
-        | ElementType::U16
-        | ElementType::U32
-        | ElementType::U64
-        | ElementType::F32
-        | ElementType::F64
-        | ElementType::C64
-        | ElementType::C128 => compute_ty,
-    };
+    let (compute_ty, acc_ty) = accumulation_types(ls.ty, out_ty);
     // Operands to the compute type (rounding there first, as XLA), then to the accumulator's.
     let widen = |d: &ArrayData| convert_data(&convert_data(d, compute_ty), acc_ty);
     let (la, ra) = (widen(ld), widen(rd));
@@ -182,4 +166,31 @@ pub(super) fn dot_general(
         shape: ArrayShape::new(out_ty, &out_dims),
         data,
     })
+}
+
+/// The types a product sums in, shared by DotGeneral and Convolution: XLA's compute type (the
+/// more precise of operand and result types, `infer::dot_compute_type`), and the accumulator's,
+/// f32 for f16/bf16 (summed in f32 and rounded once, as XLA:CPU), the compute type otherwise.
+pub(super) fn accumulation_types(
+    operand: ElementType,
+    out: ElementType,
+) -> (ElementType, ElementType) {
+    let compute_ty = crate::infer::dot_compute_type(operand, out);
+    let acc_ty = match compute_ty {
+        ElementType::F16 | ElementType::Bf16 => ElementType::F32,
+        ElementType::Pred
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64
+        | ElementType::F32
+        | ElementType::F64
+        | ElementType::C64
+        | ElementType::C128 => compute_ty,
+    };
+    (compute_ty, acc_ty)
 }
