@@ -233,7 +233,7 @@ pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
     for _round in 0..=graph.nodes.len() + 1 {
         let mut requests = BTreeSet::new();
         let kernels = build_kernels(&graph, &mat, &mut requests)?;
-        let new: Vec<Value> = requests.difference(&mat).copied().collect();
+        let new = outermost(&graph, &mat, requests.difference(&mat).copied().collect());
         if new.is_empty() {
             let kernels = multi_output::fold_into_reductions(&graph, &mat, kernels)?;
             return Ok(Fused {
@@ -245,6 +245,34 @@ pub(crate) fn fuse(mut graph: Graph, result: &Shape) -> Result<Fused, String> {
         mat.extend(new);
     }
     Err("fusion did not converge".into())
+}
+
+/// The requested values worth storing this round: a value with a single reader node that some
+/// other requested value computes inside its own expression waits for the next round, since
+/// once the outer value is stored it may be computed in one place only (`t` in
+/// `y = Tanh(x·w) + x`, with `y` read by two kernels, is requested only because `y` is
+/// computed in both).
+fn outermost(g: &Graph, mat: &BTreeSet<Value>, new: BTreeSet<Value>) -> Vec<Value> {
+    let mut readers: HashMap<Value, usize> = HashMap::new();
+    for node in &g.nodes {
+        for &w in &node.inputs {
+            *readers.entry(w).or_default() += 1;
+        }
+    }
+    let mut inside: HashSet<Value> = HashSet::new();
+    let mut stack: Vec<Value> = new
+        .iter()
+        .flat_map(|u| g.nodes[u.node].inputs.iter().copied())
+        .collect();
+    while let Some(w) = stack.pop() {
+        if mat.contains(&w) || !inside.insert(w) {
+            continue;
+        }
+        stack.extend(g.nodes[w.node].inputs.iter().copied());
+    }
+    new.into_iter()
+        .filter(|v| !(inside.contains(v) && readers.get(v) == Some(&1)))
+        .collect()
 }
 
 fn build_kernels(
