@@ -20,6 +20,7 @@
 pub mod aligned;
 pub mod display;
 pub mod error;
+pub mod fused;
 pub mod gemm;
 pub mod io;
 pub mod math;

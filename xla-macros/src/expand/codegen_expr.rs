@@ -21,13 +21,21 @@ pub(crate) struct Access<'a> {
     pub slice: &'a dyn Fn(&Src) -> TokenStream,
     /// The index variable of each dim at the current element (lane 0 in vector mode).
     pub vars: &'a [TokenStream],
-    /// Sources read in place from the kernel's own output at the current element (slice and
-    /// offset), overriding `slice`/`offset`.
-    pub local: &'a dyn Fn(&Src) -> Option<(TokenStream, TokenStream)>,
+    /// Sources read in place from the kernel's own output at the current element, overriding
+    /// `slice`.
+    pub local: &'a dyn Fn(&Src) -> Option<Local>,
+}
+
+/// An in-place read of the kernel's own output at the element being written.
+pub(crate) enum Local {
+    /// Element `offset` of slice `.0`.
+    At(TokenStream, TokenStream),
+    /// Already loaded into this variable (scalar or vector) by the loop driver.
+    Value(TokenStream),
 }
 
 /// No in-place sources.
-pub(crate) fn no_local(_: &Src) -> Option<(TokenStream, TokenStream)> {
+pub(crate) fn no_local(_: &Src) -> Option<Local> {
     None
 }
 
@@ -95,8 +103,11 @@ pub(crate) fn scalar_stmts(exprs: &[Expr], roots: &[ExprId], acc: &Access<'_>) -
                 guarded,
                 ..
             } => {
-                if let Some((s, o)) = (acc.local)(src) {
-                    quote!(#s[#o])
+                if let Some(l) = (acc.local)(src) {
+                    match l {
+                        Local::At(s, o) => quote!(#s[#o]),
+                        Local::Value(x) => x,
+                    }
                 } else if *guarded {
                     let s = (acc.slice)(src);
                     let o = signed_offset_tokens(coef, *off, acc.vars);
@@ -500,10 +511,13 @@ fn vector_stmts_lanes(
                 guarded,
                 ..
             } => {
-                if let Some((s, o)) = (acc.local)(src) {
-                    let load = match rem {
-                        None => quote!(#vf::load(&#s[#o..])),
-                        Some(_) => quote!(#vf::from_fn(|l: usize| { #lane #s[#o + l] })),
+                if let Some(l) = (acc.local)(src) {
+                    let load = match (l, rem) {
+                        (Local::Value(x), _) => x,
+                        (Local::At(s, o), None) => quote!(#vf::load(&#s[#o..])),
+                        (Local::At(s, o), Some(_)) => {
+                            quote!(#vf::from_fn(|l: usize| { #lane #s[#o + l] }))
+                        }
                     };
                     out.extend(quote!(let #x = #load;));
                     continue;

@@ -7,7 +7,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::codegen_expr::{
-    reachable, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
+    reachable, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access, Local,
 };
 use super::codegen_rt::{
     lanes_of, lit_usize, max_lanes, offset_tokens, rust_type, src_ident, vector_type, vfloat_of,
@@ -237,122 +237,85 @@ pub(crate) fn loop_kernel(
     let vector = vectorisable(&exprs, &[root], t)
         .then(|| vector_type(t))
         .flatten();
-    let elem_t = rust_type(t);
-    let kern = format_ident!("kern");
     let live = reachable(&exprs, &[root]);
     let has_own = exprs
         .iter()
         .zip(&live)
         .any(|(e, &l)| l && matches!(e, Expr::Leaf { src, .. } if own(src)));
-    if rank == 1 {
-        // Flat: blocks are element ranges; the element's index is `first + j`.
-        let vars = vec![quote!(g)];
-        let acc = Access {
-            slice: &slice,
-            vars: &vars,
-            local: &|s: &Src| own(s).then(|| (quote!(blk), quote!(j))),
-        };
-        let s_stmts = scalar_stmts(&exprs, &[root], &acc);
-        let r = var(root);
-        let g_bind = if used[0] {
-            quote!(let g = first + j;)
-        } else {
-            quote!()
-        };
-        let first_name = if used[0] {
-            quote!(first)
-        } else {
-            quote!(_first)
-        };
-        let body = match &vector {
-            // The last partial vector is the full vectors' code at the window ending at the
-            // block's end (overlapping the previous vector, whose lanes it recomputes to the
-            // same bits), writing only its new lanes: one copy of the body, one result per
-            // element. The window starts before the block when the block is short, which
-            // only needs `total >= lanes` (and no in-place read of the block).
-            Some(vt) if total >= max_lanes(t) && !has_own => {
-                let vf = vfloat_of(vt);
-                let l = lanes_of(vt);
-                let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, 0);
-                // `lo` lanes of the last window belong to earlier elements (in the previous
-                // block when this one is short: `first + n >= lanes` since `total` is).
-                let window = if used[0] {
-                    quote!(let lo = (j + #l).saturating_sub(n); let g = first + j - lo;)
-                } else {
-                    quote!(let lo = (j + #l).saturating_sub(n);)
-                };
-                quote! {
-                    let n = blk.len();
-                    for jv in 0..n.div_ceil(#l) {
-                        let j = jv * #l;
-                        #window
-                        #v_stmts
-                        if lo == 0 {
-                            #vf::store(#r, &mut blk[j..]);
-                        } else {
-                            let mut tail = [<#elem_t as ::core::default::Default>::default(); #l];
-                            #vf::store(#r, &mut tail[..]);
-                            blk[j..].copy_from_slice(&tail[lo..]);
-                        }
-                    }
+    // A flat space is indexed by the element number `g`; rows by the row number `g` (outer
+    // indices derived from it) and the column `j`.
+    let flat = rank == 1;
+    let mut vars: Vec<TokenStream> = (0..inner)
+        .map(|d| {
+            let i = format_ident!("i{}", d);
+            quote!(#i)
+        })
+        .collect();
+    vars.push(if flat { quote!(g) } else { quote!(j) });
+    let binds = decompose(&ext, inner, &used, &quote!(g));
+    let row = if flat { 1 } else { ext[inner] };
+    let rl = lit_usize(row);
+    // In-place reads take the value the driver loaded at the element being written.
+    let acc = Access {
+        slice: &slice,
+        vars: &vars,
+        local: &|s: &Src| own(s).then(|| Local::Value(quote!(cur))),
+    };
+    let r = var(root);
+    let fz = quote!(fused);
+    match &vector {
+        // The loop drivers need a whole vector per row (per block when flat); any target's
+        // vector fits once the row holds the widest one.
+        Some(vt) if ext[inner] >= max_lanes(t) => {
+            let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, inner);
+            let body = quote!({ #binds #v_stmts #r });
+            match (flat, has_own) {
+                (true, false) => quote!(#fz::map_flat::<#vt>(#w, |g| #body);),
+                (true, true) => quote!(#fz::map_flat_in_place::<#vt>(#w, |g, cur| #body);),
+                (false, false) => quote!(#fz::map_rows::<#vt>(#w, #rl, |g, j| #body);),
+                (false, true) => {
+                    quote!(#fz::map_rows_in_place::<#vt>(#w, #rl, |g, j, cur| #body);)
                 }
             }
-            // Fewer elements than a vector may hold, or in-place reads: full vectors, then the
-            // same code on the valid lanes of a partial one.
-            Some(vt) => {
-                let vf = vfloat_of(vt);
-                let l = lanes_of(vt);
-                let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, 0);
-                let t_stmts = vector_tail_stmts(&exprs, &[root], &acc, vt, 0, &quote!(rem));
-                quote! {
-                    let n = blk.len();
-                    for jv in 0..n / #l {
-                        let j = jv * #l;
-                        #g_bind
-                        #v_stmts
-                        #vf::store(#r, &mut blk[j..]);
-                    }
-                    let j = (n / #l) * #l;
-                    if j < n {
-                        let rem = n - j;
-                        #g_bind
-                        #t_stmts
-                        let mut tail = [<#elem_t as ::core::default::Default>::default(); #l];
-                        #vf::store(#r, &mut tail[..]);
-                        blk[j..n].copy_from_slice(&tail[..rem]);
-                    }
-                }
+        }
+        Some(vt) => short_rows(
+            &exprs,
+            root,
+            &ext,
+            &used,
+            w,
+            vt,
+            &slice,
+            &own,
+            &rust_type(t),
+        ),
+        None => {
+            let s_stmts = scalar_stmts(&exprs, &[root], &acc);
+            let body = quote!({ #binds #s_stmts #r });
+            if has_own {
+                quote!(#fz::map_elems_in_place(#w, #rl, |g, j, cur| #body);)
+            } else {
+                quote!(#fz::map_elems(#w, #rl, |g, j| #body);)
             }
-            // Reading the output slice in place rules out holding an iterator over it.
-            None if has_own => quote! {
-                for j in 0..blk.len() {
-                    #g_bind
-                    #s_stmts
-                    blk[j] = #r;
-                }
-            },
-            None if used[0] => quote! {
-                for (j, o) in blk.iter_mut().enumerate() {
-                    #g_bind
-                    #s_stmts
-                    *o = #r;
-                }
-            },
-            None => quote! {
-                for o in blk.iter_mut() {
-                    #s_stmts
-                    *o = #r;
-                }
-            },
-        };
-        let chunk = quote!(::xla_aot::__rt::xla_kernels::par::PAR_BLOCK_ELEMENTS);
-        let disp = dispatch(w, &kern, &chunk, &chunk, total);
-        return quote! {
-            let #kern = |#first_name: usize, blk: &mut [#elem_t]| { #body };
-            #disp
-        };
+        }
     }
-    // Rows: blocks of whole rows of the innermost dim.
+}
+
+/// Rows shorter than the widest vector (a flat space as one row): full vectors, then the same
+/// code on the valid lanes of a partial one, so every element still gets the vector code.
+#[allow(clippy::too_many_arguments)]
+fn short_rows(
+    exprs: &[Expr],
+    root: ExprId,
+    ext: &[i64],
+    used: &[bool],
+    w: &Ident,
+    vt: &TokenStream,
+    slice: &dyn Fn(&Src) -> TokenStream,
+    own: &dyn Fn(&Src) -> bool,
+    elem_t: &TokenStream,
+) -> TokenStream {
+    let (inner, t_row) = (ext.len() - 1, ext[ext.len() - 1]);
     let mut vars: Vec<TokenStream> = (0..inner)
         .map(|d| {
             let i = format_ident!("i{}", d);
@@ -361,36 +324,27 @@ pub(crate) fn loop_kernel(
         .collect();
     vars.push(quote!(j));
     let acc = Access {
-        slice: &slice,
+        slice,
         vars: &vars,
-        local: &|s: &Src| own(s).then(|| (quote!(row), quote!(j))),
+        local: &|s: &Src| own(s).then(|| Local::At(quote!(row), quote!(j))),
     };
-    let s_stmts = scalar_stmts(&exprs, &[root], &acc);
-    let r = var(root);
-    let row = lit_usize(ext[inner]);
-    let any_outer = used[..inner].iter().any(|&u| u);
-    let binds = decompose(&ext, inner, &used, &quote!(g));
-    let inner_loop = match &vector {
-        // The row's last partial vector is the full vectors' code at the window ending at the
-        // row's end (see the flat case): one copy of the body.
-        Some(vt) if ext[inner] >= max_lanes(t) && !has_own => {
-            let vf = vfloat_of(vt);
-            let l = lanes_of(vt);
-            let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, inner);
-            quote! {
-                for jv in 0..#row.div_ceil(#l) {
-                    let j = window(jv, #l, #row).0;
-                    #v_stmts
-                    #vf::store(#r, &mut row[j..]);
-                }
-            }
-        }
-        Some(vt) => {
-            let vf = vfloat_of(vt);
-            let l = lanes_of(vt);
-            let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, inner);
-            let t_stmts = vector_tail_stmts(&exprs, &[root], &acc, vt, inner, &quote!(rem));
-            quote! {
+    let (vf, l, r) = (vfloat_of(vt), lanes_of(vt), var(root));
+    let v_stmts = vector_stmts(exprs, &[root], &acc, vt, inner);
+    let t_stmts = vector_tail_stmts(exprs, &[root], &acc, vt, inner, &quote!(rem));
+    let row = lit_usize(t_row);
+    let binds = decompose(ext, inner, used, &quote!(g));
+    let kern = format_ident!("kern");
+    let rows_per = quote!({
+        let r = ::xla_aot::__rt::xla_kernels::par::PAR_BLOCK_ELEMENTS / #row;
+        if r == 0 { 1 } else { r }
+    });
+    let chunk = quote!((#rows_per * #row));
+    let disp = dispatch(w, &kern, &chunk, &rows_per, ext.iter().product());
+    quote! {
+        let #kern = |first: usize, blk: &mut [#elem_t]| {
+            for (r, row) in blk.chunks_exact_mut(#row).enumerate() {
+                let g = first + r;
+                #binds
                 for jv in 0..#row / #l {
                     let j = jv * #l;
                     #v_stmts
@@ -405,51 +359,7 @@ pub(crate) fn loop_kernel(
                     row[j..#row].copy_from_slice(&tail[..rem]);
                 }
             }
-        }
-        None if has_own => quote! {
-            for j in 0..#row {
-                #s_stmts
-                row[j] = #r;
-            }
-        },
-        None if used[inner] => quote! {
-            for (j, o) in row.iter_mut().enumerate() {
-                #s_stmts
-                *o = #r;
-            }
-        },
-        None => quote! {
-            for o in row.iter_mut() {
-                #s_stmts
-                *o = #r;
-            }
-        },
-    };
-    let (first_name, row_loop) = if any_outer {
-        (
-            quote!(first),
-            quote! {
-                for (r, row) in blk.chunks_exact_mut(#row).enumerate() {
-                    let g = first + r;
-                    #binds
-                    #inner_loop
-                }
-            },
-        )
-    } else {
-        (
-            quote!(_first),
-            quote! { for row in blk.chunks_exact_mut(#row) { #inner_loop } },
-        )
-    };
-    let rows_per = quote!({
-        let r = ::xla_aot::__rt::xla_kernels::par::PAR_BLOCK_ELEMENTS / #row;
-        if r == 0 { 1 } else { r }
-    });
-    let chunk = quote!((#rows_per * #row));
-    let disp = dispatch(w, &kern, &chunk, &rows_per, total);
-    quote! {
-        let #kern = |#first_name: usize, blk: &mut [#elem_t]| { #row_loop };
+        };
         #disp
     }
 }
@@ -519,7 +429,7 @@ fn serial_nest(
     let acc = Access {
         slice,
         vars: &vars,
-        local: &|s: &Src| own(s).then(|| (quote!(#w), offset_tokens(out_c, 0, &vars))),
+        local: &|s: &Src| own(s).then(|| Local::At(quote!(#w), offset_tokens(out_c, 0, &vars))),
     };
     let stmts = scalar_stmts(exprs, &[root], &acc);
     let r = var(root);

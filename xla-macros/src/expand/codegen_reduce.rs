@@ -18,7 +18,7 @@ use super::codegen_rt::{
     src_ident, vector_type, vfloat_of,
 };
 use super::codegen_tree::{windows, Tree};
-use super::fuse::{ExprId, Fused, Kernel, Src};
+use super::fuse::{Expr, ExprId, Fused, Kernel, Src};
 use super::graph::{row_major_strides, Kind, Value};
 use super::inline::reducer_update;
 use super::plan::Plan;
@@ -218,6 +218,28 @@ pub(crate) fn reduce_kernel(
                 red_n,
             };
             let code = column_reduce(&c, &slice, &ws[0]);
+            return Ok(quote!(#init_stmts #code));
+        }
+    }
+    if let (Some(bop), Some(vt)) = (vop, &vt) {
+        if let Some(code) = driven_rows(&DrivenRows {
+            space: &space,
+            red: &red,
+            vars: &vars,
+            exprs: &exprs,
+            operand: operands[0],
+            store: stores.first().map(|&(e, _)| e),
+            store_coef: &store_coef,
+            init: &init_vals[0],
+            binds: &binds,
+            bop,
+            t,
+            vt,
+            ws,
+            out_n,
+            red_n,
+            slice: &slice,
+        }) {
             return Ok(quote!(#init_stmts #code));
         }
     }
@@ -427,6 +449,66 @@ pub(crate) fn reduce_kernel(
             }
         })
     }
+}
+
+/// What [`driven_rows`] reads of a reduce kernel.
+struct DrivenRows<'a> {
+    space: &'a Space,
+    red: &'a [usize],
+    vars: &'a [TokenStream],
+    exprs: &'a [Expr],
+    operand: ExprId,
+    store: Option<ExprId>,
+    store_coef: &'a [i64],
+    init: &'a Ident,
+    binds: &'a TokenStream,
+    bop: BinaryOp,
+    t: ElementType,
+    vt: &'a TokenStream,
+    ws: &'a [Ident],
+    out_n: i64,
+    red_n: i64,
+    slice: &'a dyn Fn(&Src) -> TokenStream,
+}
+
+/// A reduction over one contiguous trailing group of at least the widest vector, through the
+/// library's row driver (`fused::reduce_rows`): the generated code is only the per-element
+/// closure. `None` for shapes the driver does not take (several reduced groups, short rows, a
+/// stored value not contiguous with its row).
+fn driven_rows(d: &DrivenRows<'_>) -> Option<TokenStream> {
+    let rank = d.space.ext.len();
+    let inner = rank.checked_sub(1)?;
+    let row = d.space.ext[inner];
+    let contiguous_store = d.store.is_none() || d.store_coef[inner] == 1;
+    if d.red != [inner] || row < max_lanes(d.t) || !contiguous_store {
+        return None;
+    }
+    let mut vars_v = d.vars.to_vec();
+    vars_v[inner] = quote!(j);
+    let acc = Access {
+        slice: d.slice,
+        vars: &vars_v,
+        local: &no_local,
+    };
+    let v_stmts = vector_stmts(d.exprs, &[d.operand], &acc, d.vt, inner);
+    let (vt, x, binds, init) = (d.vt, var(d.operand), d.binds, d.init);
+    let vf = vfloat_of(vt);
+    let (id, vcomb, vred, scomb) = combiners(d.bop, d.t, &vf);
+    let (w, rl) = (&d.ws[0], lit_usize(row));
+    let store = match d.store {
+        Some(_) => {
+            let wu = &d.ws[1];
+            quote!(Some(&mut *#wu))
+        }
+        None => quote!(None),
+    };
+    let per_task = lit_usize((reduce_task_work(d.out_n * d.red_n) / d.red_n.max(1)).max(1));
+    let c = quote!(fused::Combine { id: #id, v: #vcomb, lanes: #vred, s: #scomb });
+    Some(quote! {
+        fused::reduce_rows(#w, #store, #rl, #per_task, #init, #c, |g, j| {
+            #binds #v_stmts #x
+        });
+    })
 }
 
 /// For a recognised reducer over f32/f64: the identity (folded into lane accumulators, never

@@ -22,6 +22,8 @@ pub(crate) fn module_imports() -> TokenStream {
         use ::xla_aot::__rt::xla_core::scalar::Scalar;
         #[allow(unused_imports)]
         use ::xla_aot::__rt::xla_kernels::simd::{run_window, window, VFloat, F32V, F64V};
+        #[allow(unused_imports)]
+        use ::xla_aot::__rt::xla_kernels::fused;
         /// Lanes of the f32 and f64 vectors of this target (short names keep loops short).
         const L32: usize = <F32V as VFloat>::LANES;
         const L64: usize = <F64V as VFloat>::LANES;

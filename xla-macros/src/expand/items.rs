@@ -21,6 +21,7 @@ use crate::model::FnDef;
 fn clippy_allows() -> TokenStream {
     quote!(#[allow(
         clippy::too_many_arguments,
+        clippy::ptr_arg,
         clippy::needless_range_loop,
         clippy::identity_op,
         clippy::erasing_op,
@@ -331,7 +332,7 @@ pub(crate) fn fn_items(
         }
 
         #[doc = #doc_mod]
-        #[allow(dead_code, non_snake_case, unused_parens)]
+        #[allow(dead_code, non_snake_case, unused_parens, unused_variables)]
         #allows
         #vis mod #name {
             #imports

@@ -168,7 +168,6 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
         params.iter().map(|(n, t)| (n, t)).unzip();
     let item = quote! {
         #[inline(never)]
-        #[allow(clippy::too_many_arguments, clippy::ptr_arg)]
         fn #name(#(#names: #types),*) { #body }
         #items
     };

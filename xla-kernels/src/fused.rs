@@ -1,0 +1,295 @@
+//! Loop drivers of the code `xla!` generates. A fused loop is written by the macro as one
+//! closure giving the vector of results at a position; the functions here own everything
+//! around it: rows, blocks, threads, and the last partial vector of a row, which runs as a full
+//! vector at the window ending at the row's end (one copy of the body, so every element gets
+//! the same code and the same bits wherever it lies).
+//!
+//! They are generic and `#[inline(always)]`: each call is monomorphised with its closure into
+//! the user's crate, so the generated source holds only the per-element code (issue 10: the
+//! expansion stays small and compile time linear). Blocks depend only on sizes, so results do
+//! not depend on the number of threads.
+
+use rayon::prelude::*;
+
+use crate::par::{self, PAR_BLOCK_ELEMENTS, PAR_MIN_ELEMENTS};
+use crate::simd::{window, VFloat};
+
+/// `out[g·row + j] = f(g, j0)[j - j0]`: row `g` of `row >= LANES` elements in vectors starting
+/// at `j0` (the last one the window ending at the row's end).
+#[inline(always)]
+pub fn map_rows<V: VFloat>(
+    out: &mut [V::Elem],
+    row: usize,
+    f: impl Fn(usize, usize) -> V + Sync + Send,
+) {
+    assert!(
+        row >= V::LANES,
+        "map_rows: rows of {row} < {} lanes",
+        V::LANES
+    );
+    par::rows(out, row, |first, blk| {
+        for (r, o) in blk.chunks_exact_mut(row).enumerate() {
+            for jv in 0..row.div_ceil(V::LANES) {
+                let j = window(jv, V::LANES, row).0;
+                f(first + r, j).store(&mut o[j..]);
+            }
+        }
+    });
+}
+
+/// [`map_rows`] where the closure also reads the output itself at the element it writes
+/// (`cur`, the vector at `j0` before this loop wrote it): the row's last window is computed
+/// first, while every element still holds its old value, and stored last.
+#[inline(always)]
+pub fn map_rows_in_place<V: VFloat>(
+    out: &mut [V::Elem],
+    row: usize,
+    f: impl Fn(usize, usize, V) -> V + Sync + Send,
+) {
+    assert!(
+        row >= V::LANES,
+        "map_rows_in_place: rows of {row} < {} lanes",
+        V::LANES
+    );
+    par::rows(out, row, |first, blk| {
+        for (r, o) in blk.chunks_exact_mut(row).enumerate() {
+            in_place_run::<V>(o, |j, cur| f(first + r, j, cur));
+        }
+    });
+}
+
+/// One run of `o.len() >= LANES` elements updated in place by `f(j, cur)`.
+#[inline(always)]
+fn in_place_run<V: VFloat>(o: &mut [V::Elem], f: impl Fn(usize, V) -> V) {
+    let (n, l) = (o.len(), V::LANES);
+    let last = (n % l != 0).then(|| {
+        let j = n - l;
+        (j, f(j, V::load(&o[j..])))
+    });
+    for jv in 0..n / l {
+        let j = jv * l;
+        let x = f(j, V::load(&o[j..]));
+        x.store(&mut o[j..]);
+    }
+    if let Some((j, x)) = last {
+        x.store(&mut o[j..]);
+    }
+}
+
+/// `out[g] = f(g0)[g - g0]` over a flat output of at least `LANES` elements, in blocks of
+/// [`PAR_BLOCK_ELEMENTS`]; a block's last partial vector is the window ending at the block's
+/// end (starting in the previous block when the block is short: only inputs are read there).
+#[inline(always)]
+pub fn map_flat<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize) -> V + Sync + Send) {
+    let l = V::LANES;
+    assert!(
+        out.len() >= l,
+        "map_flat: {} elements < {l} lanes",
+        out.len()
+    );
+    par::rows(out, 1, |first, blk| {
+        let n = blk.len();
+        for jv in 0..n.div_ceil(l) {
+            let j = jv * l;
+            let lo = (j + l).saturating_sub(n);
+            let x = f(first + j - lo);
+            if lo == 0 {
+                x.store(&mut blk[j..]);
+            } else {
+                for q in lo..l {
+                    blk[j + q - lo] = x.lane(q);
+                }
+            }
+        }
+    });
+}
+
+/// [`map_flat`] reading the output in place (`cur`): blocks of [`PAR_BLOCK_ELEMENTS`], the last
+/// one absorbing a remainder shorter than a vector, so every block holds a whole window.
+#[inline(always)]
+pub fn map_flat_in_place<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize, V) -> V + Sync + Send) {
+    let l = V::LANES;
+    assert!(
+        out.len() >= l,
+        "map_flat_in_place: {} elements < {l} lanes",
+        out.len()
+    );
+    blocks_of_at_least(out, l, |first, blk| {
+        in_place_run::<V>(blk, |j, cur| f(first + j, cur))
+    });
+}
+
+/// `f(first, block)` over `out` cut into blocks of [`PAR_BLOCK_ELEMENTS`] (`first` the block's
+/// offset), the last block merged into its predecessor when shorter than `min`; on rayon when
+/// `out` has at least [`PAR_MIN_ELEMENTS`] elements.
+fn blocks_of_at_least<T: Send>(out: &mut [T], min: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    let (n, b) = (out.len(), PAR_BLOCK_ELEMENTS);
+    let whole = if n % b != 0 && n % b < min {
+        n / b
+    } else {
+        n.div_ceil(b)
+    };
+    if n < PAR_MIN_ELEMENTS || whole <= 1 {
+        f(0, out);
+        return;
+    }
+    let (head, last) = out.split_at_mut((whole - 1) * b);
+    rayon::join(
+        || {
+            head.par_chunks_mut(b)
+                .enumerate()
+                .for_each(|(i, c)| f(i * b, c))
+        },
+        || f((whole - 1) * b, last),
+    );
+}
+
+/// `out[g·row + j] = f(g, j)` element by element (code without a vector form); a flat output
+/// is rows of one element.
+#[inline(always)]
+pub fn map_elems<T: Send>(out: &mut [T], row: usize, f: impl Fn(usize, usize) -> T + Sync + Send) {
+    let row = row.max(1);
+    par::rows(out, row, |first, blk| {
+        for (r, o) in blk.chunks_mut(row).enumerate() {
+            for (j, x) in o.iter_mut().enumerate() {
+                *x = f(first + r, j);
+            }
+        }
+    });
+}
+
+/// [`map_elems`] reading the output in place: `out[g·row + j] = f(g, j, out[g·row + j])`.
+#[inline(always)]
+pub fn map_elems_in_place<T: Copy + Send>(
+    out: &mut [T],
+    row: usize,
+    f: impl Fn(usize, usize, T) -> T + Sync + Send,
+) {
+    let row = row.max(1);
+    par::rows(out, row, |first, blk| {
+        for (r, o) in blk.chunks_mut(row).enumerate() {
+            for (j, x) in o.iter_mut().enumerate() {
+                *x = f(first + r, j, *x);
+            }
+        }
+    });
+}
+
+/// The combining functions of a recognised reducer over vectors `V`: `id` its identity,
+/// `v` the lane-wise combine, `lanes` the reduction of one vector's lanes, `s` the scalar
+/// combine.
+pub struct Combine<V: VFloat, VC, VR, SC> {
+    /// The identity (folded into accumulators, never into results).
+    pub id: V::Elem,
+    /// Lane-wise combine.
+    pub v: VC,
+    /// One vector's lanes to one value.
+    pub lanes: VR,
+    /// Scalar combine.
+    pub s: SC,
+}
+
+/// `out[g] = init ⊕ (⊕_j f(g, j))` over rows of `row >= LANES` elements: four vector
+/// accumulators over blocks of four vectors, the rest in the first; the last window's new lanes
+/// folded one by one into a scalar accumulator; then `init ⊕ (lanes(⊕ accs) ⊕ scalar)`. With
+/// `store`, each element of `f` is also written to `store[g·row + j]` (multi-output fusion).
+/// Tasks of `per_task` outputs; parallel from [`PAR_MIN_ELEMENTS`] elements of work.
+#[inline(always)]
+pub fn reduce_rows<V, VC, VR, SC>(
+    out: &mut [V::Elem],
+    store: Option<&mut [V::Elem]>,
+    row: usize,
+    per_task: usize,
+    init: V::Elem,
+    c: Combine<V, VC, VR, SC>,
+    f: impl Fn(usize, usize) -> V + Sync + Send,
+) where
+    V: VFloat,
+    VC: Fn(V, V) -> V + Sync + Send,
+    VR: Fn(V) -> V::Elem + Sync + Send,
+    SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
+{
+    assert!(
+        row >= V::LANES,
+        "reduce_rows: rows of {row} < {} lanes",
+        V::LANES
+    );
+    let per_task = per_task.max(1);
+    let task = |first: usize, blk: &mut [V::Elem], st: Option<&mut [V::Elem]>| match st {
+        Some(st) => {
+            for (r, (o, urow)) in blk.iter_mut().zip(st.chunks_exact_mut(row)).enumerate() {
+                *o = reduce_row(row, init, &c, |j| f(first + r, j), Some(urow));
+            }
+        }
+        None => {
+            for (r, o) in blk.iter_mut().enumerate() {
+                *o = reduce_row(row, init, &c, |j| f(first + r, j), None);
+            }
+        }
+    };
+    let parallel = out.len() * row >= PAR_MIN_ELEMENTS;
+    match store {
+        Some(st) if parallel => out
+            .par_chunks_mut(per_task)
+            .zip(st.par_chunks_mut(per_task * row))
+            .enumerate()
+            .for_each(|(b, (blk, s))| task(b * per_task, blk, Some(s))),
+        None if parallel => out
+            .par_chunks_mut(per_task)
+            .enumerate()
+            .for_each(|(b, blk)| task(b * per_task, blk, None)),
+        st => task(0, out, st),
+    }
+}
+
+/// One output of [`reduce_rows`].
+#[inline(always)]
+fn reduce_row<V, VC, VR, SC>(
+    row: usize,
+    init: V::Elem,
+    c: &Combine<V, VC, VR, SC>,
+    f: impl Fn(usize) -> V,
+    mut urow: Option<&mut [V::Elem]>,
+) -> V::Elem
+where
+    V: VFloat,
+    VC: Fn(V, V) -> V,
+    VR: Fn(V) -> V::Elem,
+    SC: Fn(V::Elem, V::Elem) -> V::Elem,
+{
+    let l = V::LANES;
+    let mut acc = [V::splat(c.id); 4];
+    let mut s = c.id;
+    let mut put = |j: usize, x: V| {
+        if let Some(u) = urow.as_deref_mut() {
+            x.store(&mut u[j..]);
+        }
+    };
+    for jb in 0..row / (4 * l) {
+        for (u, a) in acc.iter_mut().enumerate() {
+            let j = jb * 4 * l + u * l;
+            let x = f(j);
+            put(j, x);
+            *a = (c.v)(*a, x);
+        }
+    }
+    for jv in (row / (4 * l)) * 4..row.div_ceil(l) {
+        let (j, lo) = window(jv, l, row);
+        let x = f(j);
+        if lo == 0 {
+            put(j, x);
+            acc[0] = (c.v)(acc[0], x);
+        } else {
+            // Lanes before `lo` were stored and folded by the previous vector, to the same bits.
+            put(j, x);
+            for q in lo..l {
+                s = (c.s)(s, x.lane(q));
+            }
+        }
+    }
+    let t = (c.lanes)((c.v)((c.v)(acc[0], acc[1]), (c.v)(acc[2], acc[3])));
+    (c.s)(init, (c.s)(t, s))
+}
+
+#[cfg(test)]
+mod tests;

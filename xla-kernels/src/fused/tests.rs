@@ -1,0 +1,134 @@
+//! The drivers against plain loops: odd sizes around the vector width and the parallel block
+//! sizes, outputs prefilled with NaN so an element never written shows.
+
+use super::*;
+use crate::simd::{F32V, F64V};
+
+/// The vector of `h(p), h(p+1), ...` for element positions `p`.
+fn at<V: VFloat>(p: usize, h: impl Fn(usize) -> V::Elem) -> V {
+    V::from_fn(|l| h(p + l))
+}
+
+fn h32(p: usize) -> f32 {
+    (p % 1013) as f32 * 0.25 - 7.0
+}
+
+fn row_sizes() -> Vec<usize> {
+    let l = F32V::LANES;
+    vec![l, l + 1, 2 * l - 1, 4 * l, 4 * l + 3, 9 * l + 5, 1000]
+}
+
+#[test]
+fn map_rows_writes_every_element_once_per_position() {
+    for row in row_sizes() {
+        for rows in [1, 3, PAR_MIN_ELEMENTS / row + 7] {
+            let mut out = vec![f32::NAN; rows * row];
+            map_rows::<F32V>(&mut out, row, |g, j| at::<F32V>(g * row + j, h32));
+            for (p, &x) in out.iter().enumerate() {
+                assert_eq!(x, h32(p), "row {row}, rows {rows}, element {p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn in_place_updates_read_the_old_values() {
+    for row in row_sizes() {
+        for rows in [1, 2, PAR_MIN_ELEMENTS / row + 5] {
+            let old: Vec<f64> = (0..rows * row).map(|p| p as f64 * 1.5).collect();
+            let mut out = old.clone();
+            map_rows_in_place::<F64V>(&mut out, row, |g, j, cur| {
+                cur * F64V::splat(2.0) + at::<F64V>(g * row + j, |p| p as f64)
+            });
+            for (p, &x) in out.iter().enumerate() {
+                assert_eq!(
+                    x,
+                    old[p] * 2.0 + p as f64,
+                    "row {row}, rows {rows}, element {p}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn flat_maps_cover_block_boundaries() {
+    let l = F32V::LANES;
+    let b = PAR_BLOCK_ELEMENTS;
+    for n in [
+        l,
+        l + 3,
+        5 * l - 1,
+        PAR_MIN_ELEMENTS + 1,
+        2 * b + l - 1,
+        3 * b + 1,
+        4 * b,
+    ] {
+        let mut out = vec![f32::NAN; n];
+        map_flat::<F32V>(&mut out, |g| at::<F32V>(g, h32));
+        assert!(
+            out.iter().enumerate().all(|(p, &x)| x == h32(p)),
+            "map_flat of {n}"
+        );
+        let old: Vec<f32> = (0..n).map(h32).collect();
+        let mut inplace = old.clone();
+        map_flat_in_place::<F32V>(&mut inplace, |g, cur| cur * cur + at::<F32V>(g, h32));
+        for (p, &x) in inplace.iter().enumerate() {
+            assert_eq!(
+                x,
+                old[p] * old[p] + h32(p),
+                "in place, {n} elements, element {p}"
+            );
+        }
+    }
+}
+
+#[test]
+fn row_reductions_fold_every_element_once_and_store_it() {
+    for row in row_sizes() {
+        for rows in [1, 3, PAR_MIN_ELEMENTS / row + 3] {
+            // Integer-valued sums are exact in any order: a wrong count of any element shows.
+            let mut sums = vec![f32::NAN; rows];
+            let mut stored = vec![f32::NAN; rows * row];
+            let add = Combine {
+                id: -0.0f32,
+                v: |a: F32V, b: F32V| a + b,
+                lanes: <F32V as VFloat>::reduce_add,
+                s: |a: f32, b: f32| a + b,
+            };
+            let v = |p: usize| (p % 7) as f32;
+            reduce_rows(&mut sums, Some(&mut stored), row, 5, 10.0, add, |g, j| {
+                at::<F32V>(g * row + j, v)
+            });
+            for (g, &got) in sums.iter().enumerate() {
+                let want: f32 = 10.0 + (0..row).map(|j| v(g * row + j)).sum::<f32>();
+                assert_eq!(got, want, "row {row}, output {g}");
+            }
+            assert!(
+                stored.iter().enumerate().all(|(p, &x)| x == v(p)),
+                "stored, row {row}"
+            );
+            let mut maxes = vec![f32::NAN; rows];
+            let max = Combine {
+                id: f32::NEG_INFINITY,
+                v: <F32V as VFloat>::max_xla,
+                lanes: <F32V as VFloat>::reduce_max_xla,
+                s: f32::max,
+            };
+            reduce_rows(&mut maxes, None, row, 5, -1e9, max, |g, j| {
+                at::<F32V>(g * row + j, h32)
+            });
+            for (g, &got) in maxes.iter().enumerate() {
+                let want = (0..row).map(|j| h32(g * row + j)).fold(-1e9f32, f32::max);
+                assert_eq!(got, want, "max, row {row}, output {g}");
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "rows of 3")]
+fn rows_shorter_than_a_vector_are_refused() {
+    let mut out = vec![0.0f32; 9];
+    map_rows::<F32V>(&mut out, 3, |_, _| F32V::splat(0.0));
+}
