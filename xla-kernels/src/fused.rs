@@ -14,6 +14,17 @@ use rayon::prelude::*;
 use crate::par::{self, PAR_BLOCK_ELEMENTS, PAR_MIN_ELEMENTS};
 use crate::simd::{window, VFloat};
 
+/// A block task: `(first, block)`, `first` the number of the block's first row.
+type Task<'a, T> = &'a (dyn Fn(usize, &mut [T]) + Sync);
+
+/// [`par::rows`] behind a `dyn` task: rayon's splitting code is monomorphised once per
+/// element type, not once per generated loop (most of a generated loop's build time went
+/// there). One indirect call per block of about [`PAR_BLOCK_ELEMENTS`] costs nothing.
+#[inline(never)]
+fn rows_dyn<T: Send>(out: &mut [T], row: usize, task: Task<'_, T>) {
+    par::rows(out, row, task);
+}
+
 /// `out[g·row + j] = f(g, j0)[j - j0]`: row `g` of `row >= LANES` elements in vectors starting
 /// at `j0` (the last one the window ending at the row's end).
 #[inline(always)]
@@ -27,7 +38,7 @@ pub fn map_rows<V: VFloat>(
         "map_rows: rows of {row} < {} lanes",
         V::LANES
     );
-    par::rows(out, row, |first, blk| {
+    rows_dyn(out, row, &|first, blk| {
         for (r, o) in blk.chunks_exact_mut(row).enumerate() {
             for jv in 0..row.div_ceil(V::LANES) {
                 let j = window(jv, V::LANES, row).0;
@@ -51,7 +62,7 @@ pub fn map_rows_in_place<V: VFloat>(
         "map_rows_in_place: rows of {row} < {} lanes",
         V::LANES
     );
-    par::rows(out, row, |first, blk| {
+    rows_dyn(out, row, &|first, blk| {
         for (r, o) in blk.chunks_exact_mut(row).enumerate() {
             in_place_run::<V>(o, |j, cur| f(first + r, j, cur));
         }
@@ -87,7 +98,7 @@ pub fn map_flat<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize) -> V + Sync + 
         "map_flat: {} elements < {l} lanes",
         out.len()
     );
-    par::rows(out, 1, |first, blk| {
+    rows_dyn(out, 1, &|first, blk| {
         let n = blk.len();
         for jv in 0..n.div_ceil(l) {
             let j = jv * l;
@@ -114,7 +125,7 @@ pub fn map_flat_in_place<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize, V) ->
         "map_flat_in_place: {} elements < {l} lanes",
         out.len()
     );
-    blocks_of_at_least(out, l, |first, blk| {
+    blocks_of_at_least(out, l, &|first, blk| {
         in_place_run::<V>(blk, |j, cur| f(first + j, cur))
     });
 }
@@ -122,7 +133,8 @@ pub fn map_flat_in_place<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize, V) ->
 /// `f(first, block)` over `out` cut into blocks of [`PAR_BLOCK_ELEMENTS`] (`first` the block's
 /// offset), the last block merged into its predecessor when shorter than `min`; on rayon when
 /// `out` has at least [`PAR_MIN_ELEMENTS`] elements.
-fn blocks_of_at_least<T: Send>(out: &mut [T], min: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+#[inline(never)]
+fn blocks_of_at_least<T: Send>(out: &mut [T], min: usize, f: Task<'_, T>) {
     let (n, b) = (out.len(), PAR_BLOCK_ELEMENTS);
     let whole = if n % b != 0 && n % b < min {
         n / b
@@ -149,7 +161,7 @@ fn blocks_of_at_least<T: Send>(out: &mut [T], min: usize, f: impl Fn(usize, &mut
 #[inline(always)]
 pub fn map_elems<T: Send>(out: &mut [T], row: usize, f: impl Fn(usize, usize) -> T + Sync + Send) {
     let row = row.max(1);
-    par::rows(out, row, |first, blk| {
+    rows_dyn(out, row, &|first, blk| {
         for (r, o) in blk.chunks_mut(row).enumerate() {
             for (j, x) in o.iter_mut().enumerate() {
                 *x = f(first + r, j);
@@ -166,7 +178,7 @@ pub fn map_elems_in_place<T: Copy + Send>(
     f: impl Fn(usize, usize, T) -> T + Sync + Send,
 ) {
     let row = row.max(1);
-    par::rows(out, row, |first, blk| {
+    rows_dyn(out, row, &|first, blk| {
         for (r, o) in blk.chunks_mut(row).enumerate() {
             for (j, x) in o.iter_mut().enumerate() {
                 *x = f(first + r, j, *x);
@@ -191,13 +203,11 @@ pub struct Combine<V: VFloat, VC, VR, SC> {
 
 /// `out[g] = init ⊕ (⊕_j f(g, j))` over rows of `row >= LANES` elements: four vector
 /// accumulators over blocks of four vectors, the rest in the first; the last window's new lanes
-/// folded one by one into a scalar accumulator; then `init ⊕ (lanes(⊕ accs) ⊕ scalar)`. With
-/// `store`, each element of `f` is also written to `store[g·row + j]` (multi-output fusion).
+/// folded one by one into a scalar accumulator; then `init ⊕ (lanes(⊕ accs) ⊕ scalar)`.
 /// Tasks of `per_task` outputs; parallel from [`PAR_MIN_ELEMENTS`] elements of work.
 #[inline(always)]
 pub fn reduce_rows<V, VC, VR, SC>(
     out: &mut [V::Elem],
-    store: Option<&mut [V::Elem]>,
     row: usize,
     per_task: usize,
     init: V::Elem,
@@ -209,36 +219,67 @@ pub fn reduce_rows<V, VC, VR, SC>(
     VR: Fn(V) -> V::Elem + Sync + Send,
     SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
 {
-    assert!(
-        row >= V::LANES,
-        "reduce_rows: rows of {row} < {} lanes",
-        V::LANES
-    );
-    let per_task = per_task.max(1);
-    let task = |first: usize, blk: &mut [V::Elem], st: Option<&mut [V::Elem]>| match st {
-        Some(st) => {
-            for (r, (o, urow)) in blk.iter_mut().zip(st.chunks_exact_mut(row)).enumerate() {
-                *o = reduce_row(row, init, &c, |j| f(first + r, j), Some(urow));
-            }
-        }
-        None => {
-            for (r, o) in blk.iter_mut().enumerate() {
-                *o = reduce_row(row, init, &c, |j| f(first + r, j), None);
-            }
-        }
-    };
+    assert!(row >= V::LANES, "reduce_rows: rows of {row} < {} lanes", V::LANES);
     let parallel = out.len() * row >= PAR_MIN_ELEMENTS;
-    match store {
-        Some(st) if parallel => out
-            .par_chunks_mut(per_task)
-            .zip(st.par_chunks_mut(per_task * row))
+    chunks_dyn(out, per_task.max(1), parallel, &|b, blk| {
+        let first = b * per_task.max(1);
+        for (r, o) in blk.iter_mut().enumerate() {
+            *o = reduce_row(row, init, &c, |j| f(first + r, j), None);
+        }
+    });
+}
+
+/// [`reduce_rows`] also writing each element of `f` to `store[g·row + j]` (multi-output
+/// fusion: the value reduced is stored in the same pass).
+#[inline(always)]
+pub fn reduce_rows_storing<V, VC, VR, SC>(
+    out: &mut [V::Elem],
+    store: &mut [V::Elem],
+    row: usize,
+    per_task: usize,
+    init: V::Elem,
+    c: Combine<V, VC, VR, SC>,
+    f: impl Fn(usize, usize) -> V + Sync + Send,
+) where
+    V: VFloat,
+    VC: Fn(V, V) -> V + Sync + Send,
+    VR: Fn(V) -> V::Elem + Sync + Send,
+    SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
+{
+    assert!(row >= V::LANES, "reduce_rows_storing: rows of {row} < {} lanes", V::LANES);
+    let per_task = per_task.max(1);
+    let parallel = out.len() * row >= PAR_MIN_ELEMENTS;
+    chunks2_dyn(out, per_task, store, per_task * row, parallel, &|first, blk, st| {
+        for (r, (o, urow)) in blk.iter_mut().zip(st.chunks_exact_mut(row)).enumerate() {
+            *o = reduce_row(row, init, &c, |j| f(first + r, j), Some(urow));
+        }
+    });
+}
+
+/// [`par::chunks`] behind a `dyn` task (see [`rows_dyn`]).
+#[inline(never)]
+fn chunks_dyn<T: Send>(out: &mut [T], len: usize, parallel: bool, task: Task<'_, T>) {
+    par::chunks(out, len, parallel, task);
+}
+
+/// `f(first, a_chunk, b_chunk)` over `a` and `b` cut at the same chunks (`first` the chunk's
+/// first index in `a`), on rayon when `parallel`; `dyn` for the reason of [`rows_dyn`].
+#[inline(never)]
+fn chunks2_dyn<A: Send, B: Send>(
+    a: &mut [A],
+    la: usize,
+    b: &mut [B],
+    lb: usize,
+    parallel: bool,
+    f: &(dyn Fn(usize, &mut [A], &mut [B]) + Sync),
+) {
+    if parallel {
+        a.par_chunks_mut(la)
+            .zip(b.par_chunks_mut(lb))
             .enumerate()
-            .for_each(|(b, (blk, s))| task(b * per_task, blk, Some(s))),
-        None if parallel => out
-            .par_chunks_mut(per_task)
-            .enumerate()
-            .for_each(|(b, blk)| task(b * per_task, blk, None)),
-        st => task(0, out, st),
+            .for_each(|(i, (x, y))| f(i * la, x, y));
+    } else {
+        f(0, a, b);
     }
 }
 

@@ -97,7 +97,7 @@ fn row_reductions_fold_every_element_once_and_store_it() {
                 s: |a: f32, b: f32| a + b,
             };
             let v = |p: usize| (p % 7) as f32;
-            reduce_rows(&mut sums, Some(&mut stored), row, 5, 10.0, add, |g, j| {
+            reduce_rows_storing(&mut sums, &mut stored, row, 5, 10.0, add, |g, j| {
                 at::<F32V>(g * row + j, v)
             });
             for (g, &got) in sums.iter().enumerate() {
@@ -115,7 +115,7 @@ fn row_reductions_fold_every_element_once_and_store_it() {
                 lanes: <F32V as VFloat>::reduce_max_xla,
                 s: f32::max,
             };
-            reduce_rows(&mut maxes, None, row, 5, -1e9, max, |g, j| {
+            reduce_rows(&mut maxes, row, 5, -1e9, max, |g, j| {
                 at::<F32V>(g * row + j, h32)
             });
             for (g, &got) in maxes.iter().enumerate() {

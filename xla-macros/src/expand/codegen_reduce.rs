@@ -495,17 +495,17 @@ fn driven_rows(d: &DrivenRows<'_>) -> Option<TokenStream> {
     let vf = vfloat_of(vt);
     let (id, vcomb, vred, scomb) = combiners(d.bop, d.t, &vf);
     let (w, rl) = (&d.ws[0], lit_usize(row));
-    let store = match d.store {
+    let (driver, store) = match d.store {
         Some(_) => {
             let wu = &d.ws[1];
-            quote!(Some(&mut *#wu))
+            (quote!(reduce_rows_storing), quote!(#wu,))
         }
-        None => quote!(None),
+        None => (quote!(reduce_rows), quote!()),
     };
     let per_task = lit_usize((reduce_task_work(d.out_n * d.red_n) / d.red_n.max(1)).max(1));
     let c = quote!(fused::Combine { id: #id, v: #vcomb, lanes: #vred, s: #scomb });
     Some(quote! {
-        fused::reduce_rows(#w, #store, #rl, #per_task, #init, #c, |g, j| {
+        fused::#driver(#w, #store #rl, #per_task, #init, #c, |g, j| {
             #binds #v_stmts #x
         });
     })
