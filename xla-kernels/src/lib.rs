@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod aligned;
+pub mod cpu;
 pub mod display;
 pub mod error;
 pub mod fused;
