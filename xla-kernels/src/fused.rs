@@ -17,18 +17,85 @@ use crate::simd::{window, VFloat};
 /// A block task: `(first, block)`, `first` the number of the block's first row.
 type Task<'a, T> = &'a (dyn Fn(usize, &mut [T]) + Sync);
 
-/// [`par::rows`] behind a `dyn` task: rayon's splitting code is monomorphised once per
-/// element type, not once per generated loop (most of a generated loop's build time went
-/// there). One indirect call per block of about [`PAR_BLOCK_ELEMENTS`] costs nothing.
-#[inline(never)]
-fn rows_dyn<T: Send>(out: &mut [T], row: usize, task: Task<'_, T>) {
-    par::rows(out, row, task);
+/// A task over two outputs cut at the same rows: `(first, block_a, block_b)`.
+type Task2<'a, T> = &'a (dyn Fn(usize, &mut [T], &mut [T]) + Sync);
+
+/// Element types whose block splitting is compiled here, in the library: rayon's splitting
+/// code behind a `dyn` task is built once, not once per generated loop nor once per user crate
+/// (it was most of a small generated fn's build time). One indirect call per block of about
+/// [`PAR_BLOCK_ELEMENTS`] costs nothing.
+pub trait Split: Sized + Send {
+    /// [`par::rows`]: `task(first_row, block)` over blocks of whole rows of `row`.
+    fn rows(out: &mut [Self], row: usize, task: Task<'_, Self>);
+    /// [`par::chunks`] with `first` the chunk's first index: chunks of `len`, on rayon when
+    /// `parallel`.
+    fn chunks(out: &mut [Self], len: usize, parallel: bool, task: Task<'_, Self>);
+    /// `task(first, a_chunk, b_chunk)` over `a` in chunks of `la` and `b` in chunks of `lb`
+    /// (`first` the chunk's first index in `a`), on rayon when `parallel`.
+    fn chunks2(
+        a: &mut [Self],
+        la: usize,
+        b: &mut [Self],
+        lb: usize,
+        parallel: bool,
+        task: Task2<'_, Self>,
+    );
+    /// Blocks of [`PAR_BLOCK_ELEMENTS`], the last merged into its predecessor when shorter
+    /// than `min`; on rayon from [`PAR_MIN_ELEMENTS`] elements.
+    fn blocks_of_at_least(out: &mut [Self], min: usize, task: Task<'_, Self>);
 }
+
+macro_rules! split_here {
+    ($($t:ty),*) => {$(
+        impl Split for $t {
+            #[inline(never)]
+            fn rows(out: &mut [$t], row: usize, task: Task<'_, $t>) {
+                par::rows(out, row, task);
+            }
+            #[inline(never)]
+            fn chunks(out: &mut [$t], len: usize, parallel: bool, task: Task<'_, $t>) {
+                par::chunks(out, len, parallel, |i, c| task(i * len, c));
+            }
+            #[inline(never)]
+            fn chunks2(
+                a: &mut [$t],
+                la: usize,
+                b: &mut [$t],
+                lb: usize,
+                parallel: bool,
+                task: Task2<'_, $t>,
+            ) {
+                chunks2(a, la, b, lb, parallel, task);
+            }
+            #[inline(never)]
+            fn blocks_of_at_least(out: &mut [$t], min: usize, task: Task<'_, $t>) {
+                blocks_of_at_least(out, min, task);
+            }
+        }
+    )*};
+}
+
+split_here!(
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    half::f16,
+    half::bf16,
+    f32,
+    f64
+);
+split_here!(num_complex::Complex<f32>, num_complex::Complex<f64>);
 
 /// `out[g·row + j] = f(g, j0)[j - j0]`: row `g` of `row >= LANES` elements in vectors starting
 /// at `j0` (the last one the window ending at the row's end).
 #[inline(always)]
-pub fn map_rows<V: VFloat>(
+pub fn map_rows<V: VFloat<Elem: Split>>(
     out: &mut [V::Elem],
     row: usize,
     f: impl Fn(usize, usize) -> V + Sync + Send,
@@ -38,7 +105,7 @@ pub fn map_rows<V: VFloat>(
         "map_rows: rows of {row} < {} lanes",
         V::LANES
     );
-    rows_dyn(out, row, &|first, blk| {
+    Split::rows(out, row, &|first, blk| {
         for (r, o) in blk.chunks_exact_mut(row).enumerate() {
             for jv in 0..row.div_ceil(V::LANES) {
                 let j = window(jv, V::LANES, row).0;
@@ -52,7 +119,7 @@ pub fn map_rows<V: VFloat>(
 /// (`cur`, the vector at `j0` before this loop wrote it): the row's last window is computed
 /// first, while every element still holds its old value, and stored last.
 #[inline(always)]
-pub fn map_rows_in_place<V: VFloat>(
+pub fn map_rows_in_place<V: VFloat<Elem: Split>>(
     out: &mut [V::Elem],
     row: usize,
     f: impl Fn(usize, usize, V) -> V + Sync + Send,
@@ -62,7 +129,7 @@ pub fn map_rows_in_place<V: VFloat>(
         "map_rows_in_place: rows of {row} < {} lanes",
         V::LANES
     );
-    rows_dyn(out, row, &|first, blk| {
+    Split::rows(out, row, &|first, blk| {
         for (r, o) in blk.chunks_exact_mut(row).enumerate() {
             in_place_run::<V>(o, |j, cur| f(first + r, j, cur));
         }
@@ -91,14 +158,14 @@ fn in_place_run<V: VFloat>(o: &mut [V::Elem], f: impl Fn(usize, V) -> V) {
 /// [`PAR_BLOCK_ELEMENTS`]; a block's last partial vector is the window ending at the block's
 /// end (starting in the previous block when the block is short: only inputs are read there).
 #[inline(always)]
-pub fn map_flat<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize) -> V + Sync + Send) {
+pub fn map_flat<V: VFloat<Elem: Split>>(out: &mut [V::Elem], f: impl Fn(usize) -> V + Sync + Send) {
     let l = V::LANES;
     assert!(
         out.len() >= l,
         "map_flat: {} elements < {l} lanes",
         out.len()
     );
-    rows_dyn(out, 1, &|first, blk| {
+    Split::rows(out, 1, &|first, blk| {
         let n = blk.len();
         for jv in 0..n.div_ceil(l) {
             let j = jv * l;
@@ -118,14 +185,17 @@ pub fn map_flat<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize) -> V + Sync + 
 /// [`map_flat`] reading the output in place (`cur`): blocks of [`PAR_BLOCK_ELEMENTS`], the last
 /// one absorbing a remainder shorter than a vector, so every block holds a whole window.
 #[inline(always)]
-pub fn map_flat_in_place<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize, V) -> V + Sync + Send) {
+pub fn map_flat_in_place<V: VFloat<Elem: Split>>(
+    out: &mut [V::Elem],
+    f: impl Fn(usize, V) -> V + Sync + Send,
+) {
     let l = V::LANES;
     assert!(
         out.len() >= l,
         "map_flat_in_place: {} elements < {l} lanes",
         out.len()
     );
-    blocks_of_at_least(out, l, &|first, blk| {
+    Split::blocks_of_at_least(out, l, &|first, blk| {
         in_place_run::<V>(blk, |j, cur| f(first + j, cur))
     });
 }
@@ -133,7 +203,6 @@ pub fn map_flat_in_place<V: VFloat>(out: &mut [V::Elem], f: impl Fn(usize, V) ->
 /// `f(first, block)` over `out` cut into blocks of [`PAR_BLOCK_ELEMENTS`] (`first` the block's
 /// offset), the last block merged into its predecessor when shorter than `min`; on rayon when
 /// `out` has at least [`PAR_MIN_ELEMENTS`] elements.
-#[inline(never)]
 fn blocks_of_at_least<T: Send>(out: &mut [T], min: usize, f: Task<'_, T>) {
     let (n, b) = (out.len(), PAR_BLOCK_ELEMENTS);
     let whole = if n % b != 0 && n % b < min {
@@ -159,9 +228,9 @@ fn blocks_of_at_least<T: Send>(out: &mut [T], min: usize, f: Task<'_, T>) {
 /// `out[g·row + j] = f(g, j)` element by element (code without a vector form); a flat output
 /// is rows of one element.
 #[inline(always)]
-pub fn map_elems<T: Send>(out: &mut [T], row: usize, f: impl Fn(usize, usize) -> T + Sync + Send) {
+pub fn map_elems<T: Split>(out: &mut [T], row: usize, f: impl Fn(usize, usize) -> T + Sync + Send) {
     let row = row.max(1);
-    rows_dyn(out, row, &|first, blk| {
+    Split::rows(out, row, &|first, blk| {
         for (r, o) in blk.chunks_mut(row).enumerate() {
             for (j, x) in o.iter_mut().enumerate() {
                 *x = f(first + r, j);
@@ -172,13 +241,13 @@ pub fn map_elems<T: Send>(out: &mut [T], row: usize, f: impl Fn(usize, usize) ->
 
 /// [`map_elems`] reading the output in place: `out[g·row + j] = f(g, j, out[g·row + j])`.
 #[inline(always)]
-pub fn map_elems_in_place<T: Copy + Send>(
+pub fn map_elems_in_place<T: Copy + Split>(
     out: &mut [T],
     row: usize,
     f: impl Fn(usize, usize, T) -> T + Sync + Send,
 ) {
     let row = row.max(1);
-    rows_dyn(out, row, &|first, blk| {
+    Split::rows(out, row, &|first, blk| {
         for (r, o) in blk.chunks_mut(row).enumerate() {
             for (j, x) in o.iter_mut().enumerate() {
                 *x = f(first + r, j, *x);
@@ -214,15 +283,18 @@ pub fn reduce_rows<V, VC, VR, SC>(
     c: Combine<V, VC, VR, SC>,
     f: impl Fn(usize, usize) -> V + Sync + Send,
 ) where
-    V: VFloat,
+    V: VFloat<Elem: Split>,
     VC: Fn(V, V) -> V + Sync + Send,
     VR: Fn(V) -> V::Elem + Sync + Send,
     SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
 {
-    assert!(row >= V::LANES, "reduce_rows: rows of {row} < {} lanes", V::LANES);
+    assert!(
+        row >= V::LANES,
+        "reduce_rows: rows of {row} < {} lanes",
+        V::LANES
+    );
     let parallel = out.len() * row >= PAR_MIN_ELEMENTS;
-    chunks_dyn(out, per_task.max(1), parallel, &|b, blk| {
-        let first = b * per_task.max(1);
+    Split::chunks(out, per_task.max(1), parallel, &|first, blk| {
         for (r, o) in blk.iter_mut().enumerate() {
             *o = reduce_row(row, init, &c, |j| f(first + r, j), None);
         }
@@ -241,37 +313,42 @@ pub fn reduce_rows_storing<V, VC, VR, SC>(
     c: Combine<V, VC, VR, SC>,
     f: impl Fn(usize, usize) -> V + Sync + Send,
 ) where
-    V: VFloat,
+    V: VFloat<Elem: Split>,
     VC: Fn(V, V) -> V + Sync + Send,
     VR: Fn(V) -> V::Elem + Sync + Send,
     SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
 {
-    assert!(row >= V::LANES, "reduce_rows_storing: rows of {row} < {} lanes", V::LANES);
+    assert!(
+        row >= V::LANES,
+        "reduce_rows_storing: rows of {row} < {} lanes",
+        V::LANES
+    );
     let per_task = per_task.max(1);
     let parallel = out.len() * row >= PAR_MIN_ELEMENTS;
-    chunks2_dyn(out, per_task, store, per_task * row, parallel, &|first, blk, st| {
-        for (r, (o, urow)) in blk.iter_mut().zip(st.chunks_exact_mut(row)).enumerate() {
-            *o = reduce_row(row, init, &c, |j| f(first + r, j), Some(urow));
-        }
-    });
-}
-
-/// [`par::chunks`] behind a `dyn` task (see [`rows_dyn`]).
-#[inline(never)]
-fn chunks_dyn<T: Send>(out: &mut [T], len: usize, parallel: bool, task: Task<'_, T>) {
-    par::chunks(out, len, parallel, task);
+    Split::chunks2(
+        out,
+        per_task,
+        store,
+        per_task * row,
+        parallel,
+        &|first, blk, st| {
+            for (r, (o, urow)) in blk.iter_mut().zip(st.chunks_exact_mut(row)).enumerate() {
+                *o = reduce_row(row, init, &c, |j| f(first + r, j), Some(urow));
+            }
+        },
+    );
 }
 
 /// `f(first, a_chunk, b_chunk)` over `a` and `b` cut at the same chunks (`first` the chunk's
-/// first index in `a`), on rayon when `parallel`; `dyn` for the reason of [`rows_dyn`].
+/// first index in `a`), on rayon when `parallel`.
 #[inline(never)]
-fn chunks2_dyn<A: Send, B: Send>(
-    a: &mut [A],
+fn chunks2<T: Send>(
+    a: &mut [T],
     la: usize,
-    b: &mut [B],
+    b: &mut [T],
     lb: usize,
     parallel: bool,
-    f: &(dyn Fn(usize, &mut [A], &mut [B]) + Sync),
+    f: Task2<'_, T>,
 ) {
     if parallel {
         a.par_chunks_mut(la)
