@@ -229,7 +229,7 @@ fn split<V: VFloat>(
         c_col_stride: 1,
         accumulate: false,
     };
-    kernel::gemm_float::<V>(
+    kernel::gemm_real(
         &rd,
         &stacked[..na * 2 * m * k],
         b_reals,
@@ -303,14 +303,14 @@ fn expanded<V: VFloat>(
     let eb = &eb[..nb * 4 * k * n];
     if sc[2] == 1 || n == 1 {
         let rd = real_desc([2 * sc[0], 2 * sc[1], 1], d.accumulate);
-        kernel::gemm_float::<V>(&rd, a_reals, eb, as_reals_mut(c), real);
+        kernel::gemm_real(&rd, a_reals, eb, as_reals_mut(c), real);
         return;
     }
     // C with no contiguous dimension: compute dense, then store (or add) element by element.
     let len = d.batch * m * 2 * n;
     ensure_len(cbuf, len);
     let rd = real_desc([(2 * m * n) as isize, (2 * n) as isize, 1], false);
-    kernel::gemm_float::<V>(&rd, a_reals, eb, &mut cbuf[..len], real);
+    kernel::gemm_real(&rd, a_reals, eb, &mut cbuf[..len], real);
     let mut vals = cbuf[..len].chunks_exact(2);
     for bi in 0..d.batch {
         for i in 0..m {

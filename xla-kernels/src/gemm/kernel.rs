@@ -1,9 +1,34 @@
 //! The packed f32/f64 GEMM: Goto/BLIS loop nest over [`NC`]-column panels of B and [`KC`]-deep
 //! slices of k (B packed once per slice, shared by the threads), row blocks of A (whole
-//! `MR`-row panels dealt out evenly, about [`MC`] rows each, packed per task, run on rayon), and
+//! `MR`-row panels dealt out evenly, about `MC` rows each, packed per task, run on rayon), and
 //! an `MR x NR` register tile (`NR = 2 * LANES`) accumulated with vector multiply-adds.
 //!
-//! Why this shape (measured on the 2-core AVX2+FMA EPYC of this project, 16 vector registers):
+//! Run-time dispatch: the loop nest is generic over a [`Kernel`] (tile shape, block sizes,
+//! instruction set), and [`FloatElem::with_kernel`] picks the one of [`cpu::level`]: AVX-512F
+//! (8 x 32 f32 / 8 x 16 f64), AVX2 + FMA (6 x 16 / 6 x 8), or the portable `wide` vectors of
+//! the build (6 x 2 vectors). `KC` is shared by all, so every level adds the same products in
+//! the same order into each element; only a build without FMA rounds them differently.
+//!
+//! The AVX-512 tile, measured on the 2-core AVX-512 Zen 4 EPYC (one thread, CPU time,
+//! `RAYON_NUM_THREADS=1 GEMM_SPEED_CLOCK=cpu gemm_speed 5 <shapes>`, 3 alternating rounds,
+//! median GFLOP/s, with a 1-thread AVX-512 FMA peak of 116):
+//!
+//! | MR x NR (f32) | 1024^3 | 256^3 | 64^3 | 8x784x128 | f64 1024^3 | f64 64^3 |
+//! |---|---|---|---|---|---|---|
+//! | 6 x 32 | 99.8 | 79.9 | 100.7 | 94.6 | 50.4 | 49.6 |
+//! | 8 x 32 | 99.2 | 97.8 | 99.8 | 109.9 | 49.3 | 49.6 |
+//! | 12 x 32 | 99.0 | 97.5 | 57.9 | 109.6 | 48.7 | 28.2 |
+//! | 14 x 32 | 97.8 | 95.3 | 45.8 | 109.5 | 49.3 | 22.6 |
+//! | 6 x 64 | 42.2 | 42.2 | 45.1 | 49.3 | 21.2 | 22.4 |
+//!
+//! 8 x 32 is as fast as the taller tiles on large products, and 12 or 14 rows read in place
+//! (64^3) need more row pointers than there are general registers (spills); 8 rows also make
+//! 8x784x128 (a batch of 8 through a dense layer) one tile high. With 2 threads, 256^3 ran at
+//! 173 GFLOP/s with 8 x 32 and 150 with 6 x 32. 6 x 64 (4 vectors per row) is slow, not
+//! investigated further. `MC` 64 / 120 / 240 measured within the noise for 8 x 32.
+//!
+//! Why the AVX2 shape (measured on the 2-core AVX2+FMA EPYC of this project, 16 vector
+//! registers):
 //! - 6 x 16 tile: 12 accumulators + 2 B vectors + 1 broadcast. In L1 it runs at 88-91 GFLOP/s
 //!   on one core against 95 for a loop of independent FMAs (a throwaway microbenchmark, best of
 //!   5 rounds); a 4 x 24 tile (7 loads per 12 FMAs instead of 8) measured 89-94, within the
@@ -29,23 +54,17 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::{offset, pack, small, GemmDesc, OutPtr};
-use crate::simd::VFloat;
+use super::isa::Portable;
+use super::micro::{Dst, Kernel, Src, Tile, Tiles};
+use super::{offset, pack, GemmDesc, OutPtr};
+use crate::cpu::{self, IsaLevel};
 
-/// Rows of the register tile (with `NR = 2 * LANES` columns: 12 accumulators, which with two
-/// B vectors and one A broadcast fits the 16 vector registers of AVX2).
-pub(crate) const MR: usize = 6;
 /// Depth of one k slice: an `NR x KC` B micro-panel (16 KiB of f32 at NR = 16) stays in L1.
+/// The same for every instruction set: a slice's sum is added into C at its end, so KC fixes
+/// each element's rounding sequence.
 pub(crate) const KC: usize = 256;
-/// Maximum rows of a packed A block: `MC x KC` (120 KiB of f32) stays in L2.
-pub(crate) const MC: usize = 120;
 /// Maximum columns of a packed B panel: `KC x NC` (4 MiB of f32) stays in L3.
 pub(crate) const NC: usize = 4096;
-/// Up to this many rows of A, a row-major B is read in place instead of packed: packing costs
-/// about as much as one row panel's multiply, so it pays only when several panels reuse it.
-/// A row-major A is then read in place too (it is small, and packing it was 16% of the time
-/// of an 8x784x128 product).
-pub(crate) const DIRECT_B_MAX_M: usize = 4 * MR;
 /// When A and B together take at most this many bytes, neither is packed (row-major rows are
 /// read in place): they stay in L2 (512 KiB) for the whole product, so packing would only add
 /// a copy.
@@ -57,13 +76,101 @@ pub(crate) const PAR_MIN_FLOPS: u128 = 1 << 21;
 /// items per thread, no fork/join per item) when the chunks balance.
 pub(crate) const BATCH_PAR_MAX_ITEM_FLOPS: u128 = 1 << 28;
 
-/// Lane types with a packed kernel.
+/// Lane types with a packed kernel: f32 and f64.
 pub(crate) trait FloatElem:
     Copy + Default + Send + Sync + 'static + Add<Output = Self> + Mul<Output = Self>
 {
+    /// Partial sums of the dot form of `small`: `s_q = sum_{p = q mod DOT_SUMS} x_p y_p`, a
+    /// count fixed per type (four AVX2 vectors) so every instruction set sums in one order.
+    const DOT_SUMS: usize;
+
+    /// `w.run(kernel)` with the kernel of `level`, or of the widest level below it that this
+    /// CPU runs.
+    fn with_kernel<W: WithKernel<Self>>(level: IsaLevel, w: W) -> W::Out;
 }
-impl FloatElem for f32 {}
-impl FloatElem for f64 {}
+
+/// Something to do with a kernel of element type `T` (a closure generic over the kernel).
+pub(crate) trait WithKernel<T: FloatElem> {
+    /// The result.
+    type Out;
+    /// Does it with kernel `k`.
+    fn run<K: Kernel<E = T>>(self, k: K) -> Self::Out;
+}
+
+/// The tile of the portable path: 6 x 2 vectors, 12 accumulators + 2 B vectors + 1
+/// broadcast in the 16 registers of AVX2 (see the module docs for the measurements).
+type PortableTiles<V> = Tiles<Portable<V>, 6, 2, 120>;
+/// AVX2 + FMA: the same 6 x 2 vectors (6 x 16 f32, 6 x 8 f64).
+#[cfg(target_arch = "x86_64")]
+type Avx2Tiles<E> = Tiles<super::x86::Avx2<E>, 6, 2, 120>;
+/// AVX-512F: 32 registers hold a taller tile (see the module docs for the measurements).
+#[cfg(target_arch = "x86_64")]
+type Avx512Tiles<E> = Tiles<super::x86::Avx512<E>, 8, 2, 120>;
+
+/// `FloatElem` for `$t`, with its portable vector `$v` and dot-form sum count.
+macro_rules! float_elem {
+    ($t:ty, $v:ty, $sums:literal) => {
+        impl FloatElem for $t {
+            const DOT_SUMS: usize = $sums;
+
+            fn with_kernel<W: WithKernel<$t>>(level: IsaLevel, w: W) -> W::Out {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    use super::x86::{Avx2, Avx512};
+                    if let Some(t) = Avx512::new().filter(|_| level >= IsaLevel::Avx512) {
+                        return w.run::<Avx512Tiles<$t>>(Tiles(t));
+                    }
+                    if let Some(t) = Avx2::new().filter(|_| level >= IsaLevel::Avx2) {
+                        return w.run::<Avx2Tiles<$t>>(Tiles(t));
+                    }
+                }
+                let _ = level;
+                w.run::<PortableTiles<$v>>(Tiles(Portable::default()))
+            }
+        }
+    };
+}
+
+float_elem!(f32, crate::simd::F32V, 32);
+float_elem!(f64, crate::simd::F64V, 16);
+
+/// The f32/f64 GEMM at the process's instruction-set level ([`cpu::level`]), on validated,
+/// non-empty (`batch, m, n > 0`) operands.
+pub(crate) fn gemm_real<T: FloatElem>(
+    d: &GemmDesc,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    bufs: &mut Buffers<T>,
+) {
+    gemm_at(cpu::level(), d, a, b, c, bufs)
+}
+
+/// [`gemm_real`] at instruction-set level `level` (capped by what the CPU runs).
+pub(crate) fn gemm_at<T: FloatElem>(
+    level: IsaLevel,
+    d: &GemmDesc,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    bufs: &mut Buffers<T>,
+) {
+    /// The GEMM's operands, waiting for a kernel.
+    struct Run<'x, T> {
+        d: &'x GemmDesc,
+        a: &'x [T],
+        b: &'x [T],
+        c: &'x mut [T],
+        bufs: &'x mut Buffers<T>,
+    }
+    impl<T: FloatElem> WithKernel<T> for Run<'_, T> {
+        type Out = ();
+        fn run<K: Kernel<E = T>>(self, k: K) {
+            gemm_float(k, self.d, self.a, self.b, self.c, self.bufs)
+        }
+    }
+    T::with_kernel(level, Run { d, a, b, c, bufs })
+}
 
 /// Packing buffers of one element type: B panel, one A block per task, and a set of both per
 /// rayon worker for batch-parallel runs (locked by the worker running an item: uncontended).
@@ -92,16 +199,15 @@ pub(crate) fn strides(d: &GemmDesc) -> ([isize; 3], [isize; 3], [isize; 3]) {
     )
 }
 
-/// GEMM for a float vector type `V` on validated, non-empty (`batch, m, n > 0`) operands.
-pub(crate) fn gemm_float<V: VFloat>(
+/// GEMM with kernel `k` on validated, non-empty (`batch, m, n > 0`) operands.
+fn gemm_float<K: Kernel>(
+    k: K,
     d: &GemmDesc,
-    a: &[V::Elem],
-    b: &[V::Elem],
-    c: &mut [V::Elem],
-    bufs: &mut Buffers<V::Elem>,
-) where
-    V::Elem: FloatElem,
-{
+    a: &[K::E],
+    b: &[K::E],
+    c: &mut [K::E],
+    bufs: &mut Buffers<K::E>,
+) {
     let sc = strides(d).2;
     let out = OutPtr::new(c);
     if d.k == 0 {
@@ -110,38 +216,37 @@ pub(crate) fn gemm_float<V: VFloat>(
                 for i in 0..d.m {
                     for j in 0..d.n {
                         // SAFETY: single-threaded here; offsets validated.
-                        unsafe { out.set(offset(bi, i, j, sc), V::Elem::default()) };
+                        unsafe { out.set(offset(bi, i, j, sc), K::E::default()) };
                     }
                 }
             }
         }
         return;
     }
-    if d.m == 1 && small::row_times_matrix::<V>(d, a, b, &out) {
+    if d.m == 1 && k.row_times_matrix(d, a, b, &out) {
         return;
     }
-    if d.n == 1 && small::row_times_matrix::<V>(&d.transposed(), b, a, &out) {
+    if d.n == 1 && k.row_times_matrix(&d.transposed(), b, a, &out) {
         return;
     }
     if sc[2] != 1 && sc[1] == 1 {
         // Column-major C: compute C^T = B^T A^T instead, whose rows are contiguous (vector
         // stores); every element sums the same products in the same order.
-        return packed::<V>(&d.transposed(), b, a, &out, bufs);
+        return packed(k, &d.transposed(), b, a, &out, bufs);
     }
-    packed::<V>(d, a, b, &out, bufs)
+    packed(k, d, a, b, &out, bufs)
 }
 
 /// The packed loop nest over the batch: whole items per thread when there are enough of them
 /// and they are small, else one item after another, each split over the threads.
-fn packed<V: VFloat>(
+fn packed<K: Kernel>(
+    k: K,
     d: &GemmDesc,
-    a: &[V::Elem],
-    b: &[V::Elem],
-    out: &OutPtr<'_, V::Elem>,
-    bufs: &mut Buffers<V::Elem>,
-) where
-    V::Elem: FloatElem,
-{
+    a: &[K::E],
+    b: &[K::E],
+    out: &OutPtr<'_, K::E>,
+    bufs: &mut Buffers<K::E>,
+) {
     let per_item = GemmDesc { batch: 1, ..*d }.flops();
     let threads = rayon::current_num_threads().max(1);
     let chunks = threads.min(d.batch);
@@ -160,61 +265,67 @@ fn packed<V: VFloat>(
         (0..d.batch).into_par_iter().for_each(|bi| {
             let slot = rayon::current_thread_index().and_then(|t| per_thread.get(t));
             match slot.and_then(|m| m.try_lock().ok()) {
-                Some(mut bufs) => packed_item::<V>(d, bi, a, b, out, &mut bufs, false),
-                None => packed_item::<V>(d, bi, a, b, out, &mut Buffers::default(), false),
+                Some(mut bufs) => packed_item(k, d, bi, a, b, out, &mut bufs, false),
+                None => packed_item(k, d, bi, a, b, out, &mut Buffers::default(), false),
             }
         });
     } else {
         let parallel = per_item >= PAR_MIN_FLOPS;
         for bi in 0..d.batch {
-            packed_item::<V>(d, bi, a, b, out, bufs, parallel);
+            packed_item(k, d, bi, a, b, out, bufs, parallel);
         }
     }
 }
 
+/// Row blocks of an `m`-row product: about `K::MC` rows each, whole `MR`-row panels dealt
+/// out evenly (sizes differ by at most one panel), a multiple of `threads` of them when
+/// there are enough panels. Returns the block count and block `t`'s `(first row, rows)`.
+fn row_blocks<K: Kernel>(m: usize, threads: usize) -> (usize, impl Fn(usize) -> (usize, usize)) {
+    let m_panels = m.div_ceil(K::MR);
+    let mut n_ic = m.div_ceil(K::MC);
+    if threads > 1 {
+        n_ic = n_ic.div_ceil(threads) * threads;
+    }
+    let n_ic = n_ic.min(m_panels);
+    let block = move |t: usize| {
+        let (p0, p1) = (t * m_panels / n_ic, (t + 1) * m_panels / n_ic);
+        (p0 * K::MR, (p1 * K::MR).min(m) - p0 * K::MR)
+    };
+    (n_ic, block)
+}
+
 /// One batch item through the packed loop nest; `parallel` splits row blocks (and column
-/// panels when there are too few row blocks) over rayon.
-fn packed_item<V: VFloat>(
+/// panels when there are too few row blocks) over rayon. The split changes no element's
+/// arithmetic.
+#[allow(clippy::too_many_arguments)]
+fn packed_item<K: Kernel>(
+    k: K,
     d: &GemmDesc,
     bi: usize,
-    a: &[V::Elem],
-    b: &[V::Elem],
-    out: &OutPtr<'_, V::Elem>,
-    bufs: &mut Buffers<V::Elem>,
+    a: &[K::E],
+    b: &[K::E],
+    out: &OutPtr<'_, K::E>,
+    bufs: &mut Buffers<K::E>,
     parallel: bool,
-) where
-    V::Elem: FloatElem,
-{
+) {
     let (sa, sb, sc) = strides(d);
-    let nr = 2 * V::LANES;
+    let (mr, nr) = (K::MR, K::NR);
     let threads = if parallel {
         rayon::current_num_threads().max(1)
     } else {
         1
     };
-    // Row blocks: about MC rows each, whole MR-row panels dealt out evenly (block sizes differ
-    // by at most one panel), and (when parallel) a multiple of the thread count of them when
-    // there are enough panels. The split changes no element's arithmetic.
-    let m_panels = d.m.div_ceil(MR);
-    let mut n_ic = d.m.div_ceil(MC);
-    if threads > 1 {
-        n_ic = n_ic.div_ceil(threads) * threads;
-    }
-    let n_ic = n_ic.min(m_panels);
-    // Rows `ic..ic + rows` of block `t`.
-    let block = |t: usize| {
-        let (p0, p1) = (t * m_panels / n_ic, (t + 1) * m_panels / n_ic);
-        (p0 * MR, (p1 * MR).min(d.m) - p0 * MR)
-    };
+    let (n_ic, block) = row_blocks::<K>(d.m, threads);
     let Buffers {
         b: bbuf, a: abufs, ..
     } = bufs;
-    let elem = core::mem::size_of::<V::Elem>();
+    let elem = core::mem::size_of::<K::E>();
     // Small row-major operands are read in place (see UNPACKED_MAX_BYTES); B also when few rows
-    // of A reuse it.
+    // of A reuse it (packing costs about one row panel's multiply, so it pays only when several
+    // panels reuse it), and A with it (packing A was 16% of an 8x784x128 product).
     let small = (d.m * d.k + d.k * d.n) * elem <= UNPACKED_MAX_BYTES;
-    let direct_b = sb[2] == 1 && sb[1] >= 0 && (d.m <= DIRECT_B_MAX_M || small);
-    let direct_a = sa[2] == 1 && sa[1] >= 0 && (d.m <= DIRECT_B_MAX_M || small);
+    let direct_b = sb[2] == 1 && sb[1] >= 0 && (d.m <= K::DIRECT_MAX_M || small);
+    let direct_a = sa[2] == 1 && sa[1] >= 0 && (d.m <= K::DIRECT_MAX_M || small);
     for jc in (0..d.n).step_by(NC) {
         let nc = NC.min(d.n - jc);
         let panels = nc.div_ceil(nr);
@@ -230,27 +341,20 @@ fn packed_item<V: VFloat>(
             // Direct B: only a partial last panel is packed (as panel 0).
             let full = if direct_b { nc / nr } else { 0 };
             if full * nr < nc {
-                pack::pack_b(
-                    bbuf,
-                    b,
-                    sb,
-                    bi,
-                    pc,
-                    kc,
-                    jc + full * nr,
-                    nc - full * nr,
-                    nr,
-                    threads > 1,
-                );
+                let (col0, cols) = (jc + full * nr, nc - full * nr);
+                pack::pack_b(bbuf, b, sb, bi, pc, kc, col0, cols, nr, threads > 1);
             }
-            let first = pc == 0 && !d.accumulate;
+            let tile = Tile {
+                bi,
+                sc,
+                first: pc == 0 && !d.accumulate,
+            };
             let bbuf = &bbuf[..];
-            let run = |t: usize, abuf: &mut Vec<V::Elem>| {
+            let run = |t: usize, abuf: &mut Vec<K::E>| {
                 let ((ic, rows), jr) = (block(t / n_jr), t % n_jr);
                 if !direct_a {
-                    pack::pack_a(abuf, a, sa, bi, ic, rows, pc, kc);
+                    k.pack_a(abuf, a, sa, bi, ic, rows, pc, kc);
                 }
-                let tile = Tile { bi, sc, first, nr };
                 for jp in jr * per_task..((jr + 1) * per_task).min(panels) {
                     let cols = nr.min(nc - jp * nr);
                     let (bp, b_rs) = if jp < full {
@@ -259,16 +363,16 @@ fn packed_item<V: VFloat>(
                         let q = jp - full;
                         (&bbuf[q * kc * nr..(q + 1) * kc * nr], nr)
                     };
-                    for ip in 0..rows.div_ceil(MR) {
-                        let rows_here = MR.min(rows - ip * MR);
-                        let (row0, col0) = (ic + ip * MR, jc + jp * nr);
+                    for ip in 0..rows.div_ceil(mr) {
+                        let rows_here = mr.min(rows - ip * mr);
+                        let (row0, col0) = (ic + ip * mr, jc + jp * nr);
                         // The tile's C lines arrive while the k loop runs (C is read or
                         // written once per slice, too rarely to stay cached).
-                        tile.prefetch::<V>(out, row0, col0, rows_here, cols);
+                        tile.prefetch(out, row0, col0, rows_here, cols);
                         let (ap, a_rs) = if direct_a {
                             (&a[offset(bi, row0, pc, sa)..], sa[1] as usize)
                         } else {
-                            (&abuf[ip * kc * MR..(ip + 1) * kc * MR], MR)
+                            (&abuf[ip * kc * mr..(ip + 1) * kc * mr], mr)
                         };
                         let s = Src {
                             ap,
@@ -285,10 +389,10 @@ fn packed_item<V: VFloat>(
                             cols,
                         };
                         match (direct_a, jp < full) {
-                            (false, false) => micro_rows::<V, false, false>(rows_here, s, dst),
-                            (false, true) => micro_rows::<V, false, true>(rows_here, s, dst),
-                            (true, false) => micro_rows::<V, true, false>(rows_here, s, dst),
-                            (true, true) => micro_rows::<V, true, true>(rows_here, s, dst),
+                            (false, false) => k.tile::<false, false>(rows_here, s, dst),
+                            (false, true) => k.tile::<false, true>(rows_here, s, dst),
+                            (true, false) => k.tile::<true, false>(rows_here, s, dst),
+                            (true, true) => k.tile::<true, true>(rows_here, s, dst),
                         }
                     }
                 }
@@ -300,181 +404,6 @@ fn packed_item<V: VFloat>(
                     .for_each(|(t, ab)| run(t, ab));
             } else {
                 run(0, &mut abufs[0]);
-            }
-        }
-    }
-}
-
-/// Where the micro-kernel reads its operands: packed panels, or A / B in place.
-#[derive(Clone, Copy)]
-struct Src<'a, T> {
-    /// A: packed `MR`-row panel (`ap[p * MR + i]`), or with `DA` row `i` at `ap[i * a_rs..]`.
-    ap: &'a [T],
-    a_rs: usize,
-    /// B: packed `NR`-column panel (`bp[p * NR + j]`), or with `DB` row `p` at `bp[p * b_rs..]`.
-    bp: &'a [T],
-    b_rs: usize,
-    kc: usize,
-}
-
-/// Where the micro-kernel's tile goes: `cols` columns at `(row0, col0)` of C.
-#[derive(Clone, Copy)]
-struct Dst<'t, 'o, 'c, T> {
-    tile: &'t Tile,
-    out: &'o OutPtr<'c, T>,
-    row0: usize,
-    col0: usize,
-    cols: usize,
-}
-
-/// [`micro`] for the first `rows` (1..=MR) rows of the panel: edge panels skip the padding
-/// rows instead of computing them.
-#[inline(always)]
-fn micro_rows<V: VFloat, const DA: bool, const DB: bool>(
-    rows: usize,
-    s: Src<'_, V::Elem>,
-    d: Dst<'_, '_, '_, V::Elem>,
-) where
-    V::Elem: FloatElem,
-{
-    match rows {
-        6 => micro::<V, 6, DA, DB>(s, d),
-        5 => micro::<V, 5, DA, DB>(s, d),
-        4 => micro::<V, 4, DA, DB>(s, d),
-        3 => micro::<V, 3, DA, DB>(s, d),
-        2 => micro::<V, 2, DA, DB>(s, d),
-        _ => micro::<V, 1, DA, DB>(s, d),
-    }
-}
-
-/// `acc[i][h] += a[i] * b[h]` for the `R` rows of one step `p`.
-#[inline(always)]
-fn step<V: VFloat, const R: usize>(
-    acc: &mut [[V; 2]; R],
-    a: impl Fn(usize) -> V::Elem,
-    b: &[V::Elem],
-) where
-    V::Elem: FloatElem,
-{
-    let l = V::LANES;
-    let b0 = V::load(&b[..l]);
-    let b1 = V::load(&b[l..]);
-    for (i, r) in acc.iter_mut().enumerate() {
-        let ai = V::splat(a(i));
-        r[0] = ai.mul_add(b0, r[0]);
-        r[1] = ai.mul_add(b1, r[1]);
-    }
-}
-
-/// The register tile: `acc[i][h]` = lanes `h*LANES..` of row `i < R`, summed over the slice in
-/// order `p = 0..kc`, one fused multiply-add per step, then stored (or added) into C. Where A and B are read from (packed or
-/// in place, see [`Src`]) changes no arithmetic.
-#[inline(always)]
-fn micro<V: VFloat, const R: usize, const DA: bool, const DB: bool>(
-    s: Src<'_, V::Elem>,
-    d: Dst<'_, '_, '_, V::Elem>,
-) where
-    V::Elem: FloatElem,
-{
-    let nr = 2 * V::LANES;
-    let zero = V::splat(V::Elem::default());
-    let mut acc = [[zero; 2]; R];
-    let kc = s.kc;
-    if DA {
-        // Row i of the tile is A's row i: R streams read in order (the prefetcher follows).
-        let rows: [&[V::Elem]; R] = core::array::from_fn(|i| &s.ap[i * s.a_rs..][..kc]);
-        // `p` indexes all R rows and B's row stride at once: no single iterator to zip.
-        #[allow(clippy::needless_range_loop)]
-        for p in 0..kc {
-            let b = if DB {
-                &s.bp[p * s.b_rs..][..nr]
-            } else {
-                &s.bp[p * nr..][..nr]
-            };
-            step::<V, R>(&mut acc, |i| rows[i][p], b);
-        }
-    } else if DB {
-        for (p, a) in s.ap.chunks_exact(MR).take(kc).enumerate() {
-            step::<V, R>(&mut acc, |i| a[i], &s.bp[p * s.b_rs..][..nr]);
-        }
-    } else {
-        for (a, b) in s.ap.chunks_exact(MR).zip(s.bp.chunks_exact(nr)).take(kc) {
-            step::<V, R>(&mut acc, |i| a[i], b);
-        }
-    }
-    // Stored straight from the accumulators (no copy of the tile through the stack).
-    d.tile.store::<V>(&acc, d.out, d.row0, d.col0, d.cols);
-}
-
-/// Where a tile goes: batch item, C strides, whether this is the first k slice of a
-/// non-accumulating GEMM (store) or not (add).
-struct Tile {
-    bi: usize,
-    sc: [isize; 3],
-    first: bool,
-    nr: usize,
-}
-
-impl Tile {
-    /// Asks for the cache lines of the `rows x cols` tile at `(row0, col0)` of C.
-    #[inline(always)]
-    fn prefetch<V: VFloat>(
-        &self,
-        out: &OutPtr<'_, V::Elem>,
-        row0: usize,
-        col0: usize,
-        rows: usize,
-        cols: usize,
-    ) where
-        V::Elem: FloatElem,
-    {
-        for i in 0..rows {
-            out.prefetch(offset(self.bi, row0 + i, col0, self.sc));
-            out.prefetch(offset(self.bi, row0 + i, col0 + cols - 1, self.sc));
-        }
-    }
-
-    /// Writes the first `cols` columns of the rows of `acc` at `(row0, col0)` of C.
-    #[inline(always)]
-    fn store<V: VFloat>(
-        &self,
-        acc: &[[V; 2]],
-        out: &OutPtr<'_, V::Elem>,
-        row0: usize,
-        col0: usize,
-        cols: usize,
-    ) where
-        V::Elem: FloatElem,
-    {
-        let l = V::LANES;
-        if self.sc[2] == 1 && cols == self.nr {
-            for (i, r) in acc.iter().enumerate() {
-                let o = offset(self.bi, row0 + i, col0, self.sc);
-                // SAFETY: this task owns rows row0.. x columns col0..col0+nr of C (disjoint
-                // tiles per task; C's strides validated injective), contiguous as col stride 1.
-                let s = unsafe { out.slice(o, self.nr) };
-                let (lo, hi) = s.split_at_mut(l);
-                if self.first {
-                    r[0].store(lo);
-                    r[1].store(hi);
-                } else {
-                    (V::load(lo) + r[0]).store(lo);
-                    (V::load(hi) + r[1]).store(hi);
-                }
-            }
-            return;
-        }
-        let mut row = [V::Elem::default(); 64];
-        for (i, r) in acc.iter().enumerate() {
-            r[0].store(&mut row[..l]);
-            r[1].store(&mut row[l..2 * l]);
-            for (j, &v) in row.iter().enumerate().take(cols) {
-                let o = offset(self.bi, row0 + i, col0 + j, self.sc);
-                // SAFETY: element (row0+i, col0+j) belongs to this task's tile only.
-                unsafe {
-                    let v = if self.first { v } else { out.get(o) + v };
-                    out.set(o, v);
-                }
             }
         }
     }

@@ -1,9 +1,11 @@
 //! Batched matrix multiplication: `C[b] = A[b] * B[b]` (`+ C[b]` when accumulating), every
 //! operand addressed by element strides, for every element type XLA's `dot` accepts.
 //!
-//! - f32 / f64: packed panels and a `wide` 6 x 16 register-tile micro-kernel (`kernel`),
-//!   threads over row blocks (and column panels when rows are few), batch items whole per
-//!   task when they are small; small operands and small `m` read A and B in place (no
+//! - f32 / f64: packed panels and a register-tile micro-kernel (`kernel`, `micro`) for the
+//!   instruction set chosen at run time ([`crate::cpu::level`]): AVX-512F 8 x 32 (f32),
+//!   AVX2 + FMA 6 x 16, or the build's own `wide` vectors (`isa`, `x86`); threads over row
+//!   blocks (and column panels when rows are few), batch items whole per task when they are
+//!   small; small operands and small `m` read A and B in place (no
 //!   packing); `m == 1` / `n == 1` take a no-packing matrix-vector path (`small`); a
 //!   column-major C is computed as `C^T = B^T A^T`.
 //! - f16 / bf16: widened to dense f32 by vectorised slice conversions into the scratch, the
@@ -44,7 +46,11 @@
 //!
 //! Determinism: each output element is computed by one thread, summing over `k` in an order
 //! fixed by the sizes and strides alone (packed path: k-blocks of `KC` = 256 in order,
-//! ascending within a block), so the bits do not depend on the number of threads.
+//! ascending within a block; `m == 1` dot form: 32 f32 / 16 f64 partial sums combined in a
+//! fixed tree), so the bits do not depend on the number of threads. The order is the same at
+//! every instruction-set level: levels differ only where one fuses a multiply-add that
+//! another rounds twice (a default build's SSE2 baseline has no FMA; AVX2 and AVX-512 give
+//! identical bits, and so does the baseline of a `target-cpu=native` build).
 //!
 //! Safety: strides and extents are checked once up front ([`GemmError`]); an output whose
 //! strides would make two elements share a location is rejected, which is what lets threads
@@ -54,10 +60,14 @@ pub mod backend;
 mod complex;
 mod generic;
 mod int8;
+mod isa;
 mod kernel;
+mod micro;
 mod pack;
 mod small;
 mod widen;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 pub use int8::gemm_s8_s32;
 
@@ -263,13 +273,13 @@ pub trait GemmElem: Copy + Send + Sync + 'static {
 
 impl GemmElem for f32 {
     fn gemm_validated(d: &GemmDesc, a: &[f32], b: &[f32], c: &mut [f32], s: &mut GemmScratch) {
-        kernel::gemm_float::<crate::simd::F32V>(d, a, b, c, &mut s.f32)
+        kernel::gemm_real(d, a, b, c, &mut s.f32)
     }
 }
 
 impl GemmElem for f64 {
     fn gemm_validated(d: &GemmDesc, a: &[f64], b: &[f64], c: &mut [f64], s: &mut GemmScratch) {
-        kernel::gemm_float::<crate::simd::F64V>(d, a, b, c, &mut s.f64)
+        kernel::gemm_real(d, a, b, c, &mut s.f64)
     }
 }
 
@@ -530,5 +540,7 @@ impl<'a, T: Copy> OutPtr<'a, T> {
 
 #[cfg(test)]
 mod eval_tests;
+#[cfg(test)]
+mod level_tests;
 #[cfg(test)]
 mod tests;

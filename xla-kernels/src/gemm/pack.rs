@@ -1,6 +1,7 @@
 //! Packing: copies a block of A into `MR`-row micro-panels and a block of B into `NR`-column
-//! micro-panels, in the order the micro-kernel reads them (one contiguous stream each), padding
-//! partial panels with zeros so the kernel always runs full tiles.
+//! micro-panels (the tile of the kernel in use, which differs per instruction set), in the
+//! order the micro-kernel reads them (one contiguous stream each), padding partial panels
+//! with zeros so the kernel always runs full tiles.
 //!
 //! Both read their source as streams: a row-major B row by row (panel by panel it was one cache
 //! line per row at the row stride, which the hardware prefetcher does not follow across pages:
@@ -8,7 +9,6 @@
 //! streams interleaved in 8-step blocks (3.4% of a 1024^3 product on one thread; the rest is
 //! A's first touch from memory).
 
-use super::kernel::MR;
 use super::offset;
 
 /// Makes `buf` at least `len` long (grows once; never shrinks, never re-zeroes).
@@ -20,9 +20,10 @@ pub(crate) fn ensure_len<T: Copy + Default>(buf: &mut Vec<T>, len: usize) {
 }
 
 /// Packs rows `row0..row0 + rows` x columns `col0..col0 + kc` of A (batch `bi`) into
-/// `ceil(rows / MR)` panels: `buf[ip*kc*MR + p*MR + i] = A[row0 + ip*MR + i, col0 + p]`.
+/// `ceil(rows / MR)` panels: `buf[ip*kc*MR + p*MR + i] = A[row0 + ip*MR + i, col0 + p]`
+/// (`MR` is the row count of the kernel's tile).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn pack_a<T: Copy + Default>(
+pub(crate) fn pack_a<T: Copy + Default, const MR: usize>(
     buf: &mut Vec<T>,
     a: &[T],
     sa: [isize; 3],
@@ -45,13 +46,13 @@ pub(crate) fn pack_a<T: Copy + Default>(
                 core::array::from_fn(|i| &a[offset(bi, r0 + i, col0, sa)..][..kc]);
             let mut blocks = dst.chunks_exact_mut(8 * MR);
             for (q, d) in (&mut blocks).enumerate() {
-                let d: &mut [T; 8 * MR] = d.try_into().expect("8 * MR elements");
                 let v: [&[T; 8]; MR] = core::array::from_fn(|i| {
                     src[i][8 * q..8 * q + 8].try_into().expect("8 elements")
                 });
-                for s in 0..8 {
-                    for i in 0..MR {
-                        d[s * MR + i] = v[i][s];
+                for (s, d) in d.chunks_exact_mut(MR).enumerate() {
+                    let d: &mut [T; MR] = d.try_into().expect("MR elements");
+                    for (x, row) in d.iter_mut().zip(&v) {
+                        *x = row[s];
                     }
                 }
             }

@@ -8,44 +8,49 @@
 
 use rayon::prelude::*;
 
+use super::isa::Isa;
 use super::kernel::{strides, FloatElem, PAR_MIN_FLOPS};
 use super::{offset, GemmDesc, OutPtr};
-use crate::simd::VFloat;
 
 /// Columns per parallel task of the axpy form.
 const COLS_PER_TASK: usize = 256;
 
 /// `C[b] (1 x n) = A[b] (1 x k) * B[b]`; returns `false` (nothing done) when neither B's rows
 /// nor its columns are contiguous, leaving the case to the packed path.
-pub(crate) fn row_times_matrix<V: VFloat>(
+pub(crate) fn row_times_matrix<S: Isa>(
+    isa: S,
     d: &GemmDesc,
-    a: &[V::Elem],
-    b: &[V::Elem],
-    out: &OutPtr<'_, V::Elem>,
-) -> bool
-where
-    V::Elem: FloatElem,
-{
+    a: &[S::E],
+    b: &[S::E],
+    out: &OutPtr<'_, S::E>,
+) -> bool {
     debug_assert_eq!(d.m, 1);
     let (sa, sb, sc) = strides(d);
-    let l = V::LANES;
-    let dot_form = sb[1] == 1 && sa[2] == 1 && (d.n < l || sb[2] != 1);
+    // Below a quarter of the dot form's sums (one AVX2 vector) of columns, the axpy form would
+    // run partial vectors only. A constant, not the lanes of `S`: the form decides the order.
+    let dot_form = sb[1] == 1 && sa[2] == 1 && (d.n < S::E::DOT_SUMS / 4 || sb[2] != 1);
     if !dot_form && sb[2] != 1 {
         return false;
     }
     let parallel = d.flops() >= PAR_MIN_FLOPS;
     let cols = |bi: usize, j0: usize, j1: usize| {
-        if dot_form {
-            for j in j0..j1 {
-                let v = dot::<V>(
-                    &a[offset(bi, 0, 0, sa)..][..d.k],
-                    &b[offset(bi, 0, j, sb)..][..d.k],
-                );
-                write(d, out, offset(bi, 0, j, sc), v);
-            }
-        } else {
-            axpy_cols::<V>(d, bi, a, b, out, j0, j1);
-        }
+        isa.vectorize(
+            #[inline(always)]
+            || {
+                if dot_form {
+                    for j in j0..j1 {
+                        let v = dot(
+                            isa,
+                            &a[offset(bi, 0, 0, sa)..][..d.k],
+                            &b[offset(bi, 0, j, sb)..][..d.k],
+                        );
+                        write(d, out, offset(bi, 0, j, sc), v);
+                    }
+                } else {
+                    axpy_cols(isa, d, bi, a, b, out, j0, j1);
+                }
+            },
+        )
     };
     let chunks = d.n.div_ceil(COLS_PER_TASK);
     if parallel && d.batch * chunks > 1 {
@@ -70,32 +75,50 @@ fn write<T: FloatElem>(d: &GemmDesc, out: &OutPtr<'_, T>, o: usize, v: T) {
     }
 }
 
-/// `sum_p x[p] y[p]` with four vector partial sums (`p` mod `4*LANES`), combined as
-/// `(s0 + s1) + (s2 + s3)` then by [`VFloat::reduce_add`].
+/// `sum_p x[p] y[p]` as `G = DOT_SUMS` partial sums `s_q` (`p = q mod G`, ascending), held in
+/// `G / LANES` vectors, combined by [`combine`]: the same order for every vector width.
 #[inline(always)]
-fn dot<V: VFloat>(x: &[V::Elem], y: &[V::Elem]) -> V::Elem
-where
-    V::Elem: FloatElem,
-{
-    let l = V::LANES;
-    let zero = V::Elem::default();
-    let mut s = [V::splat(zero); 4];
-    let mut xc = x.chunks_exact(4 * l);
-    let mut yc = y.chunks_exact(4 * l);
+fn dot<S: Isa>(isa: S, x: &[S::E], y: &[S::E]) -> S::E {
+    let (l, g) = (S::LANES, S::E::DOT_SUMS);
+    const { assert!(S::LANES * 4 >= S::E::DOT_SUMS && S::E::DOT_SUMS <= 32) };
+    let zero = S::E::default();
+    let mut s = [isa.splat(zero); 4];
+    let nv = g / l;
+    let mut xc = x.chunks_exact(g);
+    let mut yc = y.chunks_exact(g);
     for (xb, yb) in (&mut xc).zip(&mut yc) {
-        for q in 0..4 {
-            s[q] = V::load(&xb[q * l..]).mul_add(V::load(&yb[q * l..]), s[q]);
+        for (q, s_q) in s.iter_mut().enumerate().take(nv) {
+            *s_q = isa.mul_add(isa.load(&xb[q * l..]), isa.load(&yb[q * l..]), *s_q);
         }
     }
-    for (q, (xr, yr)) in xc
-        .remainder()
-        .chunks(l)
-        .zip(yc.remainder().chunks(l))
-        .enumerate()
-    {
-        s[q] = V::load_partial(xr, zero).mul_add(V::load_partial(yr, zero), s[q]);
+    let tails = xc.remainder().chunks(l).zip(yc.remainder().chunks(l));
+    for (s_q, (xr, yr)) in s.iter_mut().zip(tails) {
+        *s_q = isa.mul_add(isa.load_partial(xr), isa.load_partial(yr), *s_q);
     }
-    ((s[0] + s[1]) + (s[2] + s[3])).reduce_add()
+    let mut sums = [zero; 32];
+    for (q, &s_q) in s.iter().enumerate().take(nv) {
+        isa.store(s_q, &mut sums[q * l..]);
+    }
+    combine(&mut sums[..g])
+}
+
+/// The `G` partial sums as `t_j = (s_j + s_{j+G/4}) + (s_{j+G/2} + s_{j+3G/4})` for `j < G/4`,
+/// then `t_j += t_{j+h}` for `h = G/8, G/16, .., 1`: the order the AVX2-wide build always
+/// used (four vectors added pairwise, then a lane-halving tree).
+#[inline(always)]
+fn combine<T: FloatElem>(s: &mut [T]) -> T {
+    let q = s.len() / 4;
+    for j in 0..q {
+        s[j] = (s[j] + s[j + q]) + (s[j + 2 * q] + s[j + 3 * q]);
+    }
+    let mut h = q / 2;
+    while h > 0 {
+        for j in 0..h {
+            s[j] = s[j] + s[j + h];
+        }
+        h /= 2;
+    }
+    s[0]
 }
 
 /// Vector accumulators per column group of the axpy form: 8 independent multiply-add chains
@@ -104,36 +127,37 @@ const AXPY_VECS: usize = 8;
 
 /// Columns `j0..j1` of `C[bi] = a * B` with B's rows contiguous: for each group of
 /// `AXPY_VECS * LANES` columns, `acc += a[p] * B[p, cols]` for `p` ascending.
-fn axpy_cols<V: VFloat>(
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn axpy_cols<S: Isa>(
+    isa: S,
     d: &GemmDesc,
     bi: usize,
-    a: &[V::Elem],
-    b: &[V::Elem],
-    out: &OutPtr<'_, V::Elem>,
+    a: &[S::E],
+    b: &[S::E],
+    out: &OutPtr<'_, S::E>,
     j0: usize,
     j1: usize,
-) where
-    V::Elem: FloatElem,
-{
+) {
     let (sa, sb, sc) = strides(d);
-    let l = V::LANES;
-    let zero = V::Elem::default();
+    let l = S::LANES;
+    let zero = S::E::default();
     let mut j = j0;
     while j < j1 {
         let w = (AXPY_VECS * l).min(j1 - j);
         let nv = w.div_ceil(l);
-        let mut acc = [V::splat(zero); AXPY_VECS];
+        let mut acc = [isa.splat(zero); AXPY_VECS];
         for p in 0..d.k {
-            let ap = V::splat(a[offset(bi, 0, p, sa)]);
+            let ap = isa.splat(a[offset(bi, 0, p, sa)]);
             let row = &b[offset(bi, p, j, sb)..][..w];
             for (q, acc_q) in acc.iter_mut().enumerate().take(nv) {
                 let seg = &row[q * l..w.min((q + 1) * l)];
-                *acc_q = ap.mul_add(V::load_partial(seg, zero), *acc_q);
+                *acc_q = isa.mul_add(ap, isa.load_partial(seg), *acc_q);
             }
         }
         let mut vals = [zero; AXPY_VECS * 16];
-        for (q, acc_q) in acc.iter().enumerate().take(nv) {
-            acc_q.store(&mut vals[q * l..]);
+        for (q, &acc_q) in acc.iter().enumerate().take(nv) {
+            isa.store(acc_q, &mut vals[q * l..]);
         }
         for (jj, &v) in vals.iter().enumerate().take(w) {
             write(d, out, offset(bi, 0, j + jj, sc), v);

@@ -5,11 +5,39 @@
 use half::{bf16, f16};
 use num_complex::Complex;
 
-use super::kernel::{KC, MC, MR};
+use super::kernel::{FloatElem, WithKernel, KC};
+use super::micro::Kernel;
 use super::*;
+use crate::cpu::{self, IsaLevel};
+
+/// Tile and block sizes of one kernel.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Blocking {
+    pub(super) mr: usize,
+    pub(super) nr: usize,
+    pub(super) mc: usize,
+    pub(super) direct_max_m: usize,
+}
+
+/// The sizes of the kernel `level` selects for `T`.
+pub(super) fn blocking<T: FloatElem>(level: IsaLevel) -> Blocking {
+    struct Sizes;
+    impl<T: FloatElem> WithKernel<T> for Sizes {
+        type Out = Blocking;
+        fn run<K: Kernel<E = T>>(self, _: K) -> Blocking {
+            Blocking {
+                mr: K::MR,
+                nr: K::NR,
+                mc: K::MC,
+                direct_max_m: K::DIRECT_MAX_M,
+            }
+        }
+    }
+    T::with_kernel(level, Sizes)
+}
 
 #[derive(Clone, Copy, Debug)]
-enum Layout {
+pub(super) enum Layout {
     RowMajor,
     ColMajor,
     /// Row-major with 3 unused elements after each row and 5 after each matrix.
@@ -17,7 +45,7 @@ enum Layout {
 }
 
 /// Strides `[batch, row, col]` and slice length for a `batch x rows x cols` operand.
-fn layout(l: Layout, batch: usize, rows: usize, cols: usize) -> ([isize; 3], usize) {
+pub(super) fn layout(l: Layout, batch: usize, rows: usize, cols: usize) -> ([isize; 3], usize) {
     let (r, c) = (rows as isize, cols as isize);
     let s = match l {
         Layout::RowMajor => [r * c, c, 1],
@@ -29,7 +57,7 @@ fn layout(l: Layout, batch: usize, rows: usize, cols: usize) -> ([isize; 3], usi
 }
 
 #[allow(clippy::too_many_arguments)]
-fn desc(
+pub(super) fn desc(
     batch: usize,
     m: usize,
     n: usize,
@@ -46,7 +74,7 @@ fn desc(
 }
 
 /// Deterministic pseudo-random values in [-1, 1).
-fn fill(len: usize, seed: u64) -> Vec<f64> {
+pub(super) fn fill(len: usize, seed: u64) -> Vec<f64> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..len)
         .map(|_| {
@@ -59,7 +87,7 @@ fn fill(len: usize, seed: u64) -> Vec<f64> {
 }
 
 /// Naive `c (+)= a b` in f64, plus the bound `sum_p |a_ip b_pj|` for the error tolerance.
-fn naive(d: &GemmDesc, a: &[f64], b: &[f64], c0: &[f64]) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn naive(d: &GemmDesc, a: &[f64], b: &[f64], c0: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let (sa, sb, sc) = kernel::strides(d);
     let mut c = c0.to_vec();
     let mut mag = vec![0.0; c0.len()];
@@ -168,9 +196,9 @@ fn check_case(
 
 #[test]
 fn sweep_sizes_around_block_sizes() {
-    let nr32 = 2 * <crate::simd::F32V as crate::simd::VFloat>::LANES;
-    let ms = [1, 2, MR - 1, MR, MR + 1, 2 * MR + 1, MC + 1];
-    let ns = [1, 3, nr32 - 1, nr32, nr32 + 1, 2 * nr32 + 5];
+    let Blocking { mr, nr, mc, .. } = blocking::<f32>(cpu::level());
+    let ms = [1, 2, mr - 1, mr, mr + 1, 2 * mr + 1, mc + 1];
+    let ns = [1, 3, nr - 1, nr, nr + 1, 2 * nr + 5];
     let ks = [0, 1, 7, KC - 1, KC + 1];
     for &m in &ms {
         for &n in &ns {
@@ -249,7 +277,7 @@ fn broadcast_b_with_zero_batch_stride() {
     }
 }
 
-fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
+pub(super) fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
     rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .build()
@@ -590,7 +618,7 @@ fn gemm_auto_matches_gemm_and_nests() {
 }
 
 /// A copy of `x` (`batch x rows x cols`, row-major) in layout `l`, NaN in the gaps.
-fn relayout(
+pub(super) fn relayout(
     x: &[f32],
     l: Layout,
     batch: usize,
@@ -611,21 +639,27 @@ fn relayout(
 
 /// Packed or read in place, A or B transposed, C column-major, items in parallel or not: every
 /// element sums the same products in the same order, so every layout gives the same bits.
-/// Sizes straddle the in-place limits (`DIRECT_B_MAX_M`, `UNPACKED_MAX_BYTES`) and MR / NR / KC.
+/// Sizes straddle the in-place limits (`DIRECT_MAX_M`, `UNPACKED_MAX_BYTES`) and MR / NR / KC
+/// of the kernel in use.
 #[test]
 fn every_path_gives_the_same_bits() {
-    use kernel::{DIRECT_B_MAX_M, UNPACKED_MAX_BYTES};
+    use kernel::UNPACKED_MAX_BYTES;
     use Layout::*;
-    let nr = 2 * <crate::simd::F32V as crate::simd::VFloat>::LANES;
+    let Blocking {
+        mr,
+        nr,
+        mc,
+        direct_max_m,
+    } = blocking::<f32>(cpu::level());
     // k such that A + B of an m x n x k f32 product is just over the in-place limit.
     let k_over = |m: usize, n: usize| UNPACKED_MAX_BYTES / 4 / (m + n) + 1;
     let shapes = [
-        (1, DIRECT_B_MAX_M, 2 * nr + 3, 300),
-        (1, DIRECT_B_MAX_M + 1, nr, 300),
-        (1, 2 * MR + 1, nr + 1, k_over(2 * MR + 1, nr + 1)),
+        (1, direct_max_m, 2 * nr + 3, 300),
+        (1, direct_max_m + 1, nr, 300),
+        (1, 2 * mr + 1, nr + 1, k_over(2 * mr + 1, nr + 1)),
         (1, 50, 40, k_over(50, 40) - 1),
         (1, 50, 40, k_over(50, 40)),
-        (1, MC + 7, 3 * nr - 1, KC + 9),
+        (1, mc + 7, 3 * nr - 1, KC + 9),
         (6, 37, 29, 41),
     ];
     for &(batch, m, n, k) in &shapes {

@@ -130,7 +130,7 @@ pub(crate) fn gemm_narrow<T: Narrow>(
         ..GemmDesc::row_major(d.batch, m, n, k)
     };
     let wc = &mut wc[..d.batch * m * n];
-    kernel::gemm_float::<crate::simd::F32V>(&dense, &wa[..na * m * k], &wb[..nb * k * n], wc, real);
+    kernel::gemm_real(&dense, &wa[..na * m * k], &wb[..nb * k * n], wc, real);
     let parallel = d.flops() >= PAR_MIN_FLOPS && wc.len() >= PAR_MIN_ELEMS;
     if !d.accumulate && sc[2] == 1 {
         // Rows of C are contiguous: round whole rows with the slice conversion.

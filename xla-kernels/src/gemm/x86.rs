@@ -1,0 +1,147 @@
+//! The x86-64 instruction sets of the GEMM kernels beyond the build's baseline: AVX2 + FMA
+//! (`__m256` / `__m256d`) and AVX-512F (`__m512` / `__m512d`), as [`Isa`] tokens.
+//!
+//! A token is made only by [`Avx2::new`] / [`Avx512::new`], which check the CPU
+//! ([`crate::cpu::supported`], not the `XLA_KERNELS_MAX_ISA` cap: the cap chooses a level, the
+//! token proves the instructions run). Every intrinsic below is therefore called on a CPU
+//! that has it; the closures passed to [`Isa::vectorize`] run inside a `#[target_feature]`
+//! function, where these `#[inline(always)]` wrappers inline to single instructions.
+
+use core::arch::x86_64::*;
+use core::marker::PhantomData;
+
+use super::isa::Isa;
+use crate::cpu::{self, IsaLevel};
+
+/// AVX2 + FMA for element type `E` (a proof that the CPU has both).
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2<E>(PhantomData<E>);
+
+/// AVX-512F for element type `E` (a proof that the CPU has it, and AVX2 + FMA).
+#[derive(Clone, Copy)]
+pub(crate) struct Avx512<E>(PhantomData<E>);
+
+impl<E> Avx2<E> {
+    /// The token, if this CPU runs AVX2 and FMA.
+    pub(crate) fn new() -> Option<Self> {
+        (cpu::supported() >= IsaLevel::Avx2).then_some(Avx2(PhantomData))
+    }
+}
+
+impl<E> Avx512<E> {
+    /// The token, if this CPU runs AVX-512F (and AVX2 + FMA).
+    pub(crate) fn new() -> Option<Self> {
+        (cpu::supported() >= IsaLevel::Avx512).then_some(Avx512(PhantomData))
+    }
+}
+
+/// `f()` compiled with AVX2 and FMA (closures inlined into it use them).
+#[target_feature(enable = "avx2,fma")]
+fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `f()` compiled with AVX-512F, AVX2 and FMA.
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn run_avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// One [`Isa`] impl: token, runner, element, register, lanes, then the intrinsics
+/// (`set1`, `loadu`, `storeu`, `add`, `fmadd`).
+macro_rules! isa_impl {
+    ($tok:ident, $run:ident, $e:ty, $v:ty, $lanes:literal,
+     $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $fmadd:ident) => {
+        impl Isa for $tok<$e> {
+            type E = $e;
+            type V = $v;
+            const LANES: usize = $lanes;
+
+            #[inline(always)]
+            fn vectorize<R>(self, f: impl FnOnce() -> R) -> R {
+                // SAFETY: this token exists, so `new` found the CPU runs the features `$run`
+                // enables.
+                unsafe { $run(f) }
+            }
+            #[inline(always)]
+            fn splat(self, x: $e) -> $v {
+                // SAFETY: the token proves the CPU has the instruction; no memory is accessed.
+                unsafe { $set1(x) }
+            }
+            #[inline(always)]
+            fn load(self, s: &[$e]) -> $v {
+                let s = &s[..$lanes];
+                // SAFETY: `s` holds exactly LANES elements (the slice above panics otherwise),
+                // which is what the unaligned load reads; the token proves the instruction.
+                unsafe { $loadu(s.as_ptr()) }
+            }
+            #[inline(always)]
+            fn store(self, v: $v, out: &mut [$e]) {
+                let out = &mut out[..$lanes];
+                // SAFETY: `out` holds exactly LANES writable elements (sliced above), which is
+                // what the unaligned store writes; the token proves the instruction.
+                unsafe { $storeu(out.as_mut_ptr(), v) }
+            }
+            #[inline(always)]
+            fn add(self, a: $v, b: $v) -> $v {
+                // SAFETY: the token proves the CPU has the instruction; no memory is accessed.
+                unsafe { $add(a, b) }
+            }
+            #[inline(always)]
+            fn mul_add(self, a: $v, b: $v, c: $v) -> $v {
+                // SAFETY: the token proves the CPU has FMA (and AVX-512F for the 512-bit form);
+                // no memory is accessed.
+                unsafe { $fmadd(a, b, c) }
+            }
+        }
+    };
+}
+
+isa_impl!(
+    Avx2,
+    run_avx2,
+    f32,
+    __m256,
+    8,
+    _mm256_set1_ps,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    _mm256_add_ps,
+    _mm256_fmadd_ps
+);
+isa_impl!(
+    Avx2,
+    run_avx2,
+    f64,
+    __m256d,
+    4,
+    _mm256_set1_pd,
+    _mm256_loadu_pd,
+    _mm256_storeu_pd,
+    _mm256_add_pd,
+    _mm256_fmadd_pd
+);
+isa_impl!(
+    Avx512,
+    run_avx512,
+    f32,
+    __m512,
+    16,
+    _mm512_set1_ps,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
+    _mm512_add_ps,
+    _mm512_fmadd_ps
+);
+isa_impl!(
+    Avx512,
+    run_avx512,
+    f64,
+    __m512d,
+    8,
+    _mm512_set1_pd,
+    _mm512_loadu_pd,
+    _mm512_storeu_pd,
+    _mm512_add_pd,
+    _mm512_fmadd_pd
+);
