@@ -9,6 +9,8 @@
 //! - [`reduce`]: reductions over any set of dims of any rank (fast f32/f64 sum/max/min,
 //!   generic combiners, variadic);
 //! - [`transpose`]: any permutation, cache-blocked, and strided copies;
+//! - [`gather`], [`scatter`]: XLA's Gather (starts clamped) and Scatter (windows outside the
+//!   operand skipped, updates applied in index order) with any dimension numbers;
 //! - [`sort`]: sort along any dimension (radix on total-order keys, comparator sorts,
 //!   permutations for multi-operand sorts) and TopK;
 //! - [`error`]: [`KernelError`], returned by the shape-checked kernels;
@@ -22,6 +24,7 @@ pub mod cpu;
 pub mod display;
 pub mod error;
 pub mod fused;
+pub mod gather;
 pub mod gemm;
 pub mod io;
 pub mod math;
@@ -31,5 +34,6 @@ pub mod tensor;
 pub use error::KernelError;
 pub mod conv;
 pub mod reduce;
+pub mod scatter;
 pub mod sort;
 pub mod transpose;
