@@ -220,6 +220,17 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
                 batch_group_count: *batch_group_count,
                 preferred_element_type: preferred_element_type.map(wide_type),
             },
+            Op::Scatter {
+                dimension_numbers,
+                indices_are_sorted,
+                unique_indices,
+                update_computation,
+            } => Op::Scatter {
+                dimension_numbers: dimension_numbers.clone(),
+                indices_are_sorted: *indices_are_sorted,
+                unique_indices: *unique_indices,
+                update_computation: Arc::new(widen(update_computation)?),
+            },
             Op::While { condition, body } => Op::While {
                 condition: Arc::new(widen(condition)?),
                 body: Arc::new(widen(body)?),
@@ -254,6 +265,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::Pad { .. }
             | Op::Concatenate { .. }
             | Op::TopK { .. }
+            | Op::Gather { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

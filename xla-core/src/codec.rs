@@ -330,6 +330,24 @@ impl Writer {
                 self.u(branches.len() as u64);
                 branches.iter().for_each(|b| self.computation(b));
             }
+            Op::Gather {
+                dimension_numbers,
+                slice_sizes,
+                indices_are_sorted,
+            } => {
+                self.u(28);
+                self.gather(dimension_numbers, slice_sizes, *indices_are_sorted);
+            }
+            Op::Scatter {
+                dimension_numbers,
+                indices_are_sorted,
+                unique_indices,
+                update_computation,
+            } => {
+                self.u(29);
+                self.scatter(dimension_numbers, *indices_are_sorted, *unique_indices);
+                self.computation(update_computation);
+            }
         }
     }
 }
@@ -756,6 +774,23 @@ impl Reader<'_> {
                     .collect::<Result<_>>()?;
                 Op::Conditional { branches }
             }
+            28 => {
+                let (dimension_numbers, slice_sizes, indices_are_sorted) = self.gather()?;
+                Op::Gather {
+                    dimension_numbers,
+                    slice_sizes,
+                    indices_are_sorted,
+                }
+            }
+            29 => {
+                let (dimension_numbers, indices_are_sorted, unique_indices) = self.scatter()?;
+                Op::Scatter {
+                    dimension_numbers,
+                    indices_are_sorted,
+                    unique_indices,
+                    update_computation: Arc::new(self.computation(depth + 1)?),
+                }
+            }
             t => return Err(err(format!("op code {t}"))),
         })
     }
@@ -850,5 +885,6 @@ fn code_direction(c: u64) -> Result<ComparisonDirection> {
         .ok_or_else(|| err(format!("comparison direction code {c}")))
 }
 
+mod indexing;
 #[cfg(test)]
 mod tests;

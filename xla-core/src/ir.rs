@@ -281,6 +281,43 @@ pub struct ConvWindow {
     pub window_reversal: Vec<bool>,
 }
 
+/// Gather's dimension numbers (XLA's `GatherDimensionNumbers`): how an output index splits into
+/// a batch position (which start index vector) and an offset inside the gathered slice.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct GatherDimensionNumbers {
+    /// Output dimensions that index inside the slice (ascending); the others are batch dims.
+    pub offset_dims: Vec<i64>,
+    /// Operand dimensions of slice size 1 left out of the output (ascending).
+    pub collapsed_slice_dims: Vec<i64>,
+    /// Operand dimensions indexed by the batch position itself (ascending, slice size 0 or 1).
+    pub operand_batching_dims: Vec<i64>,
+    /// The start-indices dimensions paired with `operand_batching_dims`, in that order.
+    pub start_indices_batching_dims: Vec<i64>,
+    /// `start_index_map[k]` is the operand dimension component `k` of a start vector indexes.
+    pub start_index_map: Vec<i64>,
+    /// The start-indices dimension holding the vectors (= its rank: an implicit trailing 1).
+    pub index_vector_dim: i64,
+}
+
+/// Scatter's dimension numbers (XLA's `ScatterDimensionNumbers`): how an update index splits
+/// into a scatter position (which index vector) and an offset inside the updated window.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ScatterDimensionNumbers {
+    /// Update dimensions that index inside the window (ascending); the others are scatter dims.
+    pub update_window_dims: Vec<i64>,
+    /// Operand dimensions of window size 1 absent from the updates (ascending).
+    pub inserted_window_dims: Vec<i64>,
+    /// Operand dimensions indexed by the scatter position itself (ascending).
+    pub input_batching_dims: Vec<i64>,
+    /// The scatter-indices dimensions paired with `input_batching_dims`, in that order.
+    pub scatter_indices_batching_dims: Vec<i64>,
+    /// `scatter_dims_to_operand_dims[k]`: the operand dimension component `k` of an index
+    /// vector indexes.
+    pub scatter_dims_to_operand_dims: Vec<i64>,
+    /// The scatter-indices dimension holding the vectors (= its rank: an implicit trailing 1).
+    pub index_vector_dim: i64,
+}
+
 /// One canonical op. The instruction's `operands` and `shape` complete its meaning.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -424,6 +461,30 @@ pub enum Op {
         /// The computations, each taking one operand; all return the same shape.
         branches: Vec<Arc<Computation>>,
     },
+    /// `Gather(operand, start_indices)`: `out[b, o] = operand[clamp(start(b)) + offset(o)]`,
+    /// each start clamped so the whole slice lies inside the operand.
+    Gather {
+        /// How output, operand and start-indices dimensions correspond.
+        dimension_numbers: GatherDimensionNumbers,
+        /// The slice taken at each start, one size per operand dimension.
+        slice_sizes: Vec<i64>,
+        /// The caller promises sorted starts (no effect on the result).
+        indices_are_sorted: bool,
+    },
+    /// `Scatter(operands..., scatter_indices, updates...)`: N operands and N updates;
+    /// `out[start(u) + window(u)] = f(out[..], update[u])` for every update index `u` in
+    /// row-major order, a window that does not fit in the operand skipped whole. The result
+    /// is the updated operand (N = 1) or a tuple of them.
+    Scatter {
+        /// How update, operand and scatter-indices dimensions correspond.
+        dimension_numbers: ScatterDimensionNumbers,
+        /// The caller promises sorted indices (no effect on the result).
+        indices_are_sorted: bool,
+        /// The caller promises no two updates hit one element (no effect on the result).
+        unique_indices: bool,
+        /// `(current_0.., update_0..) -> new_0..`: 2N scalars to N scalars.
+        update_computation: Arc<Computation>,
+    },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -467,6 +528,8 @@ impl Op {
             Op::Convolution { .. } => "convolution",
             Op::While { .. } => "while",
             Op::Conditional { .. } => "conditional",
+            Op::Gather { .. } => "gather",
+            Op::Scatter { .. } => "scatter",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -504,6 +567,8 @@ impl Op {
             | Op::Convolution { .. }
             | Op::While { .. }
             | Op::Conditional { .. }
+            | Op::Gather { .. }
+            | Op::Scatter { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -515,6 +580,9 @@ impl Op {
         match self {
             Op::Reduce { computation, .. } | Op::Call { computation } => vec![computation],
             Op::Sort { comparator, .. } => vec![comparator],
+            Op::Scatter {
+                update_computation, ..
+            } => vec![update_computation],
             Op::While { condition, body } => vec![condition, body],
             Op::Conditional { branches } => branches.iter().collect(),
             Op::Parameter { .. }
@@ -538,6 +606,7 @@ impl Op {
             | Op::DotGeneral { .. }
             | Op::TopK { .. }
             | Op::Convolution { .. }
+            | Op::Gather { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

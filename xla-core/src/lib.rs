@@ -29,7 +29,8 @@ pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};
 pub use ir::{
     BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
-    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, UnaryOp,
+    DotDimensionNumbers, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
+    ScatterDimensionNumbers, UnaryOp,
 };
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};

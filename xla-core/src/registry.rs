@@ -72,6 +72,10 @@ pub enum OpKind {
     Sort,
     /// The k largest or smallest along the last dimension.
     TopK,
+    /// Slices at runtime start indices, clamped into the operand.
+    Gather,
+    /// Variadic updates at runtime indices through a computation.
+    Scatter,
     /// Matrix and vector products.
     Dot,
     /// Generalised products.
@@ -109,6 +113,8 @@ pub enum Form {
     Reduce,
     /// N >= 1 operands, then the comparator.
     Sort,
+    /// N operands, the indices, N updates, then the update computation.
+    Scatter,
     /// Condition, body, initial state.
     While,
     /// `(pred, true_operand, true_computation, false_operand, false_computation)` or
@@ -380,7 +386,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 32] = [
+const OTHER: [OpSpec; 34] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -573,6 +579,42 @@ const OTHER: [OpSpec; 32] = [
         Typing::Free,
     ),
     op(
+        "Gather",
+        OpKind::Gather,
+        "gather",
+        Form::Operands(2),
+        "(operand, start_indices)",
+        &[
+            req("offset_dims", K::Ints),
+            opt("collapsed_slice_dims", K::Ints),
+            opt("operand_batching_dims", K::Ints),
+            opt("start_indices_batching_dims", K::Ints),
+            req("start_index_map", K::Ints),
+            req("index_vector_dim", K::Int),
+            req("slice_sizes", K::Ints),
+            opt("indices_are_sorted", K::Bool),
+        ],
+        Typing::Free,
+    ),
+    op(
+        "Scatter",
+        OpKind::Scatter,
+        "scatter",
+        Form::Scatter,
+        "(operands..., scatter_indices, updates..., update_computation)",
+        &[
+            req("update_window_dims", K::Ints),
+            opt("inserted_window_dims", K::Ints),
+            opt("input_batching_dims", K::Ints),
+            opt("scatter_indices_batching_dims", K::Ints),
+            req("scatter_dims_to_operand_dims", K::Ints),
+            req("index_vector_dim", K::Int),
+            opt("indices_are_sorted", K::Bool),
+            opt("unique_indices", K::Bool),
+        ],
+        Typing::Free,
+    ),
+    op(
         "Dot",
         OpKind::Dot,
         "dot_general",
@@ -750,6 +792,17 @@ const ALIASES: &[(&str, &str)] = &[
     ("argsort", "Sort"),
     ("top_k", "TopK"),
     ("topk", "TopK"),
+    ("take", "Gather"),
+    ("gathernd", "Gather"),
+    ("gather_nd", "Gather"),
+    ("embedding", "Gather"),
+    ("indexselect", "Gather"),
+    ("index_select", "Gather"),
+    ("scatteradd", "Scatter"),
+    ("scatter_add", "Scatter"),
+    ("indexadd", "Scatter"),
+    ("index_add", "Scatter"),
+    ("scatternd", "Scatter"),
 ];
 
 /// The op a name from another library means (`Convert` -> `ConvertElementType`).

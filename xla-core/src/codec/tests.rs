@@ -123,6 +123,31 @@ fn every_op() -> Computation {
         Op::Call {
             computation: adder(S32),
         },
+        Op::Gather {
+            dimension_numbers: crate::ir::GatherDimensionNumbers {
+                offset_dims: vec![2],
+                collapsed_slice_dims: vec![1],
+                operand_batching_dims: vec![0],
+                start_indices_batching_dims: vec![1],
+                start_index_map: vec![1],
+                index_vector_dim: 0,
+            },
+            slice_sizes: vec![1, 1, 2],
+            indices_are_sorted: true,
+        },
+        Op::Scatter {
+            dimension_numbers: crate::ir::ScatterDimensionNumbers {
+                update_window_dims: vec![1],
+                inserted_window_dims: vec![0],
+                input_batching_dims: vec![2],
+                scatter_indices_batching_dims: vec![0],
+                scatter_dims_to_operand_dims: vec![0],
+                index_vector_dim: 1,
+            },
+            indices_are_sorted: false,
+            unique_indices: true,
+            update_computation: adder(F64),
+        },
     ];
     for op in ops {
         instrs.push(ins(op, &[0, 0], t.clone()));

@@ -15,6 +15,7 @@ mod conv;
 mod data_movement;
 mod dot;
 mod elementwise;
+mod indexing;
 mod movement;
 mod reduce;
 mod sort;
@@ -151,6 +152,8 @@ fn op_name(op: &Op) -> String {
         Op::Convolution { .. } => "ConvGeneralDilated".into(),
         Op::While { .. } => "While".into(),
         Op::Conditional { .. } => "Conditional".into(),
+        Op::Gather { .. } => "Gather".into(),
+        Op::Scatter { .. } => "Scatter".into(),
     }
 }
 
@@ -291,6 +294,26 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             // Always a stable sort: also a valid result of an unstable one (eval/sort.rs).
             sort::sort(ctx, operands, *dimension, comparator)
         }
+        Op::Gather {
+            dimension_numbers,
+            slice_sizes,
+            indices_are_sorted: _,
+        } => {
+            ctx.arity(operands, 2)?;
+            indexing::gather(
+                ctx,
+                operands[0],
+                operands[1],
+                dimension_numbers,
+                slice_sizes,
+            )
+        }
+        Op::Scatter {
+            dimension_numbers,
+            indices_are_sorted: _,
+            unique_indices: _,
+            update_computation,
+        } => indexing::scatter(ctx, operands, dimension_numbers, update_computation),
         Op::TopK { k, largest } => {
             ctx.arity(operands, 1)?;
             sort::top_k(ctx, operands[0], *k, *largest)

@@ -155,7 +155,7 @@ fn typed_scalar<T: ArrayElement>(ctx: &Ctx<'_>, data: &ArrayData) -> Result<T> {
 
 /// `Some((op, swapped))` if the reducer is `op(p0, p1)` (`swapped`: `op(p1, p0)`) of two scalar
 /// parameters of one type, with nothing else to compute.
-fn simple_reducer(comp: &Computation) -> Option<(BinaryOp, bool)> {
+pub(super) fn simple_reducer(comp: &Computation) -> Option<(BinaryOp, bool)> {
     let root = comp.instrs.get(comp.root.0 as usize)?;
     let op = match root.op {
         Op::Binary(op) if op != BinaryOp::Complex => op,

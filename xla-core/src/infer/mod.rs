@@ -9,6 +9,7 @@ pub mod control;
 pub mod conv;
 pub mod dot;
 pub mod elementwise;
+pub mod indexing;
 pub mod movement;
 pub mod reduce;
 pub mod shape_ops;
@@ -22,6 +23,7 @@ pub use elementwise::{
     binary, binary_op, bitcast_convert, clamp, compare, compare_name, convert, reduce_precision,
     select, unary, BinaryPlan,
 };
+pub use indexing::{gather, scatter};
 pub use movement::{concat_in_dim, pad, rev, slice};
 pub use reduce::reduce;
 pub use shape_ops::{broadcast, broadcast_in_dim, collapse, iota, reshape, transpose};

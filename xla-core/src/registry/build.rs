@@ -9,7 +9,7 @@ use crate::element::ElementType;
 use crate::error::{Blame, Error, Result};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
-    PadDim,
+    GatherDimensionNumbers, PadDim, ScatterDimensionNumbers,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -225,6 +225,41 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
             a.attrs.int("dimension").unwrap_or(-1),
             a.attrs.bool("is_stable").unwrap_or(false),
         ),
+        OpKind::Gather => {
+            let list = |attr: &str| a.attrs.ints(attr).unwrap_or_default();
+            let dn = GatherDimensionNumbers {
+                offset_dims: ints("offset_dims")?,
+                collapsed_slice_dims: list("collapsed_slice_dims"),
+                operand_batching_dims: list("operand_batching_dims"),
+                start_indices_batching_dims: list("start_indices_batching_dims"),
+                start_index_map: ints("start_index_map")?,
+                index_vector_dim: int("index_vector_dim")?,
+            };
+            let sorted = a.attrs.bool("indices_are_sorted").unwrap_or(false);
+            b.gather(op(0)?, op(1)?, &dn, &ints("slice_sizes")?, sorted)
+        }
+        OpKind::Scatter => {
+            let list = |attr: &str| a.attrs.ints(attr).unwrap_or_default();
+            let dn = ScatterDimensionNumbers {
+                update_window_dims: ints("update_window_dims")?,
+                inserted_window_dims: list("inserted_window_dims"),
+                input_batching_dims: list("input_batching_dims"),
+                scatter_indices_batching_dims: list("scatter_indices_batching_dims"),
+                scatter_dims_to_operand_dims: ints("scatter_dims_to_operand_dims")?,
+                index_vector_dim: int("index_vector_dim")?,
+            };
+            let n = a.operands.len() / 2;
+            let flag = |attr: &str| a.attrs.bool(attr).unwrap_or(false);
+            b.scatter(
+                &a.operands[..n],
+                op(n)?,
+                &a.operands[(n + 1).min(a.operands.len())..],
+                comp(0)?,
+                &dn,
+                flag("indices_are_sorted"),
+                flag("unique_indices"),
+            )
+        }
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
         OpKind::DotGeneral => {
@@ -270,6 +305,12 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
             let inits: Vec<Shape> = operands[n..].iter().map(|s| scalar(s)).collect();
             vec![inits.iter().chain(&inits).cloned().collect()]
         }
+        // Current values then updates: two scalars of each operand's type.
+        OpKind::Scatter => {
+            let n = operands.len() / 2;
+            let ts: Vec<Shape> = operands[..n].iter().map(|s| scalar(s)).collect();
+            vec![ts.iter().chain(&ts).cloned().collect()]
+        }
         // (lhs_0, rhs_0, lhs_1, rhs_1, ...): two scalars per operand.
         OpKind::Sort => vec![operands
             .iter()
@@ -306,6 +347,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::Iota
         | OpKind::Constant
         | OpKind::TopK
+        | OpKind::Gather
         | OpKind::Dot
         | OpKind::DotGeneral
         | OpKind::Conv

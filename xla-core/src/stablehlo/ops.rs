@@ -15,6 +15,7 @@ use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, Instruction, Op, 
 use crate::literal::Literal;
 use crate::shape::Shape;
 
+mod indexing;
 mod sort;
 
 /// The StableHLO (or CHLO) op name of a unary op; CHLO ops print their type as `T -> R`.
@@ -506,6 +507,32 @@ impl Body<'_> {
                 comparator,
             } => self.sort(ins, ops, *dimension, *is_stable, comparator, depth),
             Op::TopK { k, largest } => self.top_k(ins, ops, operand_shapes, *k, *largest, depth),
+            Op::Gather {
+                dimension_numbers,
+                slice_sizes,
+                indices_are_sorted,
+            } => self.gather(
+                ins,
+                ops,
+                dimension_numbers,
+                slice_sizes,
+                *indices_are_sorted,
+                depth,
+            ),
+            Op::Scatter {
+                dimension_numbers,
+                indices_are_sorted,
+                unique_indices,
+                update_computation,
+            } => self.scatter(
+                ins,
+                ops,
+                dimension_numbers,
+                *indices_are_sorted,
+                *unique_indices,
+                update_computation,
+                depth,
+            ),
             Op::Convolution {
                 window: w,
                 dimension_numbers: dn,

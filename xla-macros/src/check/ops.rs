@@ -110,6 +110,7 @@ impl Checker<'_> {
             | Form::Variadic(_)
             | Form::Reduce
             | Form::Sort
+            | Form::Scatter
             | Form::While
             | Form::Conditional
             | Form::Constant
@@ -162,7 +163,7 @@ impl Checker<'_> {
         Some(match spec.form {
             Form::Operands(_) | Form::Variadic(_) => plain(pos.clone(), Vec::new()),
             Form::Type | Form::Constant | Form::Call => plain(Vec::new(), Vec::new()),
-            Form::Reduce | Form::Sort => {
+            Form::Reduce | Form::Sort | Form::Scatter => {
                 let (last, init) = pos.split_last()?;
                 plain(init.to_vec(), vec![*last])
             }
@@ -743,6 +744,7 @@ fn computation_role(spec: &OpSpec, i: usize, n: usize, indexed: bool) -> String 
     match spec.form {
         Form::Reduce => "reducer".into(),
         Form::Sort => "comparator".into(),
+        Form::Scatter => "update_computation".into(),
         Form::While if i == 0 => "condition".into(),
         Form::While => "body".into(),
         Form::Conditional if !indexed && i == 0 => "true branch".into(),
@@ -784,6 +786,13 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
              `Sort(x, |a, b| Lt(a, b), dimension = 0)`",
             xla_core::error::count(n, "positional argument", "positional arguments")
         )),
+        Form::Scatter if n < 4 || n % 2 != 0 => Some(format!(
+            "{op} takes N operands, the scatter_indices, N update arrays and the \
+             update_computation (an even count, at least 4), got {}: \
+             `Scatter(x, indices, updates, |a, b| a + b, update_window_dims = [1], \
+             inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1)`",
+            xla_core::error::count(n, "positional argument", "positional arguments")
+        )),
         Form::While if n != 3 => Some(format!(
             "{op} takes 3 arguments {form}, got {n}: `While(|s| Lt(s.0, 10i32), |s| Tuple(Add(s.0, 1i32), s.1), init)`"
         )),
@@ -798,6 +807,7 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
         | Form::Call
         | Form::Reduce
         | Form::Sort
+        | Form::Scatter
         | Form::While
         | Form::Conditional => None,
     }

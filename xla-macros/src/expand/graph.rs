@@ -542,6 +542,9 @@ impl Graph {
                 };
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            Op::Gather { .. } | Op::Scatter { .. } => {
+                Err(format!("{opname}: no code generation yet"))
+            }
             Op::Call { computation } => {
                 let call_args: Vec<Tree> = (0..n_ops)
                     .map(|i| operand(i).cloned())

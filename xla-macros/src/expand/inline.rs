@@ -195,7 +195,9 @@ impl Inliner {
                 | Op::TopK { .. }
                 | Op::Convolution { .. }
                 | Op::While { .. }
-                | Op::Conditional { .. } => {
+                | Op::Conditional { .. }
+                | Op::Gather { .. }
+                | Op::Scatter { .. } => {
                     return Err(format!(
                         "computation: {} inside a reducer has no code generation",
                         instr.op.opcode()
