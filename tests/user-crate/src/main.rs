@@ -42,6 +42,26 @@ xla! {
                       |s| Mul(s, 0.5), y);
         Conditional(p, m, |a| Neg(a), m, |b| b)
     }
+
+    /// Bags of two table rows summed (Gather + Reduce), how often each row was picked (a
+    /// scatter-add of ones) and, per row, the largest bag sum that picked it with the count of
+    /// such bags (a two-operand Scatter); ids outside the table clamp (Gather) or are dropped
+    /// (Scatter).
+    pub fn bags(table: f32[5, 3], ids: s32[4, 2]) -> (f32[4, 3], s32[5], f32[5], s32[5]) {
+        let rows = Gather(table, ids, offset_dims = [2], collapsed_slice_dims = [0],
+            start_index_map = [0], index_vector_dim = 2, slice_sizes = [1, 3]);
+        let sums = Reduce(rows, 0.0, dimensions = [1], |a, b| a + b);
+        let counts = Scatter(Broadcast(0i32, broadcast_sizes = [5]), ids,
+            Broadcast(1i32, broadcast_sizes = [4, 2]), |a, b| a + b, update_window_dims = [],
+            inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 2);
+        let totals = Reduce(sums, 0.0, dimensions = [1], |a, b| a + b);
+        let best = Scatter(Broadcast(f32::NEG_INFINITY, broadcast_sizes = [5]),
+            Broadcast(0i32, broadcast_sizes = [5]), Slice(ids, start_indices = [0, 0],
+            limit_indices = [4, 1]), totals, Broadcast(1i32, broadcast_sizes = [4]),
+            |m, n, t, c| Tuple(Max(m, t), Add(n, c)), update_window_dims = [],
+            inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1);
+        Tuple(sums, counts, best.0, best.1)
+    }
 }
 
 /// Eight rows of three features (deterministic, no dependency).
@@ -92,6 +112,22 @@ mod tests {
             f.as_slice().iter().all(|v| v.abs() <= 1.0),
             "the loop halves below 1"
         );
+    }
+
+    #[test]
+    fn bags_gather_and_scatter() -> Result<(), Box<dyn std::error::Error>> {
+        let table: Tensor<f32, D2<5, 3>> = Tensor::from_fn(|i| (i[0] * 10 + i[1]) as f32);
+        let ids: Tensor<i32, D2<4, 2>> = Tensor::from_vec(vec![0, 1, 4, 4, -2, 9, 2, 7])?;
+        let (sums, counts, best, n) = bags(&table, &ids);
+        // -2 clamps to row 0 and 9 to row 4 in the gather.
+        let want = [10.0, 12.0, 14.0, 80.0, 82.0, 84.0, 40.0, 42.0, 44.0, 60.0, 62.0, 64.0];
+        assert_eq!(sums.as_slice(), &want);
+        // -2, 9 and 7 are dropped by the scatter.
+        assert_eq!(counts.as_slice(), &[1, 1, 1, 0, 2]);
+        // First ids 0, 4, -2 (dropped), 2.
+        assert_eq!(best.as_slice(), &[36.0, f32::NEG_INFINITY, 186.0, f32::NEG_INFINITY, 246.0]);
+        assert_eq!(n.as_slice(), &[1, 0, 1, 0, 1]);
+        Ok(())
     }
 
     #[test]

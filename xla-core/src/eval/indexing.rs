@@ -294,7 +294,7 @@ pub(super) fn scatter(
     dn: &ScatterDimensionNumbers,
     computation: &Arc<Computation>,
 ) -> Result<Literal> {
-    if operands.len() < 3 || operands.len() % 2 == 0 {
+    if operands.len() < 3 || operands.len().is_multiple_of(2) {
         return Err(ctx.err(format!(
             "takes N operands, the indices and N updates, got {} operands",
             operands.len()

@@ -786,7 +786,7 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
              `Sort(x, |a, b| Lt(a, b), dimension = 0)`",
             xla_core::error::count(n, "positional argument", "positional arguments")
         )),
-        Form::Scatter if n < 4 || n % 2 != 0 => Some(format!(
+        Form::Scatter if n < 4 || !n.is_multiple_of(2) => Some(format!(
             "{op} takes N operands, the scatter_indices, N update arrays and the \
              update_computation (an even count, at least 4), got {}: \
              `Scatter(x, indices, updates, |a, b| a + b, update_window_dims = [1], \

@@ -1,7 +1,8 @@
 //! The kernel contract: an op the fused loops do not compute themselves (Sort, TopK, Conv,
-//! While, Conditional) becomes a [`KernelKind::Call`]: its inputs are dense row-major buffers,
-//! its outputs the node's outputs, and it declares here the scratch it keeps across calls
-//! (fields of the fn's `Scratch`), the items it needs (nested programs' modules) and its body.
+//! Gather, Scatter, While, Conditional) becomes a [`KernelKind::Call`]: its inputs are dense
+//! row-major buffers, its outputs the node's outputs, and it declares here the scratch it keeps
+//! across calls (fields of the fn's `Scratch`), the items it needs (nested programs' modules)
+//! and its body.
 //! `items.rs` turns that into a `kernel_N` fn like every other kernel.
 
 use proc_macro2::{Ident, TokenStream};
@@ -12,6 +13,8 @@ use super::codegen_rt::{lit_usize, src_ident};
 use super::fuse::{Expr, ExprId, Fused, Kernel};
 use super::graph::Kind;
 use super::plan::Plan;
+
+mod indexing;
 
 /// One scratch field a kernel keeps across calls: name (unique within the kernel), type,
 /// initialiser; a `shared` field is one per program whatever the number of kernels using it
@@ -87,6 +90,17 @@ pub(crate) fn call_kernel(
             *batch_group_count,
             &ws,
         ),
+        Kind::Gather { dn, slice_sizes } => Ok(indexing::gather(
+            &ins,
+            &in_dims,
+            &node.shapes[0].dims,
+            dn,
+            slice_sizes,
+            &ws[0],
+        )),
+        Kind::Scatter { dn, computation } => {
+            indexing::scatter(&ins, &in_dims, &in_tys, dn, computation, &ws)
+        }
         Kind::While { condition, body } => {
             super::nested::while_loop(f, k, &ins, condition, body, &ws, id)
         }

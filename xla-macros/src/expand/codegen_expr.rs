@@ -235,7 +235,9 @@ pub(crate) fn scalar_op(
         | Kind::TopK { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
-        | Kind::Conditional { .. } => {
+        | Kind::Conditional { .. }
+        | Kind::Gather { .. }
+        | Kind::Scatter { .. } => {
             let _ = scalar_trait();
             quote!(compile_error!(
                 "xla!: internal: non-elementwise op in an expression"
@@ -382,7 +384,9 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::TopK { .. }
                     | Kind::Conv { .. }
                     | Kind::While { .. }
-                    | Kind::Conditional { .. } => false,
+                    | Kind::Conditional { .. }
+                    | Kind::Gather { .. }
+                    | Kind::Scatter { .. } => false,
                 }
             }
         }
@@ -656,7 +660,9 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::TopK { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
-        | Kind::Conditional { .. } => {
+        | Kind::Conditional { .. }
+        | Kind::Gather { .. }
+        | Kind::Scatter { .. } => {
             quote!(compile_error!("xla!: internal: op without a vector form"))
         }
     }

@@ -367,7 +367,9 @@ fn build_kernels(
             | Kind::TopK { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
-            | Kind::Conditional { .. } => match b.dense_inputs(&node.inputs) {
+            | Kind::Conditional { .. }
+            | Kind::Gather { .. }
+            | Kind::Scatter { .. } => match b.dense_inputs(&node.inputs) {
                 Some(inputs) => KernelKind::Call { inputs },
                 None => {
                     b.finish()?;
@@ -579,7 +581,9 @@ impl ExprBuilder<'_> {
             | Kind::TopK { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
-            | Kind::Conditional { .. } => {
+            | Kind::Conditional { .. }
+            | Kind::Gather { .. }
+            | Kind::Scatter { .. } => {
                 // Always materialised, so only reached as a leaf above.
                 self.error = Some(format!(
                     "internal: kernel node {} reached as an expression",
@@ -639,7 +643,9 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::TopK { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
-        | Kind::Conditional { .. } => false,
+        | Kind::Conditional { .. }
+        | Kind::Gather { .. }
+        | Kind::Scatter { .. } => false,
     }
 }
 

@@ -115,6 +115,16 @@ pub(crate) enum Kind {
         branches: Vec<Arc<Computation>>,
         arity: Vec<usize>,
     },
+    /// Gather of input 0 at the start vectors of input 1, starts clamped into the operand.
+    Gather {
+        dn: xla_core::GatherDimensionNumbers,
+        slice_sizes: Vec<i64>,
+    },
+    /// Scatter: inputs are N operands, the indices, N updates; N outputs.
+    Scatter {
+        dn: xla_core::ScatterDimensionNumbers,
+        computation: Arc<Computation>,
+    },
     /// Bitcast between types of different widths: the minor dim appears or disappears.
     BitcastResize,
     /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
@@ -141,7 +151,9 @@ impl Kind {
             | Kind::TopK { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
-            | Kind::Conditional { .. } => true,
+            | Kind::Conditional { .. }
+            | Kind::Gather { .. }
+            | Kind::Scatter { .. } => true,
             Kind::Param { .. }
             | Kind::Constant(_)
             | Kind::Iota { .. }
@@ -542,8 +554,28 @@ impl Graph {
                 };
                 self.multi(kind, inputs, &instr.shape, opname)
             }
-            Op::Gather { .. } | Op::Scatter { .. } => {
-                Err(format!("{opname}: no code generation yet"))
+            Op::Gather {
+                dimension_numbers,
+                slice_sizes,
+                ..
+            } => simple(
+                self,
+                Kind::Gather {
+                    dn: dimension_numbers.clone(),
+                    slice_sizes: slice_sizes.clone(),
+                },
+            ),
+            Op::Scatter {
+                dimension_numbers,
+                update_computation,
+                ..
+            } => {
+                let kind = Kind::Scatter {
+                    dn: dimension_numbers.clone(),
+                    computation: update_computation.clone(),
+                };
+                let inputs = leaves(n_ops)?;
+                self.multi(kind, inputs, &instr.shape, opname)
             }
             Op::Call { computation } => {
                 let call_args: Vec<Tree> = (0..n_ops)

@@ -51,6 +51,25 @@ fn add(types: &[ElementType]) -> Computation {
     b.build(root).unwrap()
 }
 
+/// A rule case: operand, indices, dimension numbers, slice sizes, message part, blame.
+type GatherCase = (
+    &'static str,
+    &'static str,
+    GatherDimensionNumbers,
+    Vec<i64>,
+    &'static str,
+    Blame,
+);
+/// A rule case: operand, indices, updates, dimension numbers, message part, blame.
+type ScatterCase = (
+    &'static str,
+    &'static str,
+    &'static str,
+    ScatterDimensionNumbers,
+    &'static str,
+    Blame,
+);
+
 /// The error of `gather` with the given shapes and numbers: message and blame.
 fn gerr(x: &str, i: &str, dn: &GatherDimensionNumbers, sizes: &[i64]) -> (String, Blame) {
     let e = gather(&s(x), &s(i), dn, sizes).unwrap_err();
@@ -96,7 +115,7 @@ fn gather_shapes() {
 #[test]
 fn gather_rules() {
     let rows = gdn(&[1], &[0], &[0], 1);
-    let cases: Vec<(&str, &str, GatherDimensionNumbers, Vec<i64>, &str, Blame)> = vec![
+    let cases: Vec<GatherCase> = vec![
         ("(f32[2])", "s32[5]", rows.clone(), vec![1, 4], "the operand must be an array", Blame::Operand(0)),
         ("f32[6,4]", "f32[5]", rows.clone(), vec![1, 4], "start_indices must have an integer element type, got f32[5]", Blame::Operand(1)),
         ("f32[6,4]", "pred[5]", rows.clone(), vec![1, 4], "integer element type", Blame::Operand(1)),
@@ -242,7 +261,7 @@ fn scatter_shapes() {
 fn scatter_rules() {
     let rows = sdn(&[1], &[0], &[0], 1);
     let f = add(&[F32]);
-    let cases: Vec<(&str, &str, &str, ScatterDimensionNumbers, &str, Blame)> = vec![
+    let cases: Vec<ScatterCase> = vec![
         ("f32[6,4]", "f32[8]", "f32[8,4]", rows.clone(), "scatter_indices must have an integer element type, got f32[8]", Blame::Operand(1)),
         ("f32[6,4]", "s32[8]", "s32[8,4]", rows.clone(), "updates 0 is s32[8,4] but operand 0 is f32[6,4]: the element types must match", Blame::Operand(2)),
         ("f32[6,4]", "s32[8]", "f32[8,4]", sdn(&[1], &[0], &[0], 2), "index_vector_dim = 2 must be in 0..=1", Blame::Attribute("index_vector_dim")),

@@ -213,7 +213,9 @@ impl ExprBuilder<'_> {
             | Kind::TopK { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
-            | Kind::Conditional { .. } => {
+            | Kind::Conditional { .. }
+            | Kind::Gather { .. }
+            | Kind::Scatter { .. } => {
                 self.error = Some(format!("internal: node {} is not a view", v.node));
                 None
             }
