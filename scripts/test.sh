@@ -11,7 +11,8 @@
 # 5. on a CPU with AVX-512 (right after step 2, to reuse its build), runs the oracle tests again
 #    with XLA capped at AVX2 (XLA_ORACLE_MAX_ISA), since XLA:CPU emits different code
 #    (summation orders, rsqrt, ...) for each: the bounds must hold against both, whichever CPU
-#    kind CI runs on.
+#    kind CI runs on; then the GEMM kernels' tests at each instruction-set level below the CPU's
+#    widest (XLA_KERNELS_MAX_ISA).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
@@ -28,6 +29,16 @@ if grep -qw avx512f /proc/cpuinfo; then
   echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
   XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
 fi
+# The GEMM tests again at each instruction-set level below this CPU's widest (the workspace run
+# used the widest; XLA_KERNELS_MAX_ISA caps the kernels' run-time dispatch). --workspace --lib
+# keeps the workspace run's features and profile, so nothing is rebuilt.
+isas=()
+grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && isas+=(sse2)
+grep -qw avx512f /proc/cpuinfo && isas+=(avx2)
+for isa in "${isas[@]}"; do
+  echo "GEMM tests with the kernels capped at $isa:"
+  XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast gemm:: "$@"
+done
 # The optional ndarray interop (feature `ndarray`) is off in the workspace run: its unit tests,
 # doctests and the generated-fn round trip, with the feature on.
 cargo test -p xla-kernels --features ndarray --no-fail-fast --lib tensor::nd
