@@ -18,31 +18,35 @@
 //! - [`backend::GemmBackend`]: the f32/f64 interface other GEMM crates plug into (optional
 //!   feature `gemm-crates`), with the measured comparison.
 //!
-//! Speed of the f32/f64 paths (`CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native"
-//! cargo run --release -p xla-kernels --example gemm_speed`; AVX2+FMA EPYC, 2 cores; GFLOP/s).
-//! The machine was shared with 4-6 other jobs during the tuning (load average 6-8), so the
-//! "after" columns compare old and new builds in the same run, alternating, best of N (the
-//! first column is the old build alone at the session start, quiet):
+//! Speed of the f32/f64 paths on the 2-core AVX-512 Zen 4 EPYC of this project (`lscpu`:
+//! "AMD EPYC", family 25 model 17, KVM; avx512f/bw/vl/vnni/bf16), GFLOP/s. The machine was
+//! shared (load average 5-8 from other jobs), so the table is one-thread CPU time, which does
+//! not count time descheduled: median of 5 alternating rounds of `RAYON_NUM_THREADS=1
+//! GEMM_SPEED_CLOCK=cpu gemm_speed 5 <shapes>` over four builds of one tree, before and after
+//! the run-time dispatch, default (`cargo run --release -p xla-kernels --example gemm_speed`)
+//! and native (`CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" ...`):
 //!
-//! | product | before, quiet, 2T | loaded 2T: before / after | 1T CPU time: before / after |
-//! |---|---|---|---|
-//! | f32 1024^3 | 152.6 (74% of 205 peak) | 25.9 / 31.3 | 57.5 / 75.7 (peak ~95-102) |
-//! | f32 256^3 | 141.6 | 71.2 / 72.7 | 72.7 / 73.4 |
-//! | f32 64^3 | 55.4 | 52.6 / 75.5 | 52.9 / 72.8 |
-//! | f32 1x784x128 | 19.9 | 19.6 / 18.8 | (L2-bound, unchanged code) |
-//! | f32 8x784x128 | 51.5 | 55.7 / 65.3 | 49.5 / 58.2 |
-//! | f32 16x[256^3] | 134.3 | 28.5 / 33.6 | |
-//! | f64 1024^3 | 70.9 | 12.7 / 14.2 | 27.4 / 34.5 |
-//! | f64 256^3 | 66.3 | 34.2 / 34.6 | |
+//! | product | default: before / after | native: before / after |
+//! |---|---|---|
+//! | f32 1024^3 | 19.7 / 99.8 | 99.9 / 101.1 |
+//! | f32 256^3 | 19.1 / 95.8 | 96.6 / 96.8 |
+//! | f32 64^3 | 16.0 / 99.4 | 99.6 / 99.6 |
+//! | f32 1x784x128 | 14.0 / 34.5 | 35.3 / 36.5 |
+//! | f32 8x784x128 | 18.7 / 109.3 | 93.7 / 109.2 |
+//! | f32 16x[256^3] | 19.0 / 84.1 | 83.0 / 83.6 |
+//! | f64 1024^3 | 9.8 / 48.3 | 49.2 / 48.5 |
+//! | f64 256^3 | 9.8 / 48.6 | 48.5 / 49.9 |
+//! | f64 64^3 | 8.0 / 49.4 | 48.7 / 49.3 |
 //!
-//! "loaded" = median over 3 alternating rounds of best-of-25 (`gemm_speed 25`); "1T CPU
-//! time" = median over 5-6 alternating rounds of `RAYON_NUM_THREADS=1 GEMM_SPEED_CLOCK=cpu
-//! gemm_speed 5 <shapes>`, which does not count time spent descheduled. The 2-thread peak of
-//! independent f32 FMAs, quiet, is 205 GFLOP/s (`gemm_speed` prints it); the micro-kernel
-//! alone runs at 93% of the 1-thread peak in L1, the whole 1024^3 product at about 80% of it
-//! (packing A is 3%, the rest is the B panel and C traffic), so 85% of the 2-thread peak on
-//! 1024^3 is not reached. Same session, XLA:CPU (jax `jnp.matmul`, loaded): 1024^3 54
-//! GFLOP/s, 256^3 83, 64^3 27, 1x784x128 10.8, 8x784x128 46, 16x[256^3] 65; f64 1024^3 24.
+//! Before, a default build ran `wide`'s SSE2 code (f32x8 as two 4-lane halves, no FMA: a
+//! 1-thread peak of 44 GFLOP/s); after, both builds run the AVX-512 kernel, whose 1-thread
+//! FMA peak is 117 (`gemm_speed` prints the peak of the level in use), so a default build is
+//! within 6% of a native one on every row (the rest of the code, packing included, is still
+//! compiled for SSE2). The native build's 8x784x128 gains from the 8-row tile (one tile
+//! high). On both cores, in the quietest moments: f32 1024^3 up to 200 GFLOP/s, 256^3 173,
+//! 16x[256^3] 177. An earlier session (AVX2 6 x 16 tile, native build, quiet, 2 threads): f32
+//! 1024^3 152.6, 256^3 141.6, 64^3 55.4, 8x784x128 51.5; XLA:CPU then (jax `jnp.matmul`,
+//! loaded): 1024^3 54, 256^3 83, 64^3 27, 1x784x128 10.8, 8x784x128 46, 16x[256^3] 65.
 //!
 //! Determinism: each output element is computed by one thread, summing over `k` in an order
 //! fixed by the sizes and strides alone (packed path: k-blocks of `KC` = 256 in order,
