@@ -132,3 +132,76 @@ fn rows_shorter_than_a_vector_are_refused() {
     let mut out = vec![0.0f32; 9];
     map_rows::<F32V>(&mut out, 3, |_, _| F32V::splat(0.0));
 }
+
+#[test]
+fn column_reductions_fold_every_row_once_at_any_run_cut() {
+    let l = F32V::LANES;
+    let v = |p: usize| (p % 11) as f32 - 3.0;
+    // (output rows, row length k, outer reduced, inner reduced, run)
+    for (g_n, k, outer, inner, run) in [
+        (1, l, 1, 1, 7),
+        (2, l + 3, 2, 5, 5),
+        (3, 3 * l - 1, 1, 9, 2048),
+        (2, 4 * l + 1, 3, 4, l + 2),
+        (1, 300, 1, 200, 64),
+        (8, 512, 1, 16, 2048),
+    ] {
+        let x = |g: usize, o: usize, i: usize, j: usize| ((g * outer + o) * inner + i) * k + j;
+        let mut out = vec![f32::NAN; g_n * k];
+        let add = Combine {
+            id: -0.0f32,
+            v: |a: F32V, b: F32V| a + b,
+            lanes: <F32V as VFloat>::reduce_add,
+            s: |a: f32, b: f32| a + b,
+        };
+        reduce_cols(&mut out, k, outer, inner, run, 0.5, add, |g, o, i, j| {
+            at::<F32V>(x(g, o, i, j), v)
+        });
+        for (p, &got) in out.iter().enumerate() {
+            let (g, j) = (p / k, p % k);
+            let mut want = 0.0f32;
+            for o in 0..outer {
+                for i in 0..inner {
+                    want += v(x(g, o, i, j));
+                }
+            }
+            assert_eq!(got, 0.5 + want, "k {k}, run {run}, output {p}");
+        }
+    }
+}
+
+#[test]
+fn long_rows_of_few_outputs_fold_as_a_tree_with_the_same_bits_on_any_thread_count() {
+    let add = || Combine {
+        id: -0.0f64,
+        v: |a: F64V, b: F64V| a + b,
+        lanes: <F64V as VFloat>::reduce_add,
+        s: |a: f64, b: f64| a + b,
+    };
+    let h = |p: usize| ((p * 7919) % 1013) as f64 * 0.01 - 5.0 + 1.0 / (p + 1) as f64;
+    for (outs, row) in [
+        (1, 4 * ROW_LEAF),
+        (1, 5 * ROW_LEAF + 3),
+        (2, 3 * ROW_LEAF + 7),
+    ] {
+        let run = |threads: usize| {
+            let mut out = vec![f64::NAN; outs];
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool")
+                .install(|| {
+                    reduce_rows(&mut out, row, outs, 1.0, add(), |g, j| {
+                        at::<F64V>(g * row + j, h)
+                    })
+                });
+            out
+        };
+        let one = run(1);
+        assert_eq!(one, run(2), "{outs} x {row}");
+        for (g, &got) in one.iter().enumerate() {
+            let want: f64 = 1.0 + (0..row).map(|j| h(g * row + j)).sum::<f64>();
+            assert!((got - want).abs() <= 1e-12 * row as f64, "{got} vs {want}");
+        }
+    }
+}

@@ -35,12 +35,6 @@ fn reduce_task_work(total: i64) -> i64 {
 /// Target number of tasks of a large reduction (several per thread, for balance).
 const REDUCE_TASKS: i64 = 64;
 
-/// Outputs per task of a column reduction at least: a run of this many f32 accumulators is
-/// 8 KiB of each operand row, two whole pages streamed contiguously (the kernel library's
-/// `COL_BLOCK`). Measured on f32[4096,4096] column sums (AMD EPYC Zen 4, `bash scripts/bench.sh
-/// programs "column sum"`): 1024 gave 2.24-2.51 ms, 2048 gives 1.97-2.04 ms (the library's
-/// reduce_fast 1.78-1.84 ms in the same runs).
-const COLUMN_RUN: i64 = 2048;
 
 /// `a op b` for the reducers the vector path recognises: `add`, `max`, `min` of the two
 /// parameters (either order).
@@ -575,6 +569,55 @@ struct ColumnReduce<'a> {
     red_n: i64,
 }
 
+/// A column reduction whose output rows hold the widest vector, through the library's driver
+/// (`fused::reduce_cols`): the generated code is the per-element closure, which derives the
+/// outer kept indices from the output row `g` and the outer reduced ones from `o`.
+fn driven_columns(
+    c: &ColumnReduce<'_>,
+    v_stmts: &TokenStream,
+    outer_red: &[usize],
+    last_red: Option<usize>,
+    w: &Ident,
+) -> TokenStream {
+    let inner = c.space.ext.len() - 1;
+    let rows_of = |groups: &[usize], from: TokenStream| -> TokenStream {
+        let mut binds = TokenStream::new();
+        for (pos, &gi) in groups.iter().enumerate() {
+            let below: i64 = groups[pos + 1..].iter().map(|&x| c.space.ext[x]).product();
+            let (b, e) = (lit_usize(below), lit_usize(c.space.ext[gi]));
+            let i = &c.vars[gi];
+            binds.extend(if pos == 0 {
+                quote!(let #i = #from / #b;)
+            } else {
+                quote!(let #i = #from / #b % #e;)
+            });
+        }
+        binds
+    };
+    let kept_binds = rows_of(&c.kept[..c.kept.len() - 1], quote!(g));
+    let red_binds = rows_of(outer_red, quote!(o));
+    let iv = last_red.map_or(quote!(_unused), |g| c.vars[g].clone());
+    let vf = vfloat_of(&c.vt);
+    let (id, vcomb, vred, scomb) = combiners(c.bop, c.t, &vf);
+    let outer_n: i64 = outer_red.iter().map(|&g| c.space.ext[g]).product();
+    let ri = last_red.map_or(1, |g| c.space.ext[g]);
+    let (k, on, ri) = (
+        lit_usize(c.space.ext[inner]),
+        lit_usize(outer_n),
+        lit_usize(ri),
+    );
+    // At least the library's run of outputs per task (`fused::COL_RUN`).
+    let run = lit_usize(reduce_task_work(c.out_n * c.red_n) / c.red_n.max(1));
+    let run = quote!(fused::COL_RUN.max(#run));
+    let (init, x) = (c.init, var(c.operand));
+    let comb = quote!(fused::Combine { id: #id, v: #vcomb, lanes: #vred, s: #scomb });
+    quote! {
+        fused::reduce_cols(#w, #k, #on, #ri, #run, #init, #comb, |g, o, i, j| {
+            #kept_binds #red_binds let #iv = i; #v_stmts #x
+        });
+    }
+}
+
 /// Vector mode when the innermost operand dim is kept (column sums): the outputs themselves
 /// are the accumulators. Each task owns a run of outputs (cut only by sizes); for every reduced
 /// element, in row-major order, the run is combined with the matching run of operand elements
@@ -634,89 +677,48 @@ fn column_reduce(
             };)
         })
         .collect();
-    let mut body = if ki >= max_lanes(c.t) {
-        // The last partial vector of a run is the full vectors' code at a window of the row
-        // that covers the run's remaining outputs (`ki >= lanes` keeps it inside the row);
-        // only those lanes fold into the run. One copy of the body per loop.
-        let kil = lit_usize(ki);
-        let window = quote! {
-            let jj0 = jv * #l;
-            let (j, lo) = run_window(jv, #l, j_start, len, #kil);
-        };
-        quote! {
-            for ib in 0..#ri_l / 4 {
-                let base = ib * 4;
-                for jv in 0..len.div_ceil(#l) {
-                    #window
-                    #(#quad)*
-                    let q = #vcomb(#vcomb(x0, x1), #vcomb(x2, x3));
-                    if jj0 + #l <= len {
-                        #vf::store(#vcomb(#vf::load(&seg[jj0..]), q), &mut seg[jj0..]);
-                    } else {
-                        let mut t = [<#et as ::core::default::Default>::default(); #l];
-                        #vf::store(q, &mut t[..]);
-                        for (o, &v) in seg[jj0..].iter_mut().zip(&t[lo..]) {
-                            *o = #scomb(*o, v);
-                        }
-                    }
-                }
+    if ki >= max_lanes(c.t) {
+        return driven_columns(c, &v_stmts, outer_red, last_red, w);
+    }
+    // Rows shorter than the widest vector: full vectors, then the valid lanes of a partial one.
+    let mut body = quote! {
+        for ib in 0..#ri_l / 4 {
+            let base = ib * 4;
+            for jv in 0..len / #l {
+                let jj = jv * #l;
+                let j = j_start + jj;
+                #(#quad)*
+                let q = #vcomb(#vcomb(x0, x1), #vcomb(x2, x3));
+                #vf::store(#vcomb(#vf::load(&seg[jj..]), q), &mut seg[jj..]);
             }
-            for #iv in (#ri_l / 4) * 4..#ri_l {
-                for jv in 0..len.div_ceil(#l) {
-                    #window
-                    #v_stmts
-                    if jj0 + #l <= len {
-                        #vf::store(#vcomb(#vf::load(&seg[jj0..]), #x), &mut seg[jj0..]);
-                    } else {
-                        let mut t = [<#et as ::core::default::Default>::default(); #l];
-                        #vf::store(#x, &mut t[..]);
-                        for (o, &v) in seg[jj0..].iter_mut().zip(&t[lo..]) {
-                            *o = #scomb(*o, v);
-                        }
-                    }
+            let jj0 = (len / #l) * #l;
+            if jj0 < len {
+                let rem = len - jj0;
+                let j = j_start + jj0;
+                #(#quad_t)*
+                for q in 0..rem {
+                    let jj = jj0 + q;
+                    seg[jj] = #scomb(seg[jj], #scomb(#scomb(x0[q], x1[q]), #scomb(x2[q], x3[q])));
                 }
             }
         }
-    } else {
-        quote! {
-            for ib in 0..#ri_l / 4 {
-                let base = ib * 4;
-                for jv in 0..len / #l {
-                    let jj = jv * #l;
-                    let j = j_start + jj;
-                    #(#quad)*
-                    let q = #vcomb(#vcomb(x0, x1), #vcomb(x2, x3));
-                    #vf::store(#vcomb(#vf::load(&seg[jj..]), q), &mut seg[jj..]);
-                }
-                let jj0 = (len / #l) * #l;
-                if jj0 < len {
-                    let rem = len - jj0;
-                    let j = j_start + jj0;
-                    #(#quad_t)*
-                    for q in 0..rem {
-                        let jj = jj0 + q;
-                        seg[jj] = #scomb(seg[jj], #scomb(#scomb(x0[q], x1[q]), #scomb(x2[q], x3[q])));
-                    }
-                }
+        for #iv in (#ri_l / 4) * 4..#ri_l {
+            for jv in 0..len / #l {
+                let jj = jv * #l;
+                let j = j_start + jj;
+                #v_stmts
+                #vf::store(#vcomb(#vf::load(&seg[jj..]), #x), &mut seg[jj..]);
             }
-            for #iv in (#ri_l / 4) * 4..#ri_l {
-                for jv in 0..len / #l {
-                    let jj = jv * #l;
-                    let j = j_start + jj;
-                    #v_stmts
-                    #vf::store(#vcomb(#vf::load(&seg[jj..]), #x), &mut seg[jj..]);
-                }
-                let jj0 = (len / #l) * #l;
-                if jj0 < len {
-                    let rem = len - jj0;
-                    let j = j_start + jj0;
-                    #t_stmts
-                    let mut tail = [<#et as ::core::default::Default>::default(); #l];
-                    #vf::store(#x, &mut tail[..]);
-                    for q in 0..rem {
-                        let jj = jj0 + q;
-                        seg[jj] = #scomb(seg[jj], tail[q]);
-                    }
+            let jj0 = (len / #l) * #l;
+            if jj0 < len {
+                let rem = len - jj0;
+                let j = j_start + jj0;
+                #t_stmts
+                let mut tail = [<#et as ::core::default::Default>::default(); #l];
+                #vf::store(#x, &mut tail[..]);
+                for q in 0..rem {
+                    let jj = jj0 + q;
+                    seg[jj] = #scomb(seg[jj], tail[q]);
                 }
             }
         }
@@ -752,7 +754,8 @@ fn column_reduce(
         quote!()
     };
     // A run wide enough (4 KiB of f32) for the hardware prefetcher to stream each row.
-    let chunk = lit_usize(COLUMN_RUN.max(reduce_task_work(c.out_n * c.red_n) / c.red_n.max(1)));
+    let chunk = lit_usize(reduce_task_work(c.out_n * c.red_n) / c.red_n.max(1));
+    let chunk = quote!(fused::COL_RUN.max(#chunk));
     let kern = format_ident!("kern");
     let elem = rust_type(c.t);
     let disp = dispatch(w, &kern, &chunk, &chunk, c.out_n * c.red_n);
