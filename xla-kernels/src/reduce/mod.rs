@@ -13,60 +13,28 @@
 //!   built from each element's flat input index by a `load` closure that reads any number of
 //!   operands.
 //!
-//! Determinism: every output's association order is fixed by the sizes alone. A row is cut
-//! into leaves of [`ROW_BLOCK`] elements (each folded into four vector accumulators, combined
-//! `(0 (+) 1) (+) (2 (+) 3)`, then across lanes in [`VFloat::reduce_add`]'s fixed tree),
-//! combined in the fixed tree of [`crate::par::reduce_blocks`]. A column folds its rows in ascending
-//! order within leaves of [`COL_ROW_BLOCK`] rows, and the leaves in the same fixed tree.
-//! Threads only change which leaves run where, so the bits are the same for any thread count.
-//! Nothing is parallel below [`crate::par::PAR_MIN_ELEMENTS`] input elements.
+//! One engine: the f32/f64 rows and columns run the loop drivers the code `xla!` generates
+//! calls ([`crate::fused::reduce_rows`], [`crate::fused::reduce_cols`]), with closures that
+//! load the operand, so a reduction written with `xla!` and one called here are the same code
+//! in the same order. (This module used to have kernels of its own: as fast on row sums, about
+//! 12% faster on f32[4096,4096] column sums; README's reduction section has the measurement
+//! of the one engine.)
 //!
-//! Speed: `CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run
-//! --release -p xla-kernels --example k3a_speed reduce` prints row, column and full sums of
-//! `f32[4096,4096]` beside a plain memory-read pass.
-//!
-//! Measured (64 MiB read, 2 threads, 2-core AMD EPYC AVX2, the command above). The machine was shared with other builds (load 7), so the figures are the
-//! best-of-9 process CPU time of both threads (`CPU=1`), three alternated runs of the binary of
-//! the session start ("before": `reduce_nd`, a `Vec` input) and of this module (an
-//! [`AlignedBuf`](crate::aligned::AlignedBuf) input). "memory read" is a plain two-thread pass
-//! summing the buffer's bits as integers: the machine's read speed in the same run.
-//!
-//! | kernel | before (CPU ms) | after (CPU ms) | memory read (CPU ms) |
-//! |---|---|---|---|
-//! | row sum | 4.4-5.6 | 3.7-4.7 | 3.7-4.5 |
-//! | column sum | 5.7-7.2 (the old 2-D `reduce_cols`: 43-50) | 4.0-5.6 | 3.7-4.5 |
-//!
-//! Both are at the read speed within about 10%: rows run four independent vector chains per
-//! row; columns keep a leaf's 2048 accumulators in L1 and stream whole 8 KiB runs of each input
-//! row, with tall columns cut into 256-row leaves so both threads share even one column chunk.
-//! (On the quiet machine at the session start, before: row sum 4.18 ms, column sum 6.12 ms wall.)
+//! Determinism: every output's association order is fixed by the sizes alone (see the
+//! drivers), so the bits are the same for any thread count. Nothing is parallel below
+//! [`crate::par::PAR_MIN_ELEMENTS`] input elements.
 
-mod fast;
 mod generic;
 
 pub use generic::{reduce, reduce_indexed};
 
-use wide::{f32x8, f64x4};
 
 use crate::error::element_count;
 use crate::error::KernelError;
-use crate::simd::VFloat;
+use crate::fused;
+use crate::simd::{VFloat, F32V, F64V};
 use crate::tensor::MAX_RANK;
 use crate::transpose::transpose;
-
-/// Elements per leaf of a row's reduction tree: long enough that the vector loop dominates,
-/// short enough (32 KiB of f32) that a few leaves keep two threads busy on one long row.
-pub const ROW_BLOCK: usize = 1 << 13;
-
-/// Columns (lanes of the output row) per leaf of a column reduction: 2048 f32 accumulators
-/// (8 KiB) stay in L1 while the leaf streams 8 KiB of every input row (two whole pages, so the
-/// hardware prefetcher runs on).
-pub const COL_BLOCK: usize = 2048;
-
-/// Rows per leaf of a column reduction: a tall column is cut into leaves of this many rows
-/// (each folded in ascending order) combined in a fixed tree, so two threads share one column
-/// chunk. A leaf of `COL_ROW_BLOCK x COL_BLOCK` f32 is 2 MiB of reads.
-pub const COL_ROW_BLOCK: usize = 256;
 
 /// Input elements per parallel task when splitting over outputs.
 pub const PAR_TASK_ELEMENTS: usize = 1 << 16;
@@ -83,8 +51,8 @@ pub enum ReduceOp {
 }
 
 /// f32 and f64: the element types of [`reduce_fast`], with the vector used for them.
-pub trait FastFloat: Copy + Send + Sync + 'static {
-    /// The vector type (8 x f32 or 4 x f64: 256-bit, AVX2 where available).
+pub trait FastFloat: Copy + Send + Sync + fused::Split + 'static {
+    /// The vector type: the widest of the build target, as generated code uses.
     type V: VFloat<Elem = Self>;
     /// `+0.0` (the start of [`reduce_rows`] / [`reduce_cols`] sums, as XLA's `init = 0`).
     const ZERO: Self;
@@ -97,7 +65,7 @@ pub trait FastFloat: Copy + Send + Sync + 'static {
 }
 
 impl FastFloat for f32 {
-    type V = f32x8;
+    type V = F32V;
     const ZERO: f32 = 0.0;
     const NEG_ZERO: f32 = -0.0;
     const NEG_INF: f32 = f32::NEG_INFINITY;
@@ -105,7 +73,7 @@ impl FastFloat for f32 {
 }
 
 impl FastFloat for f64 {
-    type V = f64x4;
+    type V = F64V;
     const ZERO: f64 = 0.0;
     const NEG_ZERO: f64 = -0.0;
     const NEG_INF: f64 = f64::NEG_INFINITY;
@@ -256,10 +224,10 @@ pub fn reduce_fast<T: FastFloat>(
         return Ok(());
     }
     match (r, red) {
-        (0, _) | (1, [false]) => fast::rows(src, 1, op, init, dst),
-        (1, [true]) | (2, [false, true]) => fast::rows(src, e[r - 1], op, init, dst),
-        (2, [true, false]) => fast::columns(src, e[0], e[1], op, init, dst),
-        (3, [false, true, false]) => fast::columns(src, e[1], e[2], op, init, dst),
+        (0, _) | (1, [false]) => rows(src, 1, op, init, dst),
+        (1, [true]) | (2, [false, true]) => rows(src, e[r - 1], op, init, dst),
+        (2, [true, false]) => columns(src, e[0], e[1], op, init, dst),
+        (3, [false, true, false]) => columns(src, e[1], e[2], op, init, dst),
         _ => {
             // Move the kept dims outermost (their order kept), then reduce rows.
             let perm: Vec<usize> = (0..r)
@@ -268,10 +236,55 @@ pub fn reduce_fast<T: FastFloat>(
                 .collect();
             let mut moved = vec![init; total];
             transpose(src, e, &perm, &mut moved)?;
-            fast::rows(&moved, total / dst.len(), op, init, dst)
+            rows(&moved, total / dst.len(), op, init, dst)
         }
     }
     Ok(())
+}
+
+/// The combining functions of `op` over `T` for [`fused`]'s drivers (a macro: the closures'
+/// types cannot be named).
+macro_rules! combine {
+    ($t:ty, $op:expr) => {
+        fused::Combine {
+            id: identity::<$t>($op),
+            v: move |a, b| apply($op, a, b),
+            lanes: move |v| lanes($op, v),
+            s: move |a, b| scalar::<$t>($op, a, b),
+        }
+    };
+}
+
+/// `dst[o] = init (+) reduce(src[o * len .. (o + 1) * len])`: the generated code's row driver
+/// ([`fused::reduce_rows`]), or for rows shorter than a vector the sequential fold.
+fn rows<T: FastFloat>(src: &[T], len: usize, op: ReduceOp, init: T, dst: &mut [T]) {
+    if len < T::V::LANES {
+        each_output(dst, PAR_TASK_ELEMENTS, false, |o| {
+            src[o * len..][..len].iter().fold(init, |a, &x| scalar(op, a, x))
+        });
+        return;
+    }
+    let per_task = (PAR_TASK_ELEMENTS / len).max(1);
+    fused::reduce_rows(dst, len, per_task, init, combine!(T, op), |o, j| {
+        T::V::load(&src[o * len + j..])
+    });
+}
+
+/// `dst[k1, j] = init (+) (src[k1, 0, j] (+) src[k1, 1, j] (+) ...)` for `src` of shape
+/// `[dst.len() / k2, r, k2]`: the generated code's column driver ([`fused::reduce_cols`]), or
+/// for rows shorter than a vector the sequential fold.
+fn columns<T: FastFloat>(src: &[T], r: usize, k2: usize, op: ReduceOp, init: T, dst: &mut [T]) {
+    if k2 < T::V::LANES {
+        each_output(dst, PAR_TASK_ELEMENTS, false, |o| {
+            let (k1, j) = (o / k2, o % k2);
+            (0..r).fold(init, |a, i| scalar(op, a, src[(k1 * r + i) * k2 + j]))
+        });
+        return;
+    }
+    let run = fused::COL_RUN.max(PAR_TASK_ELEMENTS / r.max(1));
+    fused::reduce_cols(dst, k2, 1, r, run, init, combine!(T, op), |k1, _, i, j| {
+        T::V::load(&src[(k1 * r + i) * k2 + j..])
+    });
 }
 
 /// `out[r] = start (+) x[r, 0] (+) ... (+) x[r, cols - 1]` for a row-major `rows x cols` `x`,
