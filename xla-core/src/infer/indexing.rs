@@ -323,7 +323,12 @@ fn gather_slice_sizes(
                 list(&dn.operand_batching_dims),
                 a.rank()
             ),
-        ));
+        )
+        .help(if parts < a.rank() {
+            "list each operand dimension the slice drops (slice size 1) in collapsed_slice_dims"
+        } else {
+            "each operand dimension is exactly one of the three"
+        }));
     }
     for (d, (&s, &size)) in slice_sizes.iter().zip(&a.dims).enumerate() {
         if s < 0 || s > size {
@@ -400,10 +405,18 @@ pub fn scatter(
         return Err(cx.on(
             Blame::Operand(n + 1),
             format!(
-                "the updates must have rank {want_rank}: the scatter_indices' {} dimensions \
-                 besides index_vector_dim plus {} in update_window_dims {}; got rank {}",
-                expanded.len() - 1,
-                dn.update_window_dims.len(),
+                "the updates must have rank {want_rank}: {} (the scatter_indices' dimensions \
+                 but index_vector_dim) plus {} (update_window_dims {}); got rank {}",
+                count(
+                    expanded.len() - 1,
+                    "scatter dimension",
+                    "scatter dimensions"
+                ),
+                count(
+                    dn.update_window_dims.len(),
+                    "window dimension",
+                    "window dimensions"
+                ),
                 list(&dn.update_window_dims),
                 u.rank()
             ),
@@ -565,18 +578,24 @@ fn scatter_dimension_numbers(
     )?;
     let parts = window.len() + inserted.len() + batching.len();
     if parts != a.rank() {
-        return Err(cx.at(
-            "update_window_dims",
-            format!(
-                "every operand dimension must be a window, inserted or batching dimension: \
+        return Err(cx
+            .at(
+                "update_window_dims",
+                format!(
+                    "every operand dimension must be a window, inserted or batching dimension: \
                  update_window_dims {} + inserted_window_dims {} + input_batching_dims {} count \
                  {parts}, the operand has rank {}",
-                list(window),
-                list(inserted),
-                list(batching),
-                a.rank()
-            ),
-        ));
+                    list(window),
+                    list(inserted),
+                    list(batching),
+                    a.rank()
+                ),
+            )
+            .help(if parts < a.rank() {
+                "list each operand dimension the updates do not have in inserted_window_dims"
+            } else {
+                "each operand dimension is exactly one of the three"
+            }));
     }
     let ivd = dn.index_vector_dim;
     let vector = expanded[ivd as usize];

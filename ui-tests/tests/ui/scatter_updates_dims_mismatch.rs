@@ -1,0 +1,10 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[6, 4], y: s32[6, 4], i: s32[8], u: f32[8, 4], v: s32[8, 3]) -> (f32[6, 4], s32[6, 4]) {
+        Scatter(x, y, i, u, v, |a, b, c, d| Tuple(Add(a, c), Add(b, d)), update_window_dims = [1],
+            inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1)
+    }
+}
+
+fn main() {}
