@@ -178,6 +178,8 @@
 //! | reductions | `Reduce(operands.., inits.., computation)`, variadic | `dimensions` |
 //! | sorting | `Sort(operands.., comparator)`, variadic | optional `dimension` (-1: last), `is_stable` |
 //! | | `TopK(x)` | `k`, optional `largest` (default true) |
+//! | indexing | `Gather(operand, start_indices)` (starts clamped into the operand) | `offset_dims`, `start_index_map`, `index_vector_dim`, `slice_sizes`, optional `collapsed_slice_dims`, `operand_batching_dims`, `start_indices_batching_dims`, `indices_are_sorted` |
+//! | | `Scatter(operands.., scatter_indices, updates.., update_computation)`, variadic (windows outside the operand dropped, updates applied in index order) | `update_window_dims`, `scatter_dims_to_operand_dims`, `index_vector_dim`, optional `inserted_window_dims`, `input_batching_dims`, `scatter_indices_batching_dims`, `indices_are_sorted`, `unique_indices` |
 //! | linear algebra | `Dot` | optional `preferred_element_type` |
 //! | | `DotGeneral` | `lhs_contracting_dimensions`, `rhs_contracting_dimensions`, `lhs_batch_dimensions`, `rhs_batch_dimensions`, `preferred_element_type` |
 //! | | `Conv`, `ConvWithGeneralDimensions` | `window_strides`, `padding = SAME\|VALID`, (`dimension_numbers = [NHWC, HWIO, NHWC]`), `feature_group_count`, `batch_group_count`, `preferred_element_type` |
@@ -185,7 +187,7 @@
 //! | structure | `Tuple`, `GetTupleElement`, `Call` | `GetTupleElement`: `index` |
 //! | control flow | `While(condition, body, init)`, `Conditional(pred, x, f, y, g)`, `Conditional(index, [fs..], [xs..])` | |
 //!
-//! Not yet: `DynamicSlice DynamicUpdateSlice Gather Scatter`, `ReduceWindow SelectAndScatter
+//! Not yet: `DynamicSlice DynamicUpdateSlice`, `ReduceWindow SelectAndScatter
 //! Scan Map`, FFT and linear solvers, random numbers and collectives.
 //!
 //! # Examples by family
