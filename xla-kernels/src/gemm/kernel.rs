@@ -278,25 +278,44 @@ fn packed<K: Kernel>(
 }
 
 /// Row blocks of an `m`-row product: about `K::MC` rows each, whole `MR`-row panels dealt
-/// out evenly (sizes differ by at most one panel), a multiple of `threads` of them when
-/// there are enough panels. Returns the block count and block `t`'s `(first row, rows)`.
-fn row_blocks<K: Kernel>(m: usize, threads: usize) -> (usize, impl Fn(usize) -> (usize, usize)) {
-    let m_panels = m.div_ceil(K::MR);
-    let mut n_ic = m.div_ceil(K::MC);
-    if threads > 1 {
-        n_ic = n_ic.div_ceil(threads) * threads;
+/// out evenly (sizes differ by at most one panel), a multiple of the thread count of them when
+/// there are enough panels. The split changes no element's arithmetic.
+#[derive(Clone, Copy)]
+struct RowBlocks {
+    m: usize,
+    mr: usize,
+    panels: usize,
+    /// Number of blocks.
+    count: usize,
+}
+
+impl RowBlocks {
+    fn new<K: Kernel>(m: usize, threads: usize) -> Self {
+        let panels = m.div_ceil(K::MR);
+        let mut count = m.div_ceil(K::MC);
+        if threads > 1 {
+            count = count.div_ceil(threads) * threads;
+        }
+        RowBlocks {
+            m,
+            mr: K::MR,
+            panels,
+            count: count.min(panels),
+        }
     }
-    let n_ic = n_ic.min(m_panels);
-    let block = move |t: usize| {
-        let (p0, p1) = (t * m_panels / n_ic, (t + 1) * m_panels / n_ic);
-        (p0 * K::MR, (p1 * K::MR).min(m) - p0 * K::MR)
-    };
-    (n_ic, block)
+
+    /// Block `t`: `(first row, rows)`.
+    fn get(&self, t: usize) -> (usize, usize) {
+        let (p0, p1) = (
+            t * self.panels / self.count,
+            (t + 1) * self.panels / self.count,
+        );
+        (p0 * self.mr, (p1 * self.mr).min(self.m) - p0 * self.mr)
+    }
 }
 
 /// One batch item through the packed loop nest; `parallel` splits row blocks (and column
-/// panels when there are too few row blocks) over rayon. The split changes no element's
-/// arithmetic.
+/// panels when there are too few row blocks) over rayon.
 #[allow(clippy::too_many_arguments)]
 fn packed_item<K: Kernel>(
     k: K,
@@ -308,14 +327,14 @@ fn packed_item<K: Kernel>(
     bufs: &mut Buffers<K::E>,
     parallel: bool,
 ) {
-    let (sa, sb, sc) = strides(d);
-    let (mr, nr) = (K::MR, K::NR);
+    let (sa, sb, _) = strides(d);
+    let nr = K::NR;
     let threads = if parallel {
         rayon::current_num_threads().max(1)
     } else {
         1
     };
-    let (n_ic, block) = row_blocks::<K>(d.m, threads);
+    let blocks = RowBlocks::new::<K>(d.m, threads);
     let Buffers {
         b: bbuf, a: abufs, ..
     } = bufs;
@@ -329,10 +348,10 @@ fn packed_item<K: Kernel>(
     for jc in (0..d.n).step_by(NC) {
         let nc = NC.min(d.n - jc);
         let panels = nc.div_ceil(nr);
-        let n_jr = threads.div_ceil(n_ic).min(panels).max(1);
+        let n_jr = threads.div_ceil(blocks.count).min(panels).max(1);
         let per_task = panels.div_ceil(n_jr);
         let n_jr = panels.div_ceil(per_task);
-        let tasks = n_ic * n_jr;
+        let tasks = blocks.count * n_jr;
         if abufs.len() < tasks {
             abufs.resize_with(tasks, Vec::new);
         }
@@ -344,66 +363,113 @@ fn packed_item<K: Kernel>(
                 let (col0, cols) = (jc + full * nr, nc - full * nr);
                 pack::pack_b(bbuf, b, sb, bi, pc, kc, col0, cols, nr, threads > 1);
             }
-            let tile = Tile {
+            let job = SliceJob {
+                d,
                 bi,
-                sc,
-                first: pc == 0 && !d.accumulate,
-            };
-            let bbuf = &bbuf[..];
-            let run = |t: usize, abuf: &mut Vec<K::E>| {
-                let ((ic, rows), jr) = (block(t / n_jr), t % n_jr);
-                if !direct_a {
-                    k.pack_a(abuf, a, sa, bi, ic, rows, pc, kc);
-                }
-                for jp in jr * per_task..((jr + 1) * per_task).min(panels) {
-                    let cols = nr.min(nc - jp * nr);
-                    let (bp, b_rs) = if jp < full {
-                        (&b[offset(bi, pc, jc + jp * nr, sb)..], sb[1] as usize)
-                    } else {
-                        let q = jp - full;
-                        (&bbuf[q * kc * nr..(q + 1) * kc * nr], nr)
-                    };
-                    for ip in 0..rows.div_ceil(mr) {
-                        let rows_here = mr.min(rows - ip * mr);
-                        let (row0, col0) = (ic + ip * mr, jc + jp * nr);
-                        // The tile's C lines arrive while the k loop runs (C is read or
-                        // written once per slice, too rarely to stay cached).
-                        tile.prefetch(out, row0, col0, rows_here, cols);
-                        let (ap, a_rs) = if direct_a {
-                            (&a[offset(bi, row0, pc, sa)..], sa[1] as usize)
-                        } else {
-                            (&abuf[ip * kc * mr..(ip + 1) * kc * mr], mr)
-                        };
-                        let s = Src {
-                            ap,
-                            a_rs,
-                            bp,
-                            b_rs,
-                            kc,
-                        };
-                        let dst = Dst {
-                            tile: &tile,
-                            out,
-                            row0,
-                            col0,
-                            cols,
-                        };
-                        match (direct_a, jp < full) {
-                            (false, false) => k.tile::<false, false>(rows_here, s, dst),
-                            (false, true) => k.tile::<false, true>(rows_here, s, dst),
-                            (true, false) => k.tile::<true, false>(rows_here, s, dst),
-                            (true, true) => k.tile::<true, true>(rows_here, s, dst),
-                        }
-                    }
-                }
+                a,
+                b,
+                bbuf: &bbuf[..],
+                out,
+                blocks,
+                jc,
+                nc,
+                pc,
+                kc,
+                full,
+                per_task,
+                n_jr,
+                direct_a,
             };
             if tasks > 1 {
                 abufs[..tasks]
                     .par_iter_mut()
                     .enumerate()
-                    .for_each(|(t, ab)| run(t, ab));
+                    .for_each(|(t, ab)| job.run(k, t, ab));
             } else {
-                run(0, &mut abufs[0]);
+                job.run(k, 0, &mut abufs[0]);
+            }
+        }
+    }
+}
+
+/// One k slice of one column panel of one batch item, split into tasks: row block `t / n_jr`
+/// times the `per_task` column panels `t % n_jr` owns.
+struct SliceJob<'x, 'o, 'c, T> {
+    d: &'x GemmDesc,
+    bi: usize,
+    a: &'x [T],
+    b: &'x [T],
+    /// Packed B panels: all of them, or with direct B only the partial last one.
+    bbuf: &'x [T],
+    out: &'o OutPtr<'c, T>,
+    blocks: RowBlocks,
+    /// Columns `jc..jc + nc`, k slice `pc..pc + kc`.
+    jc: usize,
+    nc: usize,
+    pc: usize,
+    kc: usize,
+    /// Column panels read from B in place (the first `full`).
+    full: usize,
+    per_task: usize,
+    n_jr: usize,
+    direct_a: bool,
+}
+
+impl<T: FloatElem> SliceJob<'_, '_, '_, T> {
+    /// Task `t`: packs its A block into `abuf` (unless read in place) and runs its tiles.
+    fn run<K: Kernel<E = T>>(&self, k: K, t: usize, abuf: &mut Vec<T>) {
+        let (sa, sb, sc) = strides(self.d);
+        let (mr, nr, bi, kc) = (K::MR, K::NR, self.bi, self.kc);
+        let ((ic, rows), jr) = (self.blocks.get(t / self.n_jr), t % self.n_jr);
+        if !self.direct_a {
+            k.pack_a(abuf, self.a, sa, bi, ic, rows, self.pc, kc);
+        }
+        let first = self.pc == 0 && !self.d.accumulate;
+        let tile = Tile { bi, sc, first };
+        let panels = self.nc.div_ceil(nr);
+        for jp in jr * self.per_task..((jr + 1) * self.per_task).min(panels) {
+            let cols = nr.min(self.nc - jp * nr);
+            let (bp, b_rs) = if jp < self.full {
+                (
+                    &self.b[offset(bi, self.pc, self.jc + jp * nr, sb)..],
+                    sb[1] as usize,
+                )
+            } else {
+                let q = jp - self.full;
+                (&self.bbuf[q * kc * nr..(q + 1) * kc * nr], nr)
+            };
+            for ip in 0..rows.div_ceil(mr) {
+                let rows_here = mr.min(rows - ip * mr);
+                let (row0, col0) = (ic + ip * mr, self.jc + jp * nr);
+                // The tile's C lines arrive while the k loop runs (C is read or written once
+                // per slice, too rarely to stay cached).
+                tile.prefetch(self.out, row0, col0, rows_here, cols);
+                let (ap, a_rs) = if self.direct_a {
+                    (&self.a[offset(bi, row0, self.pc, sa)..], sa[1] as usize)
+                } else {
+                    (&abuf[ip * kc * mr..(ip + 1) * kc * mr], mr)
+                };
+                let s = Src {
+                    ap,
+                    a_rs,
+                    bp,
+                    b_rs,
+                    kc,
+                };
+                let out = self.out;
+                let dst = Dst {
+                    tile: &tile,
+                    out,
+                    row0,
+                    col0,
+                    cols,
+                };
+                match (self.direct_a, jp < self.full) {
+                    (false, false) => k.tile::<false, false>(rows_here, s, dst),
+                    (false, true) => k.tile::<false, true>(rows_here, s, dst),
+                    (true, false) => k.tile::<true, false>(rows_here, s, dst),
+                    (true, true) => k.tile::<true, true>(rows_here, s, dst),
+                }
             }
         }
     }
