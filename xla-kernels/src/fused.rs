@@ -309,6 +309,43 @@ pub struct Combine<V: VFloat, VC, VR, SC> {
     pub s: SC,
 }
 
+/// A reducer the drivers fold with: what [`Combine`] holds, as one bound.
+pub trait Reducer<V: VFloat>: Sync + Send {
+    /// The identity.
+    fn id(&self) -> V::Elem;
+    /// Lane-wise combine.
+    fn v(&self, a: V, b: V) -> V;
+    /// One vector's lanes to one value.
+    fn lanes(&self, x: V) -> V::Elem;
+    /// Scalar combine.
+    fn s(&self, a: V::Elem, b: V::Elem) -> V::Elem;
+}
+
+impl<V, VC, VR, SC> Reducer<V> for Combine<V, VC, VR, SC>
+where
+    V: VFloat,
+    VC: Fn(V, V) -> V + Sync + Send,
+    VR: Fn(V) -> V::Elem + Sync + Send,
+    SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
+{
+    #[inline(always)]
+    fn id(&self) -> V::Elem {
+        self.id
+    }
+    #[inline(always)]
+    fn v(&self, a: V, b: V) -> V {
+        (self.v)(a, b)
+    }
+    #[inline(always)]
+    fn lanes(&self, x: V) -> V::Elem {
+        (self.lanes)(x)
+    }
+    #[inline(always)]
+    fn s(&self, a: V::Elem, b: V::Elem) -> V::Elem {
+        (self.s)(a, b)
+    }
+}
+
 /// `out[g] = init ⊕ (⊕_j f(g, j))` over rows of `row >= LANES` elements: four vector
 /// accumulators over blocks of four vectors, the rest in the first; the last window's new lanes
 /// folded one by one into a scalar accumulator; then `init ⊕ (lanes(⊕ accs) ⊕ scalar)`.
@@ -317,19 +354,14 @@ pub struct Combine<V: VFloat, VC, VR, SC> {
 /// as leaves of [`ROW_LEAF`] elements (that order each) combined in a fixed midpoint tree, in
 /// parallel: the order depends on sizes only, never on the thread count.
 #[inline(always)]
-pub fn reduce_rows<V, VC, VR, SC>(
+pub fn reduce_rows<V: VFloat<Elem: Split>>(
     out: &mut [V::Elem],
     row: usize,
     per_task: usize,
     init: V::Elem,
-    c: Combine<V, VC, VR, SC>,
+    c: impl Reducer<V>,
     f: impl Fn(usize, usize) -> V + Sync + Send,
-) where
-    V: VFloat<Elem: Split>,
-    VC: Fn(V, V) -> V + Sync + Send,
-    VR: Fn(V) -> V::Elem + Sync + Send,
-    SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
-{
+) {
     assert!(
         row >= V::LANES,
         "reduce_rows: rows of {row} < {} lanes",
@@ -350,13 +382,13 @@ pub fn reduce_rows<V, VC, VR, SC>(
                 };
                 fold_range(i * ROW_LEAF, len, &c, |j| f(g, j), None)
             };
-            *o = (c.s)(init, Split::tree(n, &leaf, &c.s));
+            *o = c.s(init, Split::tree(n, &leaf, &|a, b| c.s(a, b)));
         }
         return;
     }
     Split::chunks(out, per_task, parallel, &|first, blk| {
         for (r, o) in blk.iter_mut().enumerate() {
-            *o = (c.s)(init, fold_range(0, row, &c, |j| f(first + r, j), None));
+            *o = c.s(init, fold_range(0, row, &c, |j| f(first + r, j), None));
         }
     });
 }
@@ -364,20 +396,15 @@ pub fn reduce_rows<V, VC, VR, SC>(
 /// [`reduce_rows`] also writing each element of `f` to `store[g·row + j]` (multi-output
 /// fusion: the value reduced is stored in the same pass).
 #[inline(always)]
-pub fn reduce_rows_storing<V, VC, VR, SC>(
+pub fn reduce_rows_storing<V: VFloat<Elem: Split>>(
     out: &mut [V::Elem],
     store: &mut [V::Elem],
     row: usize,
     per_task: usize,
     init: V::Elem,
-    c: Combine<V, VC, VR, SC>,
+    c: impl Reducer<V>,
     f: impl Fn(usize, usize) -> V + Sync + Send,
-) where
-    V: VFloat<Elem: Split>,
-    VC: Fn(V, V) -> V + Sync + Send,
-    VR: Fn(V) -> V::Elem + Sync + Send,
-    SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
-{
+) {
     assert!(
         row >= V::LANES,
         "reduce_rows_storing: rows of {row} < {} lanes",
@@ -393,7 +420,7 @@ pub fn reduce_rows_storing<V, VC, VR, SC>(
         parallel,
         &|first, blk, st| {
             for (r, (o, urow)) in blk.iter_mut().zip(st.chunks_exact_mut(row)).enumerate() {
-                *o = (c.s)(
+                *o = c.s(
                     init,
                     fold_range(0, row, &c, |j| f(first + r, j), Some(urow)),
                 );
@@ -432,21 +459,16 @@ fn chunks2<T: Send>(
 /// ([`run_window`]), whose new lanes fold one by one. `init` is folded into each output last.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn reduce_cols<V, VC, VR, SC>(
+pub fn reduce_cols<V: VFloat<Elem: Split>>(
     out: &mut [V::Elem],
     k: usize,
     outer: usize,
     inner: usize,
     run: usize,
     init: V::Elem,
-    c: Combine<V, VC, VR, SC>,
+    c: impl Reducer<V>,
     f: impl Fn(usize, usize, usize, usize) -> V + Sync + Send,
-) where
-    V: VFloat<Elem: Split>,
-    VC: Fn(V, V) -> V + Sync + Send,
-    VR: Fn(V) -> V::Elem + Sync + Send,
-    SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
-{
+) {
     assert!(
         k >= V::LANES,
         "reduce_cols: rows of {k} < {} lanes",
@@ -460,13 +482,13 @@ pub fn reduce_cols<V, VC, VR, SC>(
             let (g, j_start) = (flat / k, flat % k);
             let len = (k - j_start).min(blk.len() - pos);
             let seg = &mut blk[pos..pos + len];
-            seg.fill(c.id);
+            seg.fill(c.id());
             for o in 0..outer {
                 for ib in 0..inner / 4 {
                     let i = ib * 4;
                     column_run(seg, j_start, k, &c, |j| {
                         let x = |q| f(g, o, i + q, j);
-                        (c.v)((c.v)(x(0), x(1)), (c.v)(x(2), x(3)))
+                        c.v(c.v(x(0), x(1)), c.v(x(2), x(3)))
                     });
                 }
                 for i in (inner / 4) * 4..inner {
@@ -474,7 +496,7 @@ pub fn reduce_cols<V, VC, VR, SC>(
                 }
             }
             for x in seg.iter_mut() {
-                *x = (c.s)(init, *x);
+                *x = c.s(init, *x);
             }
             pos += len;
         }
@@ -484,27 +506,23 @@ pub fn reduce_cols<V, VC, VR, SC>(
 /// `seg[jj] ⊕= x(j_start + jj)` over one run of a row of `k` outputs, in vectors (the last
 /// one the window of the row covering the run's end, its new lanes folded one by one).
 #[inline(always)]
-fn column_run<V, VC, VR, SC>(
+fn column_run<V: VFloat>(
     seg: &mut [V::Elem],
     j_start: usize,
     k: usize,
-    c: &Combine<V, VC, VR, SC>,
+    c: &impl Reducer<V>,
     x: impl Fn(usize) -> V,
-) where
-    V: VFloat,
-    VC: Fn(V, V) -> V,
-    SC: Fn(V::Elem, V::Elem) -> V::Elem,
-{
+) {
     let (l, len) = (V::LANES, seg.len());
     for jv in 0..len.div_ceil(l) {
         let jj0 = jv * l;
         let (j, lo) = run_window(jv, l, j_start, len, k);
         let q = x(j);
         if jj0 + l <= len {
-            (c.v)(V::load(&seg[jj0..]), q).store(&mut seg[jj0..]);
+            c.v(V::load(&seg[jj0..]), q).store(&mut seg[jj0..]);
         } else {
             for (o, lane) in seg[jj0..].iter_mut().zip(lo..l) {
-                *o = (c.s)(*o, q.lane(lane));
+                *o = c.s(*o, q.lane(lane));
             }
         }
     }
@@ -515,22 +533,16 @@ fn column_run<V, VC, VR, SC>(
 /// scalar accumulator; then `lanes(⊕ accs) ⊕ scalar`. With `urow`, each `f(j)` is also
 /// written at `urow[j - a]`.
 #[inline(always)]
-fn fold_range<V, VC, VR, SC>(
+fn fold_range<V: VFloat>(
     a: usize,
     len: usize,
-    c: &Combine<V, VC, VR, SC>,
+    c: &impl Reducer<V>,
     f: impl Fn(usize) -> V,
     mut urow: Option<&mut [V::Elem]>,
-) -> V::Elem
-where
-    V: VFloat,
-    VC: Fn(V, V) -> V,
-    VR: Fn(V) -> V::Elem,
-    SC: Fn(V::Elem, V::Elem) -> V::Elem,
-{
+) -> V::Elem {
     let l = V::LANES;
-    let mut acc = [V::splat(c.id); 4];
-    let mut s = c.id;
+    let mut acc = [V::splat(c.id()); 4];
+    let mut s = c.id();
     let mut put = |j: usize, x: V| {
         if let Some(u) = urow.as_deref_mut() {
             x.store(&mut u[j..]);
@@ -541,7 +553,7 @@ where
             let j = jb * 4 * l + u * l;
             let x = f(a + j);
             put(j, x);
-            *acc_u = (c.v)(*acc_u, x);
+            *acc_u = c.v(*acc_u, x);
         }
     }
     for jv in (len / (4 * l)) * 4..len.div_ceil(l) {
@@ -550,15 +562,15 @@ where
         // A window's lanes before `lo` were stored and folded by the previous vector.
         put(j, x);
         if lo == 0 {
-            acc[0] = (c.v)(acc[0], x);
+            acc[0] = c.v(acc[0], x);
         } else {
             for q in lo..l {
-                s = (c.s)(s, x.lane(q));
+                s = c.s(s, x.lane(q));
             }
         }
     }
-    let t = (c.lanes)((c.v)((c.v)(acc[0], acc[1]), (c.v)(acc[2], acc[3])));
-    (c.s)(t, s)
+    let t = c.lanes(c.v(c.v(acc[0], acc[1]), c.v(acc[2], acc[3])));
+    c.s(t, s)
 }
 
 #[cfg(test)]
