@@ -14,6 +14,7 @@
 //! (`Val`), `Tuple` builds a node, `GetTupleElement` picks a child.
 
 mod control;
+pub mod import;
 mod ops;
 #[cfg(test)]
 mod tests;

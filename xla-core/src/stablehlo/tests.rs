@@ -199,7 +199,9 @@ fn export_has_no_catch_all_arms() {
     fn scan(dir: &std::path::Path, found: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
-            if path.is_dir() {
+            // The importer (`import/`) matches text and attributes, not ops: its catch-alls
+            // reject what it does not know.
+            if path.is_dir() && !path.ends_with("import") {
                 scan(&path, found);
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let text = std::fs::read_to_string(&path).unwrap();

@@ -1,0 +1,248 @@
+//! StableHLO attributes as the registry's [`Attrs`]: each attribute of the op's schema is
+//! taken from the StableHLO attribute of the same name (the fields of `#stablehlo.dot`,
+//! `#stablehlo.gather` and `#stablehlo.scatter` are read as attributes of their own), or
+//! derived where StableHLO says it otherwise: the result type gives `new_element_type`,
+//! `out_dim_size` and `new_sizes`, `comparison_direction` is `direction`, the three padding
+//! lists make `padding_config`. An attribute left over that is not known to be without effect
+//! (precision, sharding, frontend attributes) is unsupported.
+
+use std::cell::Cell;
+
+use super::super::ast::{Attr, Operation};
+use super::super::attrs::ints_of;
+use super::super::{ImportError, Result};
+use crate::builder::{Builder, XlaOp};
+use crate::ir::{ComparisonDirection, ComparisonType, PadDim};
+use crate::registry::{AttrKind, AttrSpec, AttrValue, Attrs, OpSpec};
+
+/// Attributes with no effect on the computation on CPU.
+fn ignorable(name: &str) -> bool {
+    matches!(name, "precision_config" | "algorithm" | "result_accuracy")
+        || ["mhlo.", "jax.", "sdy.", "tf.", "xla.", "_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+}
+
+/// The op's attributes, flattened, each marked when used.
+struct Source<'a> {
+    attrs: Vec<(String, &'a Attr, Cell<bool>)>,
+}
+
+impl<'a> Source<'a> {
+    fn new(op: &'a Operation) -> Self {
+        let mut attrs = Vec::new();
+        for (name, a) in &op.attrs {
+            match a {
+                Attr::Struct(s, fields)
+                    if matches!(
+                        s.as_str(),
+                        "stablehlo.dot" | "stablehlo.gather" | "stablehlo.scatter"
+                    ) =>
+                {
+                    // Gather's and scatter's fields are the registry's names; the dot's
+                    // `lhs_batching_dimensions` is `lhs_batch_dimensions` there.
+                    for (f, v) in fields {
+                        let f = f.replace("_batching_dimensions", "_batch_dimensions");
+                        attrs.push((f, v, Cell::new(false)));
+                    }
+                }
+                _ => attrs.push((name.clone(), a, Cell::new(false))),
+            }
+        }
+        Source { attrs }
+    }
+
+    /// The attribute `name`, marked used.
+    fn take(&self, name: &str) -> Option<&'a Attr> {
+        let (_, a, used) = self.attrs.iter().find(|(n, _, _)| n == name)?;
+        used.set(true);
+        Some(a)
+    }
+
+    /// The first attribute neither used nor ignorable.
+    fn leftover(&self) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(n, _, used)| !used.get() && !ignorable(n))
+            .map(|(n, _, _)| n.as_str())
+    }
+}
+
+fn enum_value(a: &Attr) -> Option<&str> {
+    match a {
+        Attr::Enum(_, v) => Some(v),
+        Attr::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn direction(name: &str) -> Option<ComparisonDirection> {
+    ComparisonDirection::ALL
+        .into_iter()
+        .find(|d| format!("{d:?}").eq_ignore_ascii_case(name))
+}
+
+/// `[[l, h], ...]` from a dense `Nx2` tensor or nested lists.
+fn pairs(a: &Attr) -> Option<Vec<(i64, i64)>> {
+    let flat = match a {
+        Attr::List(items) if items.iter().all(|i| matches!(i, Attr::List(_))) => {
+            let rows: Option<Vec<Vec<i64>>> = items.iter().map(ints_of).collect();
+            let rows = rows?;
+            if rows.iter().any(|r| r.len() != 2) {
+                return None;
+            }
+            rows.concat()
+        }
+        other => ints_of(other)?,
+    };
+    (flat.len() % 2 == 0).then(|| flat.chunks(2).map(|p| (p[0], p[1])).collect())
+}
+
+fn bools(a: &Attr) -> Option<Vec<bool>> {
+    match a {
+        Attr::List(items) => items
+            .iter()
+            .map(|i| match i {
+                Attr::Bool(b) => Some(*b),
+                Attr::Int(v) => Some(*v != 0),
+                _ => None,
+            })
+            .collect(),
+        other => ints_of(other).map(|v| v.into_iter().map(|x| x != 0).collect()),
+    }
+}
+
+/// The value of a plain attribute of kind `kind`.
+fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
+    Some(match kind {
+        AttrKind::Int => match a {
+            Attr::Int(v) => AttrValue::Int(i64::try_from(*v).ok()?),
+            _ => return None,
+        },
+        AttrKind::Ints => AttrValue::Ints(ints_of(a)?),
+        AttrKind::Bool => match a {
+            Attr::Bool(b) => AttrValue::Bool(*b),
+            Attr::Unit => AttrValue::Bool(true),
+            _ => return None,
+        },
+        AttrKind::Bools => AttrValue::Bools(bools(a)?),
+        AttrKind::Type => match a {
+            Attr::Type(t) => AttrValue::Type(t.tensor()?.ty),
+            _ => return None,
+        },
+        AttrKind::Direction => AttrValue::Direction(direction(enum_value(a)?)?),
+        AttrKind::ComparisonType => {
+            AttrValue::ComparisonType(ComparisonType::from_name(enum_value(a)?)?)
+        }
+        AttrKind::Pairs => AttrValue::Pairs(pairs(a)?),
+        AttrKind::ConvDims => match a {
+            Attr::Conv(d) => AttrValue::ConvDims(d.clone()),
+            _ => return None,
+        },
+        AttrKind::Precision => AttrValue::Precision,
+        AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
+    })
+}
+
+/// The schema attribute `spec` for `op`: taken from `src` or derived.
+fn value(
+    spec: &AttrSpec,
+    op: &Operation,
+    src: &Source<'_>,
+    b: &Builder,
+    operands: &[XlaOp],
+) -> Result<Option<AttrValue>> {
+    let result = op.result_types.first().and_then(|t| t.tensor());
+    let spatial = || match src.attrs.iter().find(|(n, _, _)| n == "dimension_numbers") {
+        Some((_, Attr::Conv(d), _)) => d.input_spatial_dimensions.len(),
+        _ => 0,
+    };
+    let bad = |name: &str| ImportError::Invalid {
+        message: format!(
+            "attribute `{name}` of {} has the wrong kind of value",
+            op.name
+        ),
+        pos: op.pos,
+    };
+    let from = |name: &str, kind: AttrKind| -> Result<Option<AttrValue>> {
+        match src.take(name) {
+            Some(a) => plain(kind, a).map(Some).ok_or_else(|| bad(name)),
+            None => Ok(None),
+        }
+    };
+    Ok(match spec.name {
+        "new_element_type" => result.map(|r| AttrValue::Type(r.ty)),
+        "out_dim_size" | "new_sizes" => result.map(|r| AttrValue::Ints(r.dims.clone())),
+        "direction" => from("comparison_direction", AttrKind::Direction)?,
+        "comparison_type" => match src.take("compare_type").and_then(enum_value) {
+            Some("NOTYPE") | None => None,
+            Some(_) => from("compare_type", AttrKind::ComparisonType)?,
+        },
+        "padding_config" => {
+            let lists = ["edge_padding_low", "edge_padding_high", "interior_padding"].map(|n| {
+                src.take(n)
+                    .map(|a| ints_of(a).ok_or_else(|| bad(n)))
+                    .transpose()
+            });
+            let [lo, hi, inner] = lists;
+            let (lo, hi, inner) = (
+                lo?.unwrap_or_default(),
+                hi?.unwrap_or_default(),
+                inner?.unwrap_or_default(),
+            );
+            if lo.len() != hi.len() || lo.len() != inner.len() {
+                return Err(bad("edge_padding_low"));
+            }
+            let config = (0..lo.len()).map(|i| PadDim {
+                low: lo[i],
+                high: hi[i],
+                interior: inner[i],
+            });
+            Some(AttrValue::PaddingConfig(config.collect()))
+        }
+        "padding" if spec.kind == AttrKind::Pairs => Some(
+            from("padding", AttrKind::Pairs)?
+                .unwrap_or_else(|| AttrValue::Pairs(vec![(0, 0); spatial()])),
+        ),
+        "window_strides" => Some(
+            from("window_strides", AttrKind::Ints)?
+                .unwrap_or_else(|| AttrValue::Ints(vec![1; spatial()])),
+        ),
+        "preferred_element_type" => {
+            let operand = operands.first().and_then(|&o| b.element_type(o));
+            result
+                .filter(|r| Some(r.ty) != operand)
+                .map(|r| AttrValue::Type(r.ty))
+        }
+        "precision_config" => {
+            src.take("precision_config");
+            None
+        }
+        name => from(name, spec.kind)?,
+    })
+}
+
+/// The registry attributes of `op` under `spec`; `Err` for an attribute that cannot be read
+/// or is not understood.
+pub(super) fn attributes(
+    spec: &OpSpec,
+    op: &Operation,
+    b: &Builder,
+    operands: &[XlaOp],
+) -> Result<Attrs> {
+    let src = Source::new(op);
+    src.take("value");
+    let mut attrs = Attrs::default();
+    for a in spec.attrs {
+        if let Some(v) = value(a, op, &src, b, operands)? {
+            attrs.set(a.name, v);
+        }
+    }
+    if let Some(name) = src.leftover() {
+        return Err(ImportError::Unsupported {
+            feature: format!("attribute `{name}` of {}", op.name),
+            pos: op.pos,
+        });
+    }
+    Ok(attrs)
+}

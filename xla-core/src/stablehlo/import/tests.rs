@@ -1,0 +1,208 @@
+//! The importer on JAX's printed forms, our exporter's, and bad input.
+
+use super::*;
+use crate::literal::Literal;
+
+/// `jax.export(jax.jit(mlp)).mlir_module()` for `softmax(tanh(x @ w + b)), sum(...)`, with
+/// locations (trimmed to the ops used).
+const JAX_MLP: &str = r#"#loc1 = loc("x")
+#loc2 = loc("w")
+module @jit_mlp attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3xf32> loc("x"), %arg1: tensor<3x2xf32> loc("w"), %arg2: tensor<2xf32> loc("b")) -> (tensor<2x2xf32> {jax.result_info = "result[0]"}, tensor<f32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32> loc(#loc)
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32> loc(#loc)
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32> loc(#loc22)
+    %1 = stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<2xf32>) -> tensor<1x2xf32> loc(#loc23)
+    %2 = stablehlo.broadcast_in_dim %1, dims = [0, 1] : (tensor<1x2xf32>) -> tensor<2x2xf32> loc(#loc24)
+    %3 = stablehlo.add %0, %2 : tensor<2x2xf32> loc(#loc24)
+    %4 = stablehlo.tanh %3 : tensor<2x2xf32> loc(#loc25)
+    %5 = stablehlo.reduce(%4 init: %cst_0) applies stablehlo.maximum across dimensions = [1] : (tensor<2x2xf32>, tensor<f32>) -> tensor<2xf32> loc(#loc26)
+    %8 = stablehlo.broadcast_in_dim %5, dims = [0] : (tensor<2xf32>) -> tensor<2x2xf32>
+    %10 = stablehlo.subtract %4, %8 : tensor<2x2xf32> loc(#loc29)
+    %11 = stablehlo.exponential %10 : tensor<2x2xf32> loc(#loc30)
+    %12 = stablehlo.reduce(%11 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<2x2xf32>, tensor<f32>) -> tensor<2xf32> loc(#loc31)
+    %13 = stablehlo.broadcast_in_dim %12, dims = [0] : (tensor<2xf32>) -> tensor<2x2xf32> loc(#loc28)
+    %15 = stablehlo.divide %11, %13 : tensor<2x2xf32> loc(#loc32)
+    %16 = stablehlo.reduce(%4 init: %cst) applies stablehlo.add across dimensions = [0, 1] : (tensor<2x2xf32>, tensor<f32>) -> tensor<f32> loc(#loc33)
+    return %15, %16 : tensor<2x2xf32>, tensor<f32> loc(#loc21)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc4 = loc("/tmp/gen.py":4:17 to :22)
+#loc16 = loc(callsite(#loc10 at #loc11))
+#loc22 = loc("jit(mlp)/dot_general"(#loc16))
+"#;
+
+fn f32s(dims: &[i64], v: &[f32]) -> Literal {
+    Literal::from_vec(dims, v.to_vec()).unwrap()
+}
+
+#[test]
+fn jax_mlp_runs() {
+    let x = f32s(&[2, 3], &[0.1, 0.2, 0.3, -0.4, 0.5, -0.6]);
+    let w = f32s(&[3, 2], &[1.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    let b = f32s(&[2], &[0.0, 0.5]);
+    let out = run(JAX_MLP, "main", &[x, w, b]).unwrap();
+    assert_eq!(out.len(), 2);
+    let p = out[0].as_slice::<f32>().unwrap();
+    // Each row of a softmax sums to 1.
+    assert!((p[0] + p[1] - 1.0).abs() < 1e-6 && (p[2] + p[3] - 1.0).abs() < 1e-6);
+    let h = [
+        0.4f32.tanh(),
+        1.0f32.tanh(),
+        (-1.0f32).tanh(),
+        0.4f32.tanh(),
+    ];
+    let sum = out[1].as_slice::<f32>().unwrap()[0];
+    assert!((sum - h.iter().sum::<f32>()).abs() < 1e-5, "{sum}");
+}
+
+/// A while loop with captured values, multiple results, `func.call` and a generic-form
+/// reduce of two operands (JAX's argmax).
+const LOOP: &str = r#"
+func.func private @step(%arg0: tensor<i32>, %arg1: tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>) {
+  %c = stablehlo.constant dense<1> : tensor<i32>
+  %0 = stablehlo.add %arg0, %c : tensor<i32>
+  %1 = stablehlo.convert %arg0 : (tensor<i32>) -> tensor<f32>
+  %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<3xf32>
+  %3 = stablehlo.add %arg1, %2 : tensor<3xf32>
+  return %0, %3 : tensor<i32>, tensor<3xf32>
+}
+func.func public @main(%x: tensor<3xf32>, %limit: tensor<i32>) -> (tensor<3xf32>, tensor<i32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<3xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, %limit, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %n:2 = func.call @step(%i, %acc) : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
+    stablehlo.return %n#0, %n#1 : tensor<i32>, tensor<3xf32>
+  }
+  %iota = stablehlo.iota dim = 0 : tensor<3xi32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m:2 = "stablehlo.reduce"(%r#1, %iota, %ninf, %c0) ({
+  ^bb0(%a: tensor<f32>, %ai: tensor<i32>, %b: tensor<f32>, %bi: tensor<i32>):
+    %gt = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %v = stablehlo.select %gt, %a, %b : tensor<i1>, tensor<f32>
+    %vi = "stablehlo.select"(%gt, %ai, %bi) : (tensor<i1>, tensor<i32>, tensor<i32>) -> tensor<i32>
+    stablehlo.return %v, %vi : tensor<f32>, tensor<i32>
+  }) {dimensions = array<i64: 0>} : (tensor<3xf32>, tensor<3xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)
+  return %r#1, %m#1 : tensor<3xf32>, tensor<i32>
+}
+"#;
+
+#[test]
+fn while_call_and_variadic_reduce() {
+    let x = f32s(&[3], &[0.0, 5.0, 1.0]);
+    let out = run(LOOP, "main", &[x, Literal::scalar(4i32)]).unwrap();
+    // 0 + 1 + 2 + 3 added to every element.
+    assert_eq!(out[0].as_slice::<f32>(), Some(&[6.0f32, 11.0, 7.0][..]));
+    assert_eq!(out[1].as_slice::<i32>(), Some(&[1i32][..]));
+    let m = parse_module(LOOP).unwrap();
+    assert!(!m.function("step").unwrap().public);
+    assert_eq!(m.function("main").unwrap().pos, Pos { line: 10, col: 1 });
+}
+
+#[test]
+fn case_captures_outer_values() {
+    let text = r#"
+func.func @main(%i: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.case"(%i) ({
+    %a = stablehlo.add %x, %x : tensor<2xf32>
+    stablehlo.return %a : tensor<2xf32>
+  }, {
+    %b = stablehlo.negate %x : tensor<2xf32>
+    stablehlo.return %b : tensor<2xf32>
+  }) : (tensor<i32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}"#;
+    let x = f32s(&[2], &[1.0, -2.0]);
+    let r0 = run(text, "main", &[Literal::scalar(0i32), x.clone()]).unwrap();
+    assert_eq!(r0[0].as_slice::<f32>(), Some(&[2.0f32, -4.0][..]));
+    let r1 = run(text, "main", &[Literal::scalar(7i32), x]).unwrap();
+    assert_eq!(r1[0].as_slice::<f32>(), Some(&[-1.0f32, 2.0][..]));
+}
+
+fn err(text: &str) -> ImportError {
+    match parse_module(text) {
+        Err(e) => e,
+        Ok(m) => panic!("imported: {m:?}"),
+    }
+}
+
+#[test]
+fn errors_name_the_op_and_its_line() {
+    let e = err("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.fft %a, type = FFT, length = [2] : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}");
+    assert_eq!(
+        e,
+        ImportError::Unsupported {
+            feature: "stablehlo.fft".into(),
+            pos: Pos { line: 2, col: 8 }
+        }
+    );
+    let e = err("func.func @f(%a: tensor<2xf32>) -> tensor<3xf32> {\n  %0 = stablehlo.abs %a : (tensor<2xf32>) -> tensor<3xf32>\n  return %0 : tensor<3xf32>\n}");
+    assert!(
+        matches!(&e, ImportError::TypeMismatch { op, pos, .. } if op == "stablehlo.abs" && pos.line == 2),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "2:3: stablehlo.abs: declared result type f32[3] but inference gives f32[2]"
+    );
+    let e = err("func.func @f(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %b : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}");
+    assert!(
+        matches!(&e, ImportError::Shape { op, .. } if op == "stablehlo.add"),
+        "{e}"
+    );
+    let e = err("func.func @f() -> tensor<f32> {\n  return %nope : tensor<f32>\n}");
+    assert!(
+        matches!(&e, ImportError::Invalid { pos, .. } if pos.line == 2),
+        "{e}"
+    );
+    let e = err("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.abs %a {frobnicate = 1 : i64} : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}");
+    assert!(
+        matches!(&e, ImportError::Unsupported { feature, .. } if feature.contains("frobnicate")),
+        "{e}"
+    );
+}
+
+#[test]
+fn truncated_and_mutated_text_is_an_error_not_a_panic() {
+    for text in [JAX_MLP, LOOP] {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        for k in (0..chars.len()).step_by(7) {
+            let _ = parse_module(&text[..chars[k].0]);
+        }
+        // Deterministic mutations: delete, duplicate or replace one character.
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..600 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let (at, _) = chars[(seed % chars.len() as u64) as usize];
+            let repl = [
+                "",
+                "%",
+                "(",
+                "}",
+                "<",
+                "0x",
+                "9999999999999999999999",
+                ",",
+                "x",
+                "\"",
+            ][(seed >> 40) as usize % 10];
+            let mut m = String::from(&text[..at]);
+            m.push_str(repl);
+            m.push_str(&text[at + 1.min(text.len() - at)..]);
+            let _ = parse_module(&m);
+        }
+    }
+    assert!(parse_module("").is_err());
+    assert!(parse_module(&"(".repeat(10_000)).is_err());
+    let nested = format!(
+        "func.func @f() {{ {} }}",
+        "\"stablehlo.case\"(%a) ({ ".repeat(500)
+    );
+    assert!(parse_module(&nested).is_err());
+}
