@@ -65,6 +65,14 @@ xla! {
     pub fn bf16_rows(x: bf16[64, 4099]) -> bf16[64] {
         Reduce(x, 0, dimensions = [1], |a, b| a + b)
     }
+    /// Gather on the rayon path, then a scatter-add of the gathered rows back.
+    pub fn gather_scatter(t: f32[1000, 64], ids: s32[2048]) -> (f32[2048, 64], f32[1000, 64]) {
+        let rows = Gather(t, ids, offset_dims = [1], collapsed_slice_dims = [0],
+            start_index_map = [0], index_vector_dim = 1, slice_sizes = [1, 64]);
+        let back = Scatter(t, ids, rows, |a, b| a + b, update_window_dims = [1],
+            inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1);
+        Tuple(rows, back)
+    }
     pub fn split(x: f32[512, 1024]) -> (f32[512], s32[512, 1024]{0, 1}) {
         let s = Reduce(x, 0.0, dimensions = [1], |a, b| a + b);
         Tuple(s, ConvertElementType(x, new_element_type = s32))
@@ -132,6 +140,17 @@ fn into_allocates_nothing_after_scratch_new() {
         "split"
     );
     assert_eq!(o0.as_slice()[0], 1023.0);
+
+    let t = Tensor::<f32, D2<1000, 64>>::from_fn(|i| (i[0] * 64 + i[1]) as f32);
+    let ids = Tensor::<i32, D1<2048>>::from_fn(|i| (i[0] * 7919 % 1000) as i32);
+    let (mut rows, mut back) = (Tensor::zeros(), Tensor::zeros());
+    let mut s = gather_scatter::Scratch::new();
+    assert_eq!(
+        allocations(|| gather_scatter::into(&t, &ids, &mut rows, &mut back, &mut s)),
+        0,
+        "gather_scatter"
+    );
+    assert_eq!(rows.as_slice()[64], (7919 % 1000 * 64) as f32);
 
     // bf16 folds in XLA's nested windows of 32 (no buffers for the partial sums), on the pool.
     let x = Tensor::<half::bf16, D2<64, 4099>>::filled(half::bf16::ONE);
