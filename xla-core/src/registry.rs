@@ -223,7 +223,8 @@ pub struct OpSpec {
     pub name: &'static str,
     /// What it is.
     pub kind: OpKind,
-    /// The StableHLO op it exports to (`stablehlo.` omitted).
+    /// The op it exports to, dialect included (`stablehlo.add`, `chlo.erf`, `func.call`): the
+    /// exporter prints it and the importer finds the op by it.
     pub stablehlo: &'static str,
     /// Its positional arguments.
     pub form: Form,
@@ -352,32 +353,32 @@ macro_rules! binary {
 macro_rules! compare {
     ($($name:literal $v:ident $total:literal),* $(,)?) => {
         [$(op($name, OpKind::Compare { direction: ComparisonDirection::$v, total_order: $total },
-              "compare", Form::Operands(2), "(lhs, rhs)", BCAST, Typing::Same { with_result: false })),*]
+              "stablehlo.compare", Form::Operands(2), "(lhs, rhs)", BCAST, Typing::Same { with_result: false })),*]
     };
 }
 
 const UNARY: [OpSpec; 28] = unary![
-    "Abs" Abs "abs", "Cbrt" Cbrt "cbrt", "Ceil" Ceil "ceil", "Clz" Clz "count_leading_zeros",
-    "Cos" Cos "cosine", "Cosh" Cosh "cosh", "Erf" Erf "erf", "Exp" Exp "exponential",
-    "Expm1" Expm1 "exponential_minus_one", "Floor" Floor "floor", "Imag" Imag "imag",
-    "IsFinite" IsFinite "is_finite", "Log" Log "log", "Log1p" Log1p "log_plus_one",
-    "Logistic" Logistic "logistic", "Neg" Neg "negate", "Not" Not "not",
-    "PopulationCount" PopulationCount "popcnt", "Real" Real "real",
-    "Round" RoundNearestAfz "round_nearest_afz",
-    "RoundNearestAfz" RoundNearestAfz "round_nearest_afz",
-    "RoundNearestEven" RoundNearestEven "round_nearest_even", "Rsqrt" Rsqrt "rsqrt",
-    "Sign" Sign "sign", "Sin" Sin "sine", "Sqrt" Sqrt "sqrt", "Tan" Tan "tan", "Tanh" Tanh "tanh",
+    "Abs" Abs "stablehlo.abs", "Cbrt" Cbrt "stablehlo.cbrt", "Ceil" Ceil "stablehlo.ceil", "Clz" Clz "stablehlo.count_leading_zeros",
+    "Cos" Cos "stablehlo.cosine", "Cosh" Cosh "chlo.cosh", "Erf" Erf "chlo.erf", "Exp" Exp "stablehlo.exponential",
+    "Expm1" Expm1 "stablehlo.exponential_minus_one", "Floor" Floor "stablehlo.floor", "Imag" Imag "stablehlo.imag",
+    "IsFinite" IsFinite "stablehlo.is_finite", "Log" Log "stablehlo.log", "Log1p" Log1p "stablehlo.log_plus_one",
+    "Logistic" Logistic "stablehlo.logistic", "Neg" Neg "stablehlo.negate", "Not" Not "stablehlo.not",
+    "PopulationCount" PopulationCount "stablehlo.popcnt", "Real" Real "stablehlo.real",
+    "Round" RoundNearestAfz "stablehlo.round_nearest_afz",
+    "RoundNearestAfz" RoundNearestAfz "stablehlo.round_nearest_afz",
+    "RoundNearestEven" RoundNearestEven "stablehlo.round_nearest_even", "Rsqrt" Rsqrt "stablehlo.rsqrt",
+    "Sign" Sign "stablehlo.sign", "Sin" Sin "stablehlo.sine", "Sqrt" Sqrt "stablehlo.sqrt", "Tan" Tan "stablehlo.tan", "Tanh" Tanh "stablehlo.tanh",
 ];
 
 const BINARY: [OpSpec; 16] = binary![
-    "Add" Add "add" true, "Sub" Sub "subtract" true, "Mul" Mul "multiply" true,
-    "Div" Div "divide" true, "Rem" Rem "remainder" true, "Max" Max "maximum" true,
-    "Min" Min "minimum" true, "Pow" Pow "power" true, "Atan2" Atan2 "atan2" true,
-    "And" And "and" true, "Or" Or "or" true, "Xor" Xor "xor" true,
-    "ShiftLeft" ShiftLeft "shift_left" true,
-    "ShiftRightArithmetic" ShiftRightArithmetic "shift_right_arithmetic" true,
-    "ShiftRightLogical" ShiftRightLogical "shift_right_logical" true,
-    "Complex" Complex "complex" false,
+    "Add" Add "stablehlo.add" true, "Sub" Sub "stablehlo.subtract" true, "Mul" Mul "stablehlo.multiply" true,
+    "Div" Div "stablehlo.divide" true, "Rem" Rem "stablehlo.remainder" true, "Max" Max "stablehlo.maximum" true,
+    "Min" Min "stablehlo.minimum" true, "Pow" Pow "stablehlo.power" true, "Atan2" Atan2 "stablehlo.atan2" true,
+    "And" And "stablehlo.and" true, "Or" Or "stablehlo.or" true, "Xor" Xor "stablehlo.xor" true,
+    "ShiftLeft" ShiftLeft "stablehlo.shift_left" true,
+    "ShiftRightArithmetic" ShiftRightArithmetic "stablehlo.shift_right_arithmetic" true,
+    "ShiftRightLogical" ShiftRightLogical "stablehlo.shift_right_logical" true,
+    "Complex" Complex "stablehlo.complex" false,
 ];
 
 const COMPARE: [OpSpec; 12] = compare![
@@ -390,7 +391,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Compare",
         OpKind::CompareWith,
-        "compare",
+        "stablehlo.compare",
         Form::Operands(2),
         "(lhs, rhs)",
         &[
@@ -403,7 +404,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Select",
         OpKind::Select,
-        "select",
+        "stablehlo.select",
         Form::Operands(3),
         "(pred, on_true, on_false)",
         NONE,
@@ -412,7 +413,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Clamp",
         OpKind::Clamp,
-        "clamp",
+        "stablehlo.clamp",
         Form::Operands(3),
         "(min, operand, max)",
         NONE,
@@ -421,7 +422,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "ConvertElementType",
         OpKind::ConvertElementType,
-        "convert",
+        "stablehlo.convert",
         Form::Operands(1),
         "(operand)",
         NEW_TYPE,
@@ -430,7 +431,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "BitcastConvertType",
         OpKind::BitcastConvertType,
-        "bitcast_convert",
+        "stablehlo.bitcast_convert",
         Form::Operands(1),
         "(operand)",
         NEW_TYPE,
@@ -439,7 +440,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "ReducePrecision",
         OpKind::ReducePrecision,
-        "reduce_precision",
+        "stablehlo.reduce_precision",
         Form::Operands(1),
         "(operand)",
         &[req("exponent_bits", K::Int), req("mantissa_bits", K::Int)],
@@ -448,7 +449,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Broadcast",
         OpKind::Broadcast,
-        "broadcast_in_dim",
+        "stablehlo.broadcast_in_dim",
         Form::Operands(1),
         "(operand)",
         &[req("broadcast_sizes", K::Ints)],
@@ -457,7 +458,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "BroadcastInDim",
         OpKind::BroadcastInDim,
-        "broadcast_in_dim",
+        "stablehlo.broadcast_in_dim",
         Form::Operands(1),
         "(operand)",
         &[
@@ -469,7 +470,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Reshape",
         OpKind::Reshape,
-        "reshape",
+        "stablehlo.reshape",
         Form::Operands(1),
         "(operand)",
         &[opt("dimensions", K::Ints), req("new_sizes", K::Ints)],
@@ -478,7 +479,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Collapse",
         OpKind::Collapse,
-        "reshape",
+        "stablehlo.reshape",
         Form::Operands(1),
         "(operand)",
         &[req("dimensions", K::Ints)],
@@ -487,7 +488,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Transpose",
         OpKind::Transpose,
-        "transpose",
+        "stablehlo.transpose",
         Form::Operands(1),
         "(operand)",
         &[req("permutation", K::Ints)],
@@ -496,7 +497,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Rev",
         OpKind::Rev,
-        "reverse",
+        "stablehlo.reverse",
         Form::Operands(1),
         "(operand)",
         &[req("dimensions", K::Ints)],
@@ -505,7 +506,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Slice",
         OpKind::Slice,
-        "slice",
+        "stablehlo.slice",
         Form::Operands(1),
         "(operand)",
         &[
@@ -518,7 +519,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Pad",
         OpKind::Pad,
-        "pad",
+        "stablehlo.pad",
         Form::Operands(2),
         "(operand, padding_value)",
         &[req("padding_config", K::PaddingConfig)],
@@ -527,7 +528,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "ConcatInDim",
         OpKind::ConcatInDim,
-        "concatenate",
+        "stablehlo.concatenate",
         Form::Variadic(1),
         "(operands...)",
         &[req("dimension", K::Int)],
@@ -536,7 +537,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Iota",
         OpKind::Iota,
-        "iota",
+        "stablehlo.iota",
         Form::Type,
         "(shape)",
         &[req("iota_dimension", K::Int)],
@@ -545,7 +546,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Constant",
         OpKind::Constant,
-        "constant",
+        "stablehlo.constant",
         Form::Constant,
         "(shape, value)",
         NONE,
@@ -554,7 +555,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Reduce",
         OpKind::Reduce,
-        "reduce",
+        "stablehlo.reduce",
         Form::Reduce,
         "(operands..., init_values..., computation)",
         &[req("dimensions", K::Ints)],
@@ -563,7 +564,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Sort",
         OpKind::Sort,
-        "sort",
+        "stablehlo.sort",
         Form::Sort,
         "(operands..., comparator)",
         &[opt("dimension", K::Int), opt("is_stable", K::Bool)],
@@ -572,7 +573,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "TopK",
         OpKind::TopK,
-        "topk",
+        "chlo.top_k",
         Form::Operands(1),
         "(operand)",
         &[req("k", K::Int), opt("largest", K::Bool)],
@@ -581,7 +582,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Gather",
         OpKind::Gather,
-        "gather",
+        "stablehlo.gather",
         Form::Operands(2),
         "(operand, start_indices)",
         &[
@@ -599,7 +600,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Scatter",
         OpKind::Scatter,
-        "scatter",
+        "stablehlo.scatter",
         Form::Scatter,
         "(operands..., scatter_indices, updates..., update_computation)",
         &[
@@ -617,7 +618,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Dot",
         OpKind::Dot,
-        "dot_general",
+        "stablehlo.dot_general",
         Form::Operands(2),
         "(lhs, rhs)",
         &[
@@ -629,7 +630,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "DotGeneral",
         OpKind::DotGeneral,
-        "dot_general",
+        "stablehlo.dot_general",
         Form::Operands(2),
         "(lhs, rhs)",
         &[
@@ -645,7 +646,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Conv",
         OpKind::Conv,
-        "convolution",
+        "stablehlo.convolution",
         Form::Operands(2),
         "(lhs, rhs)",
         CONV,
@@ -654,7 +655,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "ConvWithGeneralPadding",
         OpKind::ConvWithGeneralPadding,
-        "convolution",
+        "stablehlo.convolution",
         Form::Operands(2),
         "(lhs, rhs)",
         CONV_GP,
@@ -663,7 +664,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "ConvWithGeneralDimensions",
         OpKind::ConvWithGeneralDimensions,
-        "convolution",
+        "stablehlo.convolution",
         Form::Operands(2),
         "(lhs, rhs)",
         CONV_GD,
@@ -672,7 +673,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "ConvGeneral",
         OpKind::ConvGeneral,
-        "convolution",
+        "stablehlo.convolution",
         Form::Operands(2),
         "(lhs, rhs)",
         CONV_G,
@@ -681,7 +682,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "ConvGeneralDilated",
         OpKind::ConvGeneralDilated,
-        "convolution",
+        "stablehlo.convolution",
         Form::Operands(2),
         "(lhs, rhs)",
         CONV_GDIL,
@@ -690,7 +691,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "While",
         OpKind::While,
-        "while",
+        "stablehlo.while",
         Form::While,
         "(condition, body, init)",
         NONE,
@@ -699,7 +700,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Conditional",
         OpKind::Conditional,
-        "if",
+        "stablehlo.if",
         Form::Conditional,
         "(pred, true_operand, true_computation, false_operand, false_computation) or \
          (branch_index, [computations...], [operands...])",
@@ -709,7 +710,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Tuple",
         OpKind::Tuple,
-        "tuple",
+        "stablehlo.tuple",
         Form::Variadic(0),
         "(elements...)",
         NONE,
@@ -718,7 +719,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "GetTupleElement",
         OpKind::GetTupleElement,
-        "get_tuple_element",
+        "stablehlo.get_tuple_element",
         Form::Operands(1),
         "(tuple)",
         &[req("index", K::Int)],
@@ -727,7 +728,7 @@ const OTHER: [OpSpec; 34] = [
     op(
         "Call",
         OpKind::Call,
-        "call",
+        "func.call",
         Form::Call,
         "(fn, operands...)",
         NONE,
@@ -738,6 +739,22 @@ const OTHER: [OpSpec; 34] = [
 /// The op spelled `name`.
 pub fn lookup(name: &str) -> Option<&'static OpSpec> {
     specs().find(|s| s.name == name)
+}
+
+/// The StableHLO (or CHLO) name of unary op `u` (every one has a spec: a registry test checks).
+pub fn unary_name(u: UnaryOp) -> Option<&'static str> {
+    UNARY
+        .iter()
+        .find(|s| matches!(s.kind, OpKind::Unary(x) if x == u))
+        .map(|s| s.stablehlo)
+}
+
+/// The StableHLO name of binary op `b` (every one has a spec: a registry test checks).
+pub fn binary_name(b: BinaryOp) -> Option<&'static str> {
+    BINARY
+        .iter()
+        .find(|s| matches!(s.kind, OpKind::Binary(x) if x == b))
+        .map(|s| s.stablehlo)
 }
 
 /// Every op spec, in a stable order.

@@ -123,3 +123,24 @@ fn computation_params_follow_each_form() {
     );
     assert!(computation_params(lookup("Add").unwrap(), &[&x, &x]).is_empty());
 }
+
+#[test]
+fn every_elementwise_op_has_one_dialect_qualified_stablehlo_name() {
+    for u in crate::ir::UnaryOp::ALL {
+        assert!(unary_name(u).is_some(), "{u:?} has no StableHLO name");
+    }
+    for b in crate::ir::BinaryOp::ALL {
+        assert!(binary_name(b).is_some(), "{b:?} has no StableHLO name");
+    }
+    for s in specs() {
+        let dialect = s.stablehlo.split_once('.').map(|(d, _)| d);
+        assert!(
+            matches!(dialect, Some("stablehlo" | "chlo" | "func")),
+            "{}: {}",
+            s.name,
+            s.stablehlo
+        );
+    }
+    assert_eq!(unary_name(crate::ir::UnaryOp::Erf), Some("chlo.erf"));
+    assert_eq!(lookup("TopK").map(|s| s.stablehlo), Some("chlo.top_k"));
+}

@@ -11,67 +11,17 @@ use super::text::{dense, tensor_type};
 use super::{tree, Body, Val};
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, Instruction, Op, UnaryOp};
+use crate::ir::{ComparisonDirection, ComparisonType, Instruction, Op};
 use crate::literal::Literal;
+use crate::registry;
 use crate::shape::Shape;
 
 mod indexing;
 mod sort;
 
-/// The StableHLO (or CHLO) op name of a unary op; CHLO ops print their type as `T -> R`.
-fn unary_name(u: UnaryOp) -> &'static str {
-    match u {
-        UnaryOp::Abs => "stablehlo.abs",
-        UnaryOp::Cbrt => "stablehlo.cbrt",
-        UnaryOp::Ceil => "stablehlo.ceil",
-        UnaryOp::Clz => "stablehlo.count_leading_zeros",
-        UnaryOp::Cos => "stablehlo.cosine",
-        // StableHLO has no cosh or erf: XLA's own lowering goes through CHLO, which XLA accepts.
-        UnaryOp::Cosh => "chlo.cosh",
-        UnaryOp::Erf => "chlo.erf",
-        UnaryOp::Exp => "stablehlo.exponential",
-        UnaryOp::Expm1 => "stablehlo.exponential_minus_one",
-        UnaryOp::Floor => "stablehlo.floor",
-        UnaryOp::Imag => "stablehlo.imag",
-        UnaryOp::IsFinite => "stablehlo.is_finite",
-        UnaryOp::Log => "stablehlo.log",
-        UnaryOp::Log1p => "stablehlo.log_plus_one",
-        UnaryOp::Logistic => "stablehlo.logistic",
-        UnaryOp::Neg => "stablehlo.negate",
-        UnaryOp::Not => "stablehlo.not",
-        UnaryOp::PopulationCount => "stablehlo.popcnt",
-        UnaryOp::Real => "stablehlo.real",
-        UnaryOp::RoundNearestAfz => "stablehlo.round_nearest_afz",
-        UnaryOp::RoundNearestEven => "stablehlo.round_nearest_even",
-        UnaryOp::Rsqrt => "stablehlo.rsqrt",
-        UnaryOp::Sign => "stablehlo.sign",
-        UnaryOp::Sin => "stablehlo.sine",
-        UnaryOp::Sqrt => "stablehlo.sqrt",
-        UnaryOp::Tan => "stablehlo.tan",
-        UnaryOp::Tanh => "stablehlo.tanh",
-    }
-}
-
-/// The StableHLO op name of a binary op.
-fn binary_name(b: BinaryOp) -> &'static str {
-    match b {
-        BinaryOp::Add => "stablehlo.add",
-        BinaryOp::Sub => "stablehlo.subtract",
-        BinaryOp::Mul => "stablehlo.multiply",
-        BinaryOp::Div => "stablehlo.divide",
-        BinaryOp::Rem => "stablehlo.remainder",
-        BinaryOp::Max => "stablehlo.maximum",
-        BinaryOp::Min => "stablehlo.minimum",
-        BinaryOp::Pow => "stablehlo.power",
-        BinaryOp::Atan2 => "stablehlo.atan2",
-        BinaryOp::And => "stablehlo.and",
-        BinaryOp::Or => "stablehlo.or",
-        BinaryOp::Xor => "stablehlo.xor",
-        BinaryOp::ShiftLeft => "stablehlo.shift_left",
-        BinaryOp::ShiftRightArithmetic => "stablehlo.shift_right_arithmetic",
-        BinaryOp::ShiftRightLogical => "stablehlo.shift_right_logical",
-        BinaryOp::Complex => "stablehlo.complex",
-    }
+/// The error of an op the registry has no StableHLO name for (a registry test rules it out).
+fn unnamed(opcode: &str) -> Error {
+    Error::new(opcode, "StableHLO export: no StableHLO name in the registry")
 }
 
 fn direction(d: ComparisonDirection) -> &'static str {
@@ -294,7 +244,8 @@ impl Body<'_> {
                 arity(1)?;
                 let (x, xt) = leaf(0)?;
                 let ty = array_result(ins, opcode)?;
-                let name = unary_name(*u);
+                // The names are the registry's; CHLO ops print their type as `T -> R`.
+                let name = registry::unary_name(*u).ok_or_else(|| unnamed(opcode))?;
                 let rhs = if name.starts_with("chlo.") {
                     format!("{name} {x} : {xt} -> {ty}")
                 } else {
@@ -306,7 +257,8 @@ impl Body<'_> {
                 arity(2)?;
                 let ((x, xt), (y, yt)) = (leaf(0)?, leaf(1)?);
                 let ty = array_result(ins, opcode)?;
-                let rhs = format!("{} {x}, {y} : ({xt}, {yt}) -> {ty}", binary_name(*b));
+                let name = registry::binary_name(*b).ok_or_else(|| unnamed(opcode))?;
+                let rhs = format!("{name} {x}, {y} : ({xt}, {yt}) -> {ty}");
                 Ok(self.single(depth, &rhs, ty))
             }
             Op::Compare {

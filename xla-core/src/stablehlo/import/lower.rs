@@ -27,7 +27,7 @@ pub(super) fn spec_for(name: &str) -> Option<&'static OpSpec> {
         return None;
     }
     let best = registry::specs()
-        .filter(|s| s.stablehlo == short)
+        .filter(|s| s.stablehlo == name)
         .max_by_key(|s| s.attrs.len());
     // CHLO spells some names otherwise (`top_k`): the registry's aliases know them.
     best.or_else(|| {
