@@ -96,6 +96,20 @@ xla! {
         s.1
     }
 
+    /// An embedding lookup: 4096 rows of a 32000 x 512 table by id.
+    fn gather_rows(table: f32[32000, 512], ids: s32[4096]) -> f32[4096, 512] {
+        Gather(table, ids, offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0],
+            index_vector_dim = 1, slice_sizes = [1, 512])
+    }
+
+    /// 4096 rows added into a 32000 x 512 table at their ids (duplicates in index order).
+    fn scatter_add_rows(table: f32[32000, 512], ids: s32[4096], rows: f32[4096, 512])
+        -> f32[32000, 512]
+    {
+        Scatter(table, ids, rows, |a, b| a + b, update_window_dims = [1],
+            inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1)
+    }
+
     /// The README's MLP (`examples/src/mnist_mlp.rs`): 784 -> 128 -> 10, ReLU, softmax.
     fn mlp(x: f32[64, 784], w1: f32[784, 128], b1: f32[128], w2: f32[128, 10], b2: f32[10])
         -> f32[64, 10]
@@ -634,6 +648,41 @@ fn main() {
             || while_1000(&x).to_literal(),
             || while_1000::into(&x, &mut out, &mut scratch),
             (2 * 16 * 4) as f64,
+            0.0,
+        ));
+    }
+
+    {
+        const V: usize = 32000;
+        const E: usize = 512;
+        const N: usize = 4096;
+        let table: Tensor<f32, D2<V, E>> = Tensor::from_vec(data(21, V * E)).unwrap();
+        // Ids spread over the table by a multiplicative hash (some repeat).
+        let ids: Vec<i32> = (0..N).map(|k| ((k * 2654435761) % V) as i32).collect();
+        let ids: Tensor<i32, D1<N>> = Tensor::from_vec(ids).unwrap();
+        let rows_in: Tensor<f32, D2<N, E>> = Tensor::from_vec(data(22, N * E)).unwrap();
+        let mut out = Tensor::<f32, D2<N, E>>::zeros();
+        let mut scratch = gather_rows::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "Gather 4096 rows of f32[32000,512]",
+            &gather_rows::stablehlo(),
+            &[table.to_literal(), ids.to_literal()],
+            || gather_rows(&table, &ids).to_literal(),
+            || gather_rows::into(&table, &ids, &mut out, &mut scratch),
+            (2 * N * E * 4 + N * 4) as f64,
+            0.0,
+        ));
+        let mut out = Tensor::<f32, D2<V, E>>::zeros();
+        let mut scratch = scatter_add_rows::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "Scatter-add 4096 rows, f32[32000,512]",
+            &scatter_add_rows::stablehlo(),
+            &[table.to_literal(), ids.to_literal(), rows_in.to_literal()],
+            || scatter_add_rows(&table, &ids, &rows_in).to_literal(),
+            || scatter_add_rows::into(&table, &ids, &rows_in, &mut out, &mut scratch),
+            (2 * V * E * 4 + N * E * 4 + N * 4) as f64,
             0.0,
         ));
     }
