@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use super::text::{dense, tensor_type};
+use super::text::{dense, i64_array, tensor_type};
 use super::{tree, Body, Val};
 use crate::element::ElementType;
 use crate::error::{Error, Result};
@@ -554,17 +554,12 @@ impl Body<'_> {
         computation: &crate::ir::Computation,
         depth: usize,
     ) -> Result<Val> {
-        let dims = dimensions
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
         self.region_op(
             ins,
             ops,
             "stablehlo.reduce",
             computation,
-            &format!("{{dimensions = array<i64: {dims}>}}"),
+            &format!("{{dimensions = {}}}", i64_array(dimensions)),
             depth,
         )
     }

@@ -426,3 +426,9 @@ fn malformed_ir_is_an_error_not_a_panic() {
     // The literal's own shape is what is printed; a mismatching instruction shape is not used.
     assert!(try_to_stablehlo(&k).is_ok());
 }
+
+#[test]
+fn empty_i64_arrays_print_as_mlir_parses_them() {
+    assert_eq!(super::text::i64_array(&[]), "array<i64>");
+    assert_eq!(super::text::i64_array(&[0, 2]), "array<i64: 0, 2>");
+}

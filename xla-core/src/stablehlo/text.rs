@@ -11,6 +11,15 @@ use num_complex::Complex;
 use crate::literal::ArrayData;
 use crate::shape::{ArrayShape, Shape};
 
+/// `array<i64: 0, 1, 2>`, or `array<i64>` when empty (MLIR's parser refuses `array<i64: >`).
+pub fn i64_array(v: &[i64]) -> String {
+    if v.is_empty() {
+        return "array<i64>".into();
+    }
+    let v: Vec<String> = v.iter().map(i64::to_string).collect();
+    format!("array<i64: {}>", v.join(", "))
+}
+
 /// `tensor<2x3xf32>`; a scalar is `tensor<f32>`. Dynamic dimensions are printed as their bound
 /// (the oracle and the export only deal with static shapes); layouts are not part of the type.
 pub fn tensor_type(a: &ArrayShape) -> String {

@@ -2,6 +2,7 @@
 //! `#stablehlo.gather<...>` / `#stablehlo.scatter<...>` (empty lists left out, as StableHLO
 //! prints them); Scatter's update computation is its region (like Reduce's reducer).
 
+use super::super::text::i64_array;
 use super::super::{Body, Val};
 use super::{array_result, dims_list};
 use crate::error::{Error, Result};
@@ -72,13 +73,7 @@ impl Body<'_> {
         };
         let ((x, xt), (i, it)) = (x.leaf(opcode)?, i.leaf(opcode)?);
         let ty = array_result(ins, opcode)?;
-        let sizes: Vec<String> = slice_sizes.iter().map(i64::to_string).collect();
-        // `array<i64>` when empty: MLIR refuses `array<i64: >`.
-        let sizes = if sizes.is_empty() {
-            "array<i64>".to_string()
-        } else {
-            format!("array<i64: {}>", sizes.join(", "))
-        };
+        let sizes = i64_array(slice_sizes);
         let rhs = format!(
             "\"stablehlo.gather\"({x}, {i}) {{dimension_numbers = {}, slice_sizes = {sizes}, \
              indices_are_sorted = {indices_are_sorted}}} : ({xt}, {it}) -> {ty}",

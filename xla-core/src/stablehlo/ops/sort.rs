@@ -13,18 +13,13 @@
 //! the first k of both. A stable sort keeps equal elements in index order, which is TopK's tie
 //! rule.
 
-use super::super::text::{flat_types, tensor_type};
+use super::super::text::{flat_types, i64_array, tensor_type};
 use super::super::{Body, Val};
 use super::compare_type;
 use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{Computation, Instruction};
 use crate::shape::{ArrayShape, Shape};
-
-/// `0, 1, 2`: the elements of an `array<i64: ...>` attribute.
-fn i64s(v: &[i64]) -> String {
-    v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-}
 
 impl Body<'_> {
     /// `%n:k = "stablehlo.sort"(inputs...) ({ ^bb0(...): ... }) {dimension, is_stable}`: the
@@ -141,11 +136,10 @@ impl Body<'_> {
         limit[last] = k;
         let strides = vec![1i64; a.dims.len()];
         let attrs = format!(
-            "{{start_indices = array<i64: {}>, limit_indices = array<i64: {}>, strides = \
-             array<i64: {}>}}",
-            i64s(&start),
-            i64s(&limit),
-            i64s(&strides)
+            "{{start_indices = {}, limit_indices = {}, strides = {}}}",
+            i64_array(&start),
+            i64_array(&limit),
+            i64_array(&strides)
         );
         let values = self.fresh();
         self.line(
