@@ -17,30 +17,7 @@ mod common;
 
 use common::{check_all, Case, Tol};
 use xla_aot::core::{ElementType, Literal};
-use xla_oracle::Dist;
-
-/// An index literal of type `ty` holding `v` (negative values of unsigned types wrap to huge
-/// ones, far out of range).
-fn idx(ty: ElementType, dims: &[i64], v: &[i64]) -> Literal {
-    use ElementType::*;
-    macro_rules! lit {
-        ($t:ty) => {
-            Literal::from_vec(dims, v.iter().map(|&x| x as $t).collect())
-        };
-    }
-    match ty {
-        S8 => lit!(i8),
-        S16 => lit!(i16),
-        S32 => lit!(i32),
-        S64 => lit!(i64),
-        U8 => lit!(u8),
-        U16 => lit!(u16),
-        U32 => lit!(u32),
-        U64 => lit!(u64),
-        _ => panic!("{ty} is not an index type"),
-    }
-    .expect("index literal")
-}
+use xla_oracle::{index_literal, Dist};
 
 /// Per type: four gathers and six scatters (see the module docs).
 macro_rules! per_type {
@@ -116,25 +93,25 @@ macro_rules! per_type {
                     };
                     use ElementType::*;
                     push(gen!(concat!("gather_rows/", stringify!($t)), typed::$t::gather_rows),
-                        idx(S32, &[7], &[2, -3, 0, 5, 9, 2, -1]));
+                        index_literal(S32, &[7], &[2, -3, 0, 5, 9, 2, -1]));
                     push(gen!(concat!("gather_window/", stringify!($t)), typed::$t::gather_window),
-                        idx(S64, &[4, 2], &[0, 0, 4, 5, -1, 2, 2, -7]));
+                        index_literal(S64, &[4, 2], &[0, 0, 4, 5, -1, 2, 2, -7]));
                     push(gen!(concat!("gather_columns/", stringify!($t)), typed::$t::gather_columns),
-                        idx(U8, &[3], &[5, 0, 200]));
+                        index_literal(U8, &[3], &[5, 0, 200]));
                     push(gen!(concat!("gather_batched/", stringify!($t)), typed::$t::gather_batched),
-                        idx(S16, &[3, 4], &[0, 4, 2, 7, 1, 1, -3, 3, 4, 0, 2, 2]));
+                        index_literal(S16, &[3, 4], &[0, 4, 2, 7, 1, 1, -3, 3, 4, 0, 2, 2]));
                     push(gen!(concat!("scatter_set/", stringify!($t)), typed::$t::scatter_set),
-                        idx(S32, &[8], &[2, -1, 2, 7, 0, 5, 2, 6]));
+                        index_literal(S32, &[8], &[2, -1, 2, 7, 0, 5, 2, 6]));
                     push(gen!(concat!("scatter_add/", stringify!($t)), typed::$t::scatter_add),
-                        idx(U16, &[8], &[2, 65535, 2, 7, 0, 5, 2, 6]));
+                        index_literal(U16, &[8], &[2, 65535, 2, 7, 0, 5, 2, 6]));
                     push(gen!(concat!("scatter_window/", stringify!($t)), typed::$t::scatter_window),
-                        idx(S32, &[5, 2], &[0, 0, 4, 4, -1, 0, 3, 3, 1, 1]));
+                        index_literal(S32, &[5, 2], &[0, 0, 4, 4, -1, 0, 3, 3, 1, 1]));
                     push(gen!(concat!("scatter_elements/", stringify!($t)), typed::$t::scatter_elements),
-                        idx(S8, &[2, 6], &[1, 3, 1, 0, 4, 1, 2, 4, 2, 0, 2, 2]));
+                        index_literal(S8, &[2, 6], &[1, 3, 1, 0, 4, 1, 2, 4, 2, 0, 2, 2]));
                     push(gen!(concat!("scatter_batched/", stringify!($t)), typed::$t::scatter_batched),
-                        idx(U32, &[3, 4], &[0, 4, 4, 9, 1, 1, 3, 3, 4, 0, 2, 2]));
+                        index_literal(U32, &[3, 4], &[0, 4, 4, 9, 1, 1, 3, 3, 4, 0, 2, 2]));
                     push(gen!(concat!("scatter_columns/", stringify!($t)), typed::$t::scatter_columns),
-                        idx(U64, &[4, 1], &[4, 0, 4, -1]));
+                        index_literal(U64, &[4, 1], &[4, 0, 4, -1]));
                 }
                 let _ = ty;
             )+
@@ -209,7 +186,7 @@ fn generated_variadic_and_scalar_index_scatter_match_xla() {
     let mut args = common::args_with(g, |i, a| {
         common::int_valued(a.ty, &a.dims, 10 + i as u64, 50.0)
     });
-    args[2] = idx(ElementType::S32, &[6], &[4, 0, 4, -2, 5, 1]);
+    args[2] = index_literal(ElementType::S32, &[6], &[4, 0, 4, -2, 5, 1]);
     let mut v = vec![Case::new(g, "ints", args, Tol::Exact)];
     for row in [-1i32, 0, 3, 4] {
         let g = gen!("scatter_one_row", scatter_one_row);
@@ -249,13 +226,13 @@ fn generated_embedding_bag_and_histograms_match_xla() {
     });
     // Ids all over the table, some beyond either end (clamped to the first or last row).
     let ids: Vec<i64> = (0..256 * 8).map(|k| (k * 7919) % 1100 - 50).collect();
-    args[1] = idx(ElementType::S32, &[256, 8], &ids);
+    args[1] = index_literal(ElementType::S32, &[256, 8], &ids);
     v.push(Case::new(g, "ints", args, Tol::Exact));
     let g = gen!("bags", bags);
     let mut args = common::args_with(g, |i, a| {
         common::int_valued(a.ty, &a.dims, 40 + i as u64, 20.0)
     });
-    args[1] = idx(ElementType::S32, &[4, 2], &[0, 1, 4, 4, -2, 9, 2, 7]);
+    args[1] = index_literal(ElementType::S32, &[4, 2], &[0, 1, 4, 4, -2, 9, 2, 7]);
     v.push(Case::new(g, "ints", args, Tol::Exact));
     let g = gen!("histogram", histogram);
     v.push(Case::new(g, "bins", vec![bins(1)], Tol::Exact));

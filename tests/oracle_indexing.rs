@@ -25,7 +25,7 @@ use xla_aot::core::{
     ScatterDimensionNumbers, Shape,
 };
 use xla_oracle::Check::{Bits, Close};
-use xla_oracle::{check_shared, random_literal, Check, Dist, EvalCase, Tolerance};
+use xla_oracle::{check_shared, index_literal, random_literal, Check, Dist, EvalCase, Tolerance};
 use ElementType::*;
 
 /// Cases per XLA compilation.
@@ -42,28 +42,6 @@ fn rand(ty: ElementType, dims: &[i64], seed: u64) -> Literal {
         Dist::Special
     };
     random_literal(&ArrayShape::new(ty, dims), seed, dist)
-}
-
-/// An index literal of type `ty` holding `v` (negative values of unsigned types wrap: -1 is
-/// the largest value, far out of range).
-fn idx(ty: ElementType, dims: &[i64], v: &[i64]) -> Literal {
-    macro_rules! lit {
-        ($t:ty) => {
-            Literal::from_vec(dims, v.iter().map(|&x| x as $t).collect())
-        };
-    }
-    match ty {
-        S8 => lit!(i8),
-        S16 => lit!(i16),
-        S32 => lit!(i32),
-        S64 => lit!(i64),
-        U8 => lit!(u8),
-        U16 => lit!(u16),
-        U32 => lit!(u32),
-        U64 => lit!(u64),
-        _ => panic!("{ty} is not an index type"),
-    }
-    .expect("index literal")
 }
 
 /// `GatherDimensionNumbers` from its lists (offset, collapsed, start_index_map, index_vector_dim,
@@ -220,7 +198,7 @@ fn gather_matches_xla() -> Result<()> {
             let ity = INDEX_TYPES[(k + i) % INDEX_TYPES.len()];
             let args = vec![
                 rand(ty, g.operand, (100 * k + i) as u64),
-                idx(ity, g.index_dims, g.index),
+                index_literal(ity, g.index_dims, g.index),
             ];
             let (dn, slice) = (g.dn, g.slice);
             cases.push(case(
@@ -347,7 +325,7 @@ fn scatter_matches_xla() -> Result<()> {
                 let seed = (1000 * k + 10 * i + j) as u64;
                 let args = vec![
                     rand(ty, s.operand, seed),
-                    idx(ity, s.index_dims, s.index),
+                    index_literal(ity, s.index_dims, s.index),
                     rand(ty, s.updates, seed + 5),
                 ];
                 let dn = s.dn.clone();
@@ -379,7 +357,7 @@ fn variadic_scatter_matches_xla() -> Result<()> {
         let args = vec![
             rand(ty, &[5, 2], seed),
             rand(S32, &[5, 2], seed + 1),
-            idx(S32, &[6], &[4, 0, 4, -2, 5, 1]),
+            index_literal(S32, &[6], &[4, 0, 4, -2, 5, 1]),
             rand(ty, &[6, 2], seed + 2),
             rand(S32, &[6, 2], seed + 3),
         ];

@@ -23,7 +23,7 @@ use xla_core::{Computation, ElementType, Literal, Shape};
 pub use cases::{check_eval_cases, check_shared, merge, shared, started, Check, EvalCase};
 pub use compare::{assert_close, check_close, max_ulps, Tolerance};
 pub use forward::{check_forward, Forward};
-pub use random::{ints_as, random_literal, Dist};
+pub use random::{index_literal, ints_as, random_literal, Dist};
 
 /// How to set the oracle up, appended to every start-up error.
 const SETUP_HINT: &str =
