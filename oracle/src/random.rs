@@ -250,6 +250,30 @@ pub fn ints_as(ty: ElementType, ints: &Literal) -> Option<Literal> {
     lit.ok()
 }
 
+/// An index literal of integer type `ty` and shape `dims` holding `v` (negative values of
+/// unsigned types wrap to huge ones, far out of range): start indices for Gather, Scatter and
+/// the dynamic slices. Panics on a non-integer `ty` (a test's own mistake).
+pub fn index_literal(ty: ElementType, dims: &[i64], v: &[i64]) -> Literal {
+    use ElementType::*;
+    macro_rules! lit {
+        ($t:ty) => {
+            Literal::from_vec(dims, v.iter().map(|&x| x as $t).collect())
+        };
+    }
+    match ty {
+        S8 => lit!(i8),
+        S16 => lit!(i16),
+        S32 => lit!(i32),
+        S64 => lit!(i64),
+        U8 => lit!(u8),
+        U16 => lit!(u16),
+        U32 => lit!(u32),
+        U64 => lit!(u64),
+        _ => panic!("{ty} is not an index type"),
+    }
+    .expect("index literal")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,28 +308,4 @@ mod tests {
         let s = random_literal(&ArrayShape::new(ElementType::S16, &[400]), 9, Dist::Special);
         assert!(s.as_slice::<i16>().unwrap().contains(&i16::MIN));
     }
-}
-
-/// An index literal of integer type `ty` and shape `dims` holding `v` (negative values of
-/// unsigned types wrap to huge ones, far out of range): start indices for Gather, Scatter and
-/// the dynamic slices. Panics on a non-integer `ty` (a test's own mistake).
-pub fn index_literal(ty: ElementType, dims: &[i64], v: &[i64]) -> Literal {
-    use ElementType::*;
-    macro_rules! lit {
-        ($t:ty) => {
-            Literal::from_vec(dims, v.iter().map(|&x| x as $t).collect())
-        };
-    }
-    match ty {
-        S8 => lit!(i8),
-        S16 => lit!(i16),
-        S32 => lit!(i32),
-        S64 => lit!(i64),
-        U8 => lit!(u8),
-        U16 => lit!(u16),
-        U32 => lit!(u32),
-        U64 => lit!(u64),
-        _ => panic!("{ty} is not an index type"),
-    }
-    .expect("index literal")
 }
