@@ -11,7 +11,7 @@ use xla_core::{ComparisonDirection, Computation, ElementType, Op};
 
 use super::codegen_rt::{lit_usize, src_ident};
 use super::fuse::{Expr, ExprId, Fused, Kernel};
-use super::graph::Kind;
+use super::graph::{Kind, Node};
 use super::plan::Plan;
 
 mod indexing;
@@ -62,19 +62,48 @@ pub(crate) fn call_kernel(
     let ws: Vec<Ident> = (0..k.outputs.len())
         .map(|i| format_ident!("w{}", i))
         .collect();
+    // Every input cut to its value's length first: a scratch buffer can be longer, reused from
+    // a larger value that died before (a Sort copying its whole input panicked on that).
+    let mut cuts = TokenStream::new();
+    for (x, dims) in ins.iter().zip(&in_dims) {
+        let n = lit_usize(dims.iter().product::<i64>());
+        cuts.extend(quote!(let #x = &#x[..#n];));
+    }
+    let code = call_code(f, k, node, &ins, &in_dims, &in_tys, &ws, id)?;
+    Ok(CallCode {
+        body: {
+            let body = code.body;
+            quote!(#cuts #body)
+        },
+        ..code
+    })
+}
+
+/// The call of `node`'s kind on inputs `ins` (already cut to their lengths).
+#[allow(clippy::too_many_arguments)]
+fn call_code(
+    f: &Fused,
+    k: &Kernel,
+    node: &Node,
+    ins: &[Ident],
+    in_dims: &[Vec<i64>],
+    in_tys: &[ElementType],
+    ws: &[Ident],
+    id: usize,
+) -> Result<CallCode, String> {
     match &node.kind {
         Kind::Sort {
             dim,
             stable,
             comparator,
         } => {
-            let (ins, canon) = canonical_bf16(&ins, &in_dims, &in_tys);
-            let code = sort(&ins, &in_dims[0], &in_tys, *dim, *stable, comparator, &ws)?;
+            let (ins, canon) = canonical_bf16(ins, in_dims, in_tys);
+            let code = sort(&ins, &in_dims[0], in_tys, *dim, *stable, comparator, ws)?;
             Ok(canon.prepend(code))
         }
         Kind::TopK { k: kk, largest } => {
-            let (ins, canon) = canonical_bf16(&ins, &in_dims, &in_tys);
-            Ok(canon.prepend(top_k(&ins[0], &in_dims[0], *kk, *largest, &ws)))
+            let (ins, canon) = canonical_bf16(ins, in_dims, in_tys);
+            Ok(canon.prepend(top_k(&ins[0], &in_dims[0], *kk, *largest, ws)))
         }
         Kind::Conv {
             window,
@@ -82,30 +111,30 @@ pub(crate) fn call_kernel(
             feature_group_count,
             batch_group_count,
         } => conv(
-            &ins,
-            &in_dims,
+            ins,
+            in_dims,
             window,
             dn,
             *feature_group_count,
             *batch_group_count,
-            &ws,
+            ws,
         ),
         Kind::Gather { dn, slice_sizes } => Ok(indexing::gather(
-            &ins,
-            &in_dims,
+            ins,
+            in_dims,
             &node.shapes[0].dims,
             dn,
             slice_sizes,
             &ws[0],
         )),
         Kind::Scatter { dn, computation } => {
-            indexing::scatter(&ins, &in_dims, &in_tys, dn, computation, &ws)
+            indexing::scatter(ins, in_dims, in_tys, dn, computation, ws)
         }
         Kind::While { condition, body } => {
-            super::nested::while_loop(f, k, &ins, condition, body, &ws, id)
+            super::nested::while_loop(f, k, ins, condition, body, ws, id)
         }
         Kind::Conditional { branches, arity } => {
-            super::nested::conditional(f, k, &ins, &in_tys, branches, arity, &ws, id)
+            super::nested::conditional(f, k, ins, in_tys, branches, arity, ws, id)
         }
         Kind::Param { .. }
         | Kind::Constant(_)
