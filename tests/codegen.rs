@@ -638,6 +638,11 @@ fn a_call_reads_its_inputs_at_their_own_length() {
     let got = sort_after_big(&x);
     let want = evaluate(&sort_after_big::computation(), &[x.to_literal()]).unwrap();
     // Sums in another order than the evaluator's: close, and sorted.
-    assert_close(got.as_slice(), &f32s(&want), 1e-5, "sort after a larger value");
+    assert_close(
+        got.as_slice(),
+        &f32s(&want),
+        1e-5,
+        "sort after a larger value",
+    );
     assert!(got.as_slice().windows(2).all(|w| w[0] <= w[1]), "sorted");
 }

@@ -121,7 +121,10 @@ mod tests {
     fn cap_lowers_never_raises_and_unknown_is_baseline() {
         let no_warn = |m: String| panic!("unexpected warning {m}");
         assert_eq!(capped(IsaLevel::Avx512, None, no_warn), IsaLevel::Avx512);
-        assert_eq!(capped(IsaLevel::Avx512, Some(""), no_warn), IsaLevel::Avx512);
+        assert_eq!(
+            capped(IsaLevel::Avx512, Some(""), no_warn),
+            IsaLevel::Avx512
+        );
         assert_eq!(
             capped(IsaLevel::Avx512, Some("avx2"), no_warn),
             IsaLevel::Avx2

@@ -21,7 +21,10 @@ mod sort;
 
 /// The error of an op the registry has no StableHLO name for (a registry test rules it out).
 fn unnamed(opcode: &str) -> Error {
-    Error::new(opcode, "StableHLO export: no StableHLO name in the registry")
+    Error::new(
+        opcode,
+        "StableHLO export: no StableHLO name in the registry",
+    )
 }
 
 fn direction(d: ComparisonDirection) -> &'static str {

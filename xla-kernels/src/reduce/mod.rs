@@ -28,7 +28,6 @@ mod generic;
 
 pub use generic::{reduce, reduce_indexed};
 
-
 use crate::error::element_count;
 use crate::error::KernelError;
 use crate::fused;
@@ -260,7 +259,9 @@ macro_rules! combine {
 fn rows<T: FastFloat>(src: &[T], len: usize, op: ReduceOp, init: T, dst: &mut [T]) {
     if len < T::V::LANES {
         each_output(dst, PAR_TASK_ELEMENTS, false, |o| {
-            src[o * len..][..len].iter().fold(init, |a, &x| scalar(op, a, x))
+            src[o * len..][..len]
+                .iter()
+                .fold(init, |a, &x| scalar(op, a, x))
         });
         return;
     }

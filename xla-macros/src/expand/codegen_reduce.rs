@@ -35,7 +35,6 @@ fn reduce_task_work(total: i64) -> i64 {
 /// Target number of tasks of a large reduction (several per thread, for balance).
 const REDUCE_TASKS: i64 = 64;
 
-
 /// `a op b` for the reducers the vector path recognises: `add`, `max`, `min` of the two
 /// parameters (either order).
 fn recognise(c: &Computation) -> Option<BinaryOp> {
