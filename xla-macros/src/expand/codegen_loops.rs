@@ -141,25 +141,43 @@ pub(crate) fn used_dims(exprs: &[Expr], roots: &[ExprId], rank: usize) -> Vec<bo
     used
 }
 
-/// Bindings of the outer index variables `i{d}` (d < inner) from the flat row number `g` of a
-/// row-major space whose innermost dim is `inner`; only for the dims in `used`.
-pub(crate) fn decompose(ext: &[i64], upto: usize, used: &[bool], g: &TokenStream) -> TokenStream {
+/// Bindings `let var = from / below % ext;` of the variables of `groups` (dims of a row-major
+/// space of extents `ext`, outermost first) from the flat index `from` over those groups; only
+/// for the groups `used` admits (the outermost needs no `%`).
+pub(crate) fn bind_groups(
+    groups: &[usize],
+    ext: &[i64],
+    vars: &[TokenStream],
+    used: &dyn Fn(usize) -> bool,
+    from: &TokenStream,
+) -> TokenStream {
     let mut out = TokenStream::new();
-    for d in 0..upto {
-        if !used[d] {
+    for (pos, &d) in groups.iter().enumerate() {
+        if !used(d) {
             continue;
         }
-        let below: i64 = ext[d + 1..upto].iter().product();
-        let i = format_ident!("i{}", d);
-        let (b, e) = (lit_usize(below), lit_usize(ext[d]));
-        let value = if d == 0 {
-            quote!(#g / #b)
+        let below: i64 = groups[pos + 1..].iter().map(|&x| ext[x]).product();
+        let (b, e, v) = (lit_usize(below), lit_usize(ext[d]), &vars[d]);
+        out.extend(if pos == 0 {
+            quote!(let #v = #from / #b;)
         } else {
-            quote!(#g / #b % #e)
-        };
-        out.extend(quote!(let #i = #value;));
+            quote!(let #v = #from / #b % #e;)
+        });
     }
     out
+}
+
+/// Bindings of the outer index variables `i{d}` (d < `upto`) from the flat row number `g` of a
+/// row-major space; only for the dims in `used`.
+pub(crate) fn decompose(ext: &[i64], upto: usize, used: &[bool], g: &TokenStream) -> TokenStream {
+    let vars: Vec<TokenStream> = (0..upto)
+        .map(|d| {
+            let i = format_ident!("i{}", d);
+            quote!(#i)
+        })
+        .collect();
+    let dims: Vec<usize> = (0..upto).collect();
+    bind_groups(&dims, ext, &vars, &|d| used[d], g)
 }
 
 /// Runs `kern(first, block)` over `w` cut into chunks of `chunk` elements (`first` advancing by

@@ -12,7 +12,7 @@ use xla_core::{BinaryOp, Computation, ElementType, Op};
 use super::codegen_expr::{
     no_local, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
 };
-use super::codegen_loops::{access_vectors, dispatch, Space};
+use super::codegen_loops::{access_vectors, bind_groups, dispatch, Space};
 use super::codegen_rt::{
     f32_tokens, f64_tokens, lanes_of, lit_usize, max_lanes, offset_tokens, rust_type, scalar_of,
     src_ident, vector_type, vfloat_of,
@@ -120,21 +120,7 @@ pub(crate) fn reduce_kernel(
         u
     };
     // Kept-dim variables from the flat output index `g` (row-major over the kept groups).
-    let mut binds = TokenStream::new();
-    for (pos, &gi) in kept.iter().enumerate() {
-        if !used[gi] {
-            continue;
-        }
-        let below: i64 = kept[pos + 1..].iter().map(|&x| space.ext[x]).product();
-        let (b, e) = (lit_usize(below), lit_usize(space.ext[gi]));
-        let i = &vars[gi];
-        let value = if pos == 0 {
-            quote!(g / #b)
-        } else {
-            quote!(g / #b % #e)
-        };
-        binds.extend(quote!(let #i = #value;));
-    }
+    let binds = bind_groups(&kept, &space.ext, &vars, &|g| used[g], &quote!(g));
     let g_used = kept.iter().any(|&g| used[g]);
     let accs: Vec<Ident> = (0..n).map(|i| format_ident!("a{}", i)).collect();
     let xs: Vec<Ident> = operands.iter().map(|&e| var(e)).collect();
@@ -579,22 +565,15 @@ fn driven_columns(
     w: &Ident,
 ) -> TokenStream {
     let inner = c.space.ext.len() - 1;
-    let rows_of = |groups: &[usize], from: TokenStream| -> TokenStream {
-        let mut binds = TokenStream::new();
-        for (pos, &gi) in groups.iter().enumerate() {
-            let below: i64 = groups[pos + 1..].iter().map(|&x| c.space.ext[x]).product();
-            let (b, e) = (lit_usize(below), lit_usize(c.space.ext[gi]));
-            let i = &c.vars[gi];
-            binds.extend(if pos == 0 {
-                quote!(let #i = #from / #b;)
-            } else {
-                quote!(let #i = #from / #b % #e;)
-            });
-        }
-        binds
-    };
-    let kept_binds = rows_of(&c.kept[..c.kept.len() - 1], quote!(g));
-    let red_binds = rows_of(outer_red, quote!(o));
+    let (ext, vars) = (&c.space.ext, c.vars);
+    let kept_binds = bind_groups(
+        &c.kept[..c.kept.len() - 1],
+        ext,
+        vars,
+        &|_| true,
+        &quote!(g),
+    );
+    let red_binds = bind_groups(outer_red, ext, vars, &|_| true, &quote!(o));
     let iv = last_red.map_or(quote!(_unused), |g| c.vars[g].clone());
     let vf = vfloat_of(&c.vt);
     let (id, vcomb, vred, scomb) = combiners(c.bop, c.t, &vf);
@@ -732,20 +711,7 @@ fn column_reduce(
     let used_outer = super::codegen_loops::access_vectors(c.exprs, &[c.operand])
         .iter()
         .any(|co| outer.iter().any(|&gi| co[gi] != 0));
-    let mut binds = TokenStream::new();
-    if used_outer {
-        for (pos, &gi) in outer.iter().enumerate() {
-            let below: i64 = outer[pos + 1..].iter().map(|&x| c.space.ext[x]).product();
-            let (b, e) = (lit_usize(below), lit_usize(c.space.ext[gi]));
-            let i = &c.vars[gi];
-            let value = if pos == 0 {
-                quote!(g / #b)
-            } else {
-                quote!(g / #b % #e)
-            };
-            binds.extend(quote!(let #i = #value;));
-        }
-    }
+    let binds = bind_groups(&outer, &c.space.ext, c.vars, &|_| used_outer, &quote!(g));
     let kil = lit_usize(ki);
     let g_bind = if used_outer {
         quote!(let g = flat / #kil;)
