@@ -83,7 +83,7 @@ macro_rules! split_here {
                 leaf: &(dyn Fn(usize) -> $t + Sync),
                 comb: &(dyn Fn($t, $t) -> $t + Sync),
             ) -> $t {
-                tree(0, n, leaf, comb)
+                par::tree(0, n, &leaf, &comb, true)
             }
         }
     )*};
@@ -268,21 +268,6 @@ pub fn map_elems_in_place<T: Copy + Split>(
             }
         }
     });
-}
-
-/// `leaf(lo) ⊕ ... ⊕ leaf(hi - 1)`, split at the midpoint, the halves on rayon.
-fn tree<T: Send>(
-    lo: usize,
-    hi: usize,
-    leaf: &(dyn Fn(usize) -> T + Sync),
-    comb: &(dyn Fn(T, T) -> T + Sync),
-) -> T {
-    if hi - lo == 1 {
-        return leaf(lo);
-    }
-    let mid = lo + (hi - lo) / 2;
-    let (a, b) = rayon::join(|| tree(lo, mid, leaf, comb), || tree(mid, hi, leaf, comb));
-    comb(a, b)
 }
 
 /// Outputs per task of a column reduction at least: a run of 2048 f32 accumulators is 8 KiB

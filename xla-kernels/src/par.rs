@@ -141,7 +141,7 @@ pub fn reduce_blocks<A: Send>(
 }
 
 /// Reduces blocks `lo..hi` (non-empty): split at the midpoint, left then right.
-fn tree<A: Send>(
+pub(crate) fn tree<A: Send>(
     lo: usize,
     hi: usize,
     leaf: &(impl Fn(usize) -> A + Sync),
