@@ -44,44 +44,6 @@ fn rand(ty: ElementType, dims: &[i64], seed: u64) -> Literal {
     random_literal(&ArrayShape::new(ty, dims), seed, dist)
 }
 
-/// `GatherDimensionNumbers` from its lists (offset, collapsed, start_index_map, index_vector_dim,
-/// operand batching, indices batching).
-fn gdn(
-    offset: &[i64],
-    collapsed: &[i64],
-    map: &[i64],
-    ivd: i64,
-    batching: (&[i64], &[i64]),
-) -> GatherDimensionNumbers {
-    GatherDimensionNumbers {
-        offset_dims: offset.to_vec(),
-        collapsed_slice_dims: collapsed.to_vec(),
-        operand_batching_dims: batching.0.to_vec(),
-        start_indices_batching_dims: batching.1.to_vec(),
-        start_index_map: map.to_vec(),
-        index_vector_dim: ivd,
-    }
-}
-
-/// `ScatterDimensionNumbers` from its lists (window, inserted, map, index_vector_dim, input
-/// batching, indices batching).
-fn sdn(
-    window: &[i64],
-    inserted: &[i64],
-    map: &[i64],
-    ivd: i64,
-    batching: (&[i64], &[i64]),
-) -> ScatterDimensionNumbers {
-    ScatterDimensionNumbers {
-        update_window_dims: window.to_vec(),
-        inserted_window_dims: inserted.to_vec(),
-        input_batching_dims: batching.0.to_vec(),
-        scatter_indices_batching_dims: batching.1.to_vec(),
-        scatter_dims_to_operand_dims: map.to_vec(),
-        index_vector_dim: ivd,
-    }
-}
-
 /// A case computing `f(builder, params)` on `args`.
 fn case(
     name: String,
@@ -120,7 +82,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[6, 4],
             index_dims: &[7],
             index: &[2, -3, 0, 5, 9, 2, -1],
-            dn: gdn(&[1], &[0], &[0], 1, (&[], &[])),
+            dn: GatherDimensionNumbers::new(&[1], &[0], &[0], 1),
             slice: &[1, 4],
         },
         // 2-D index array with an explicit trailing vector dimension of 1.
@@ -128,7 +90,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[7, 3],
             index_dims: &[2, 3, 1],
             index: &[6, 0, 3, 7, -2, 1],
-            dn: gdn(&[2], &[0], &[0], 2, (&[], &[])),
+            dn: GatherDimensionNumbers::new(&[2], &[0], &[0], 2),
             slice: &[1, 3],
         },
         // 2-D starts taking 2x3 windows, clamped at both ends of both dimensions.
@@ -136,7 +98,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[5, 6],
             index_dims: &[4, 2],
             index: &[0, 0, 4, 5, -1, 2, 2, -7],
-            dn: gdn(&[1, 2], &[], &[0, 1], 1, (&[], &[])),
+            dn: GatherDimensionNumbers::new(&[1, 2], &[], &[0, 1], 1),
             slice: &[2, 3],
         },
         // index_vector_dim = 0, start_index_map reversing the components: single elements.
@@ -144,7 +106,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[4, 5],
             index_dims: &[2, 3],
             index: &[1, 4, 9, 3, 0, -2],
-            dn: gdn(&[], &[0, 1], &[1, 0], 0, (&[], &[])),
+            dn: GatherDimensionNumbers::new(&[], &[0, 1], &[1, 0], 0),
             slice: &[1, 1],
         },
         // Batching: each batch row of the operand indexed by its own row of indices.
@@ -152,7 +114,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[3, 5, 2],
             index_dims: &[3, 4],
             index: &[0, 4, 2, 7, 1, 1, -3, 3, 4, 0, 2, 2],
-            dn: gdn(&[2], &[1], &[1], 2, (&[0], &[0])),
+            dn: GatherDimensionNumbers::new(&[2], &[1], &[1], 2).with_batching(&[0], &[0]),
             slice: &[1, 1, 2],
         },
         // Offset dimension before the batch dimension (a column gather).
@@ -160,7 +122,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[4, 6],
             index_dims: &[3],
             index: &[5, 0, 8],
-            dn: gdn(&[0], &[1], &[1], 1, (&[], &[])),
+            dn: GatherDimensionNumbers::new(&[0], &[1], &[1], 1),
             slice: &[4, 1],
         },
         // Batching dimension of the indices after the vector dimension, window of 2.
@@ -168,7 +130,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[2, 6],
             index_dims: &[1, 2, 3],
             index: &[1, 5, 3, 0, -1, 4],
-            dn: gdn(&[0], &[], &[1], 0, (&[0], &[1])),
+            dn: GatherDimensionNumbers::new(&[0], &[], &[1], 0).with_batching(&[0], &[1]),
             slice: &[1, 2],
         },
         // No starts at all.
@@ -176,7 +138,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[6, 4],
             index_dims: &[0],
             index: &[],
-            dn: gdn(&[1], &[0], &[0], 1, (&[], &[])),
+            dn: GatherDimensionNumbers::new(&[1], &[0], &[0], 1),
             slice: &[1, 4],
         },
         // A scalar operand: every start is empty.
@@ -184,7 +146,7 @@ fn gather_specs() -> Vec<G> {
             operand: &[],
             index_dims: &[3, 0],
             index: &[],
-            dn: gdn(&[], &[], &[], 1, (&[], &[])),
+            dn: GatherDimensionNumbers::new(&[], &[], &[], 1),
             slice: &[],
         },
     ]
@@ -270,7 +232,7 @@ fn scatter_specs() -> Vec<S> {
             index_dims: &[8],
             index: &[2, -1, 2, 7, 0, 5, 2, 6],
             updates: &[8, 4],
-            dn: sdn(&[1], &[0], &[0], 1, (&[], &[])),
+            dn: ScatterDimensionNumbers::new(&[1], &[0], &[0], 1),
         },
         // 2x3 windows at 2-D starts: fitting, past the end, negative, overlapping.
         S {
@@ -278,7 +240,7 @@ fn scatter_specs() -> Vec<S> {
             index_dims: &[5, 2],
             index: &[0, 0, 4, 4, -1, 0, 3, 3, 1, 1],
             updates: &[5, 2, 3],
-            dn: sdn(&[1, 2], &[], &[0, 1], 1, (&[], &[])),
+            dn: ScatterDimensionNumbers::new(&[1, 2], &[], &[0, 1], 1),
         },
         // index_vector_dim = 0, single elements, duplicates.
         S {
@@ -286,7 +248,7 @@ fn scatter_specs() -> Vec<S> {
             index_dims: &[2, 6],
             index: &[1, 3, 1, 0, 4, 1, 2, 4, 2, 0, 2, 2],
             updates: &[6],
-            dn: sdn(&[], &[0, 1], &[0, 1], 0, (&[], &[])),
+            dn: ScatterDimensionNumbers::new(&[], &[0, 1], &[0, 1], 0),
         },
         // Batching: each batch row of the operand updated by its own row of indices.
         S {
@@ -294,7 +256,7 @@ fn scatter_specs() -> Vec<S> {
             index_dims: &[3, 4],
             index: &[0, 4, 4, 9, 1, 1, -3, 3, 4, 0, 2, 2],
             updates: &[3, 4],
-            dn: sdn(&[], &[1], &[1], 2, (&[0], &[0])),
+            dn: ScatterDimensionNumbers::new(&[], &[1], &[1], 2).with_batching(&[0], &[0]),
         },
         // A scalar index: one window, the window dimension first in the updates.
         S {
@@ -302,7 +264,7 @@ fn scatter_specs() -> Vec<S> {
             index_dims: &[],
             index: &[2],
             updates: &[3],
-            dn: sdn(&[0], &[0], &[0], 0, (&[], &[])),
+            dn: ScatterDimensionNumbers::new(&[0], &[0], &[0], 0),
         },
         // Window dimension before the scatter dimension (columns).
         S {
@@ -310,7 +272,7 @@ fn scatter_specs() -> Vec<S> {
             index_dims: &[4, 1],
             index: &[4, 0, 4, 5],
             updates: &[3, 4],
-            dn: sdn(&[0], &[1], &[1], 1, (&[], &[])),
+            dn: ScatterDimensionNumbers::new(&[0], &[1], &[1], 1),
         },
     ]
 }
@@ -352,7 +314,7 @@ fn variadic_scatter_matches_xla() -> Result<()> {
             let n = b.binary(BinaryOp::Add, p[1], p[3], None)?;
             b.tuple(&[p[2], n])
         });
-        let dn = sdn(&[1], &[0], &[0], 1, (&[], &[]));
+        let dn = ScatterDimensionNumbers::new(&[1], &[0], &[0], 1);
         let seed = 7000 + k as u64;
         let args = vec![
             rand(ty, &[5, 2], seed),

@@ -318,6 +318,52 @@ pub struct ScatterDimensionNumbers {
     pub index_vector_dim: i64,
 }
 
+impl GatherDimensionNumbers {
+    /// Dimension numbers without batching dims: `offset_dims`, `collapsed_slice_dims`,
+    /// `start_index_map`, `index_vector_dim` (XLA's order of them).
+    pub fn new(offset: &[i64], collapsed: &[i64], map: &[i64], index_vector_dim: i64) -> Self {
+        GatherDimensionNumbers {
+            offset_dims: offset.to_vec(),
+            collapsed_slice_dims: collapsed.to_vec(),
+            start_index_map: map.to_vec(),
+            index_vector_dim,
+            ..Self::default()
+        }
+    }
+
+    /// These with operand batching dims `operand` paired with start-indices dims `indices`.
+    pub fn with_batching(self, operand: &[i64], indices: &[i64]) -> Self {
+        GatherDimensionNumbers {
+            operand_batching_dims: operand.to_vec(),
+            start_indices_batching_dims: indices.to_vec(),
+            ..self
+        }
+    }
+}
+
+impl ScatterDimensionNumbers {
+    /// Dimension numbers without batching dims: `update_window_dims`, `inserted_window_dims`,
+    /// `scatter_dims_to_operand_dims`, `index_vector_dim` (XLA's order of them).
+    pub fn new(window: &[i64], inserted: &[i64], map: &[i64], index_vector_dim: i64) -> Self {
+        ScatterDimensionNumbers {
+            update_window_dims: window.to_vec(),
+            inserted_window_dims: inserted.to_vec(),
+            scatter_dims_to_operand_dims: map.to_vec(),
+            index_vector_dim,
+            ..Self::default()
+        }
+    }
+
+    /// These with input batching dims `input` paired with scatter-indices dims `indices`.
+    pub fn with_batching(self, input: &[i64], indices: &[i64]) -> Self {
+        ScatterDimensionNumbers {
+            input_batching_dims: input.to_vec(),
+            scatter_indices_batching_dims: indices.to_vec(),
+            ..self
+        }
+    }
+}
+
 /// One canonical op. The instruction's `operands` and `shape` complete its meaning.
 #[derive(Clone, Debug)]
 pub enum Op {

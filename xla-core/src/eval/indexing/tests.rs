@@ -30,26 +30,6 @@ fn run(
     evaluate(&b.build(r)?, args)
 }
 
-fn gdn(offset: &[i64], collapsed: &[i64], map: &[i64], ivd: i64) -> GatherDimensionNumbers {
-    GatherDimensionNumbers {
-        offset_dims: offset.to_vec(),
-        collapsed_slice_dims: collapsed.to_vec(),
-        start_index_map: map.to_vec(),
-        index_vector_dim: ivd,
-        ..GatherDimensionNumbers::default()
-    }
-}
-
-fn sdn(window: &[i64], inserted: &[i64], map: &[i64], ivd: i64) -> ScatterDimensionNumbers {
-    ScatterDimensionNumbers {
-        update_window_dims: window.to_vec(),
-        inserted_window_dims: inserted.to_vec(),
-        scatter_dims_to_operand_dims: map.to_vec(),
-        index_vector_dim: ivd,
-        ..ScatterDimensionNumbers::default()
-    }
-}
-
 /// A scalar update computation of `ty` built by `body` from `(current, update)`.
 fn comp(
     types: &[ElementType],
@@ -70,7 +50,7 @@ fn comp(
 fn gather_clamps_starts_into_the_operand() -> Result<()> {
     // Rows 2, -1 (-> 0), 7 (-> 2), 1 of a 3x2 table; u8 255 clamps to the last row too.
     let x = lit(&[3, 2], vec![0i32, 1, 2, 3, 4, 5]);
-    let rows = gdn(&[1], &[0], &[0], 1);
+    let rows = GatherDimensionNumbers::new(&[1], &[0], &[0], 1);
     let out = run(&[x.clone(), lit(&[4], vec![2i32, -1, 7, 1])], |b, p| {
         b.gather(p[0], p[1], &rows, &[1, 2], false)
     })?;
@@ -81,7 +61,7 @@ fn gather_clamps_starts_into_the_operand() -> Result<()> {
     assert_eq!(out, lit(&[2, 2], vec![4, 5, 0, 1]));
     // A 2x2 window at (3, 3) of a 4x4 iota moves back to (2, 2); at (-5, 1) to (0, 1).
     let x = lit(&[4, 4], (0..16).collect::<Vec<i32>>());
-    let win = gdn(&[1, 2], &[], &[0, 1], 1);
+    let win = GatherDimensionNumbers::new(&[1, 2], &[], &[0, 1], 1);
     let out = run(&[x, lit(&[2, 2], vec![3i64, 3, -5, 1])], |b, p| {
         b.gather(p[0], p[1], &win, &[2, 2], false)
     })?;
@@ -95,11 +75,17 @@ fn gather_index_vector_dims_and_batching() -> Result<()> {
     // array, (col, row) = (2, 1) and (0, 1).
     let x = lit(&[2, 3], vec![0i32, 1, 2, 10, 11, 12]);
     let out = run(&[x.clone(), lit(&[2, 2], vec![2i32, 0, 1, 1])], |b, p| {
-        b.gather(p[0], p[1], &gdn(&[], &[0, 1], &[1, 0], 0), &[1, 1], false)
+        b.gather(
+            p[0],
+            p[1],
+            &GatherDimensionNumbers::new(&[], &[0, 1], &[1, 0], 0),
+            &[1, 1],
+            false,
+        )
     })?;
     assert_eq!(out, lit(&[2], vec![12, 10]));
     // Batching: row b of the operand is indexed by row b of the indices.
-    let mut d = gdn(&[], &[1], &[1], 2);
+    let mut d = GatherDimensionNumbers::new(&[], &[1], &[1], 2);
     d.operand_batching_dims = vec![0];
     d.start_indices_batching_dims = vec![0];
     let out = run(&[x, lit(&[2, 3], vec![0i32, 2, 2, 1, 0, 9])], |b, p| {
@@ -123,7 +109,7 @@ fn scatter_drops_windows_that_do_not_fit_and_the_last_update_wins() -> Result<()
             p[1],
             &[p[2]],
             &set,
-            &sdn(&[1], &[0], &[0, 1], 1),
+            &ScatterDimensionNumbers::new(&[1], &[0], &[0, 1], 1),
             false,
             false,
         )
@@ -153,7 +139,7 @@ fn scatter_applies_duplicates_in_index_order() -> Result<()> {
             p[1],
             &[p[2]],
             &twice_plus,
-            &sdn(&[], &[0], &[0], 1),
+            &ScatterDimensionNumbers::new(&[], &[0], &[0], 1),
             false,
             false,
         )
@@ -182,7 +168,7 @@ fn scatter_of_two_operands_and_batching() -> Result<()> {
             p[2],
             &[p[3], p[4]],
             &f,
-            &sdn(&[], &[0], &[0], 1),
+            &ScatterDimensionNumbers::new(&[], &[0], &[0], 1),
             false,
             false,
         )
@@ -194,7 +180,7 @@ fn scatter_of_two_operands_and_batching() -> Result<()> {
     assert_eq!(out, want);
     // Batching: row b of the operand gets row b of the updates at row b's indices.
     let add = comp(&[S32], |b, p| b.binary(BinaryOp::Add, p[0], p[1], None));
-    let mut d = sdn(&[], &[1], &[1], 2);
+    let mut d = ScatterDimensionNumbers::new(&[], &[1], &[1], 2);
     d.input_batching_dims = vec![0];
     d.scatter_indices_batching_dims = vec![0];
     let args = [
@@ -214,7 +200,13 @@ fn a_bad_ir_is_an_error_not_a_panic() -> Result<()> {
     let mut b = Builder::new("t");
     let x = b.parameter(0, Shape::array(F32, &[3, 2]), "x")?;
     let i = b.parameter(1, Shape::array(U8, &[4]), "i")?;
-    let g = b.gather(x, i, &gdn(&[1], &[0], &[0], 1), &[1, 2], false)?;
+    let g = b.gather(
+        x,
+        i,
+        &GatherDimensionNumbers::new(&[1], &[0], &[0], 1),
+        &[1, 2],
+        false,
+    )?;
     let mut c = b.build(g)?;
     // An instruction whose shape disagrees with its operands.
     c.instrs[2].shape = Shape::array(F32, &[5, 2]);

@@ -10,26 +10,6 @@ fn s(text: &str) -> Shape {
     parse_shape(text).unwrap()
 }
 
-fn gdn(offset: &[i64], collapsed: &[i64], map: &[i64], ivd: i64) -> GatherDimensionNumbers {
-    GatherDimensionNumbers {
-        offset_dims: offset.to_vec(),
-        collapsed_slice_dims: collapsed.to_vec(),
-        start_index_map: map.to_vec(),
-        index_vector_dim: ivd,
-        ..GatherDimensionNumbers::default()
-    }
-}
-
-fn sdn(window: &[i64], inserted: &[i64], map: &[i64], ivd: i64) -> ScatterDimensionNumbers {
-    ScatterDimensionNumbers {
-        update_window_dims: window.to_vec(),
-        inserted_window_dims: inserted.to_vec(),
-        scatter_dims_to_operand_dims: map.to_vec(),
-        index_vector_dim: ivd,
-        ..ScatterDimensionNumbers::default()
-    }
-}
-
 /// `|a.., b..| a + b` (one result per type; a tuple for several).
 fn add(types: &[ElementType]) -> Computation {
     let mut b = Builder::new("add");
@@ -79,31 +59,31 @@ fn gerr(x: &str, i: &str, dn: &GatherDimensionNumbers, sizes: &[i64]) -> (String
 #[test]
 fn gather_shapes() {
     // Rows of a table (the spec's tf.gather_nd example with slice [1, 11]).
-    let rows = gdn(&[1], &[0], &[0], 1);
+    let rows = GatherDimensionNumbers::new(&[1], &[0], &[0], 1);
     assert_eq!(
         gather(&s("f32[16,11]"), &s("s32[5,1]"), &rows, &[1, 11]).unwrap(),
         s("f32[5,11]")
     );
     // The implicit trailing 1 (index_vector_dim = rank).
-    let rows2 = gdn(&[2], &[0], &[0], 2);
+    let rows2 = GatherDimensionNumbers::new(&[2], &[0], &[0], 2);
     assert_eq!(
         gather(&s("f32[16,11]"), &s("u8[4,5]"), &rows2, &[1, 11]).unwrap(),
         s("f32[4,5,11]")
     );
     // The spec's [16,11] operand, S64[5,2] starts, [8,6] slices.
-    let win = gdn(&[1, 2], &[], &[0, 1], 1);
+    let win = GatherDimensionNumbers::new(&[1, 2], &[], &[0, 1], 1);
     assert_eq!(
         gather(&s("f32[16,11]"), &s("s64[5,2]"), &win, &[8, 6]).unwrap(),
         s("f32[5,8,6]")
     );
     // Offset dimension first; index_vector_dim = 0.
-    let cols = gdn(&[0], &[1], &[1], 0);
+    let cols = GatherDimensionNumbers::new(&[0], &[1], &[1], 0);
     assert_eq!(
         gather(&s("s8[4,6]"), &s("s32[1,3]"), &cols, &[4, 1]).unwrap(),
         s("s8[4,3]")
     );
     // Batching.
-    let mut b = gdn(&[2], &[1], &[1], 2);
+    let mut b = GatherDimensionNumbers::new(&[2], &[1], &[1], 2);
     b.operand_batching_dims = vec![0];
     b.start_indices_batching_dims = vec![0];
     assert_eq!(
@@ -114,24 +94,24 @@ fn gather_shapes() {
 
 #[test]
 fn gather_rules() {
-    let rows = gdn(&[1], &[0], &[0], 1);
+    let rows = GatherDimensionNumbers::new(&[1], &[0], &[0], 1);
     let cases: Vec<GatherCase> = vec![
         ("(f32[2])", "s32[5]", rows.clone(), vec![1, 4], "the operand must be an array", Blame::Operand(0)),
         ("f32[6,4]", "f32[5]", rows.clone(), vec![1, 4], "start_indices must have an integer element type, got f32[5]", Blame::Operand(1)),
         ("f32[6,4]", "pred[5]", rows.clone(), vec![1, 4], "integer element type", Blame::Operand(1)),
-        ("f32[6,4]", "s32[5]", gdn(&[1], &[0], &[0], 2), vec![1, 4], "index_vector_dim = 2 must be in 0..=1", Blame::Attribute("index_vector_dim")),
-        ("f32[6,4]", "s32[5]", gdn(&[1], &[0], &[0], -1), vec![1, 4], "index_vector_dim = -1", Blame::Attribute("index_vector_dim")),
-        ("f32[6,4,2]", "s32[5]", gdn(&[2, 1], &[0], &[0], 1), vec![1, 4, 2], "offset_dims [2, 1] must be ascending", Blame::Attribute("offset_dims")),
-        ("f32[6,4,2]", "s32[5]", gdn(&[1, 1], &[0], &[0], 1), vec![1, 4, 2], "offset_dims [1, 1] repeats dimension 1", Blame::Attribute("offset_dims")),
-        ("f32[6,4]", "s32[5]", gdn(&[2], &[0], &[0], 1), vec![1, 4], "offset_dims[0] = 2 is not a dimension of the output (0..2)", Blame::Attribute("offset_dims")),
-        ("f32[6,4]", "s32[5,2]", gdn(&[1], &[0], &[0], 1), vec![1, 4], "start_index_map [0] has 1 entry but the index vectors (dimension index_vector_dim = 1 of start_indices) have 2", Blame::Attribute("start_index_map")),
-        ("f32[6,4]", "s32[5]", gdn(&[1], &[0], &[2], 1), vec![1, 4], "start_index_map[0] = 2 is not a dimension of the operand (0..2)", Blame::Attribute("start_index_map")),
-        ("f32[6,4]", "s32[5,2]", gdn(&[1], &[0], &[0, 0], 1), vec![1, 4], "start_index_map [0, 0] repeats dimension 0", Blame::Attribute("start_index_map")),
-        ("f32[6,4,3]", "s32[5]", gdn(&[], &[1, 0], &[0], 1), vec![1, 1, 3], "collapsed_slice_dims [1, 0] must be ascending", Blame::Attribute("collapsed_slice_dims")),
-        ("f32[6,4]", "s32[5]", gdn(&[1], &[2], &[0], 1), vec![1, 4], "collapsed_slice_dims[0] = 2 is not a dimension of the operand", Blame::Attribute("collapsed_slice_dims")),
-        ("f32[6,4]", "s32[5]", gdn(&[1], &[0, 0], &[0], 1), vec![1, 4], "collapsed_slice_dims [0, 0] repeats dimension 0", Blame::Attribute("collapsed_slice_dims")),
+        ("f32[6,4]", "s32[5]", GatherDimensionNumbers::new(&[1], &[0], &[0], 2), vec![1, 4], "index_vector_dim = 2 must be in 0..=1", Blame::Attribute("index_vector_dim")),
+        ("f32[6,4]", "s32[5]", GatherDimensionNumbers::new(&[1], &[0], &[0], -1), vec![1, 4], "index_vector_dim = -1", Blame::Attribute("index_vector_dim")),
+        ("f32[6,4,2]", "s32[5]", GatherDimensionNumbers::new(&[2, 1], &[0], &[0], 1), vec![1, 4, 2], "offset_dims [2, 1] must be ascending", Blame::Attribute("offset_dims")),
+        ("f32[6,4,2]", "s32[5]", GatherDimensionNumbers::new(&[1, 1], &[0], &[0], 1), vec![1, 4, 2], "offset_dims [1, 1] repeats dimension 1", Blame::Attribute("offset_dims")),
+        ("f32[6,4]", "s32[5]", GatherDimensionNumbers::new(&[2], &[0], &[0], 1), vec![1, 4], "offset_dims[0] = 2 is not a dimension of the output (0..2)", Blame::Attribute("offset_dims")),
+        ("f32[6,4]", "s32[5,2]", GatherDimensionNumbers::new(&[1], &[0], &[0], 1), vec![1, 4], "start_index_map [0] has 1 entry but the index vectors (dimension index_vector_dim = 1 of start_indices) have 2", Blame::Attribute("start_index_map")),
+        ("f32[6,4]", "s32[5]", GatherDimensionNumbers::new(&[1], &[0], &[2], 1), vec![1, 4], "start_index_map[0] = 2 is not a dimension of the operand (0..2)", Blame::Attribute("start_index_map")),
+        ("f32[6,4]", "s32[5,2]", GatherDimensionNumbers::new(&[1], &[0], &[0, 0], 1), vec![1, 4], "start_index_map [0, 0] repeats dimension 0", Blame::Attribute("start_index_map")),
+        ("f32[6,4,3]", "s32[5]", GatherDimensionNumbers::new(&[], &[1, 0], &[0], 1), vec![1, 1, 3], "collapsed_slice_dims [1, 0] must be ascending", Blame::Attribute("collapsed_slice_dims")),
+        ("f32[6,4]", "s32[5]", GatherDimensionNumbers::new(&[1], &[2], &[0], 1), vec![1, 4], "collapsed_slice_dims[0] = 2 is not a dimension of the operand", Blame::Attribute("collapsed_slice_dims")),
+        ("f32[6,4]", "s32[5]", GatherDimensionNumbers::new(&[1], &[0, 0], &[0], 1), vec![1, 4], "collapsed_slice_dims [0, 0] repeats dimension 0", Blame::Attribute("collapsed_slice_dims")),
         ("f32[6,4]", "s32[5]", rows.clone(), vec![1, 4, 1], "slice_sizes [1, 4, 1] has 3 entries but the operand has rank 2", Blame::Attribute("slice_sizes")),
-        ("f32[6,4]", "s32[5]", gdn(&[1], &[], &[0], 1), vec![1, 4], "every operand dimension must be an offset, collapsed or batching dimension", Blame::Attribute("offset_dims")),
+        ("f32[6,4]", "s32[5]", GatherDimensionNumbers::new(&[1], &[], &[0], 1), vec![1, 4], "every operand dimension must be an offset, collapsed or batching dimension", Blame::Attribute("offset_dims")),
         ("f32[6,4]", "s32[5]", rows.clone(), vec![1, 5], "slice_sizes[1] = 5 must be in 0..=4, the size of operand dimension 1", Blame::Attribute("slice_sizes")),
         ("f32[6,4]", "s32[5]", rows.clone(), vec![-1, 4], "slice_sizes[0] = -1 must be in 0..=6", Blame::Attribute("slice_sizes")),
         ("f32[6,4]", "s32[5]", rows.clone(), vec![2, 4], "slice_sizes[0] = 2 but dimension 0 is in collapsed_slice_dims [0]: its slice size must be 1", Blame::Attribute("slice_sizes")),
@@ -154,7 +134,7 @@ fn gather_rules() {
 #[test]
 fn gather_batching_rules() {
     let batch = |ob: &[i64], ib: &[i64], collapsed: &[i64], map: &[i64]| {
-        let mut d = gdn(&[2], collapsed, map, 2);
+        let mut d = GatherDimensionNumbers::new(&[2], collapsed, map, 2);
         d.operand_batching_dims = ob.to_vec();
         d.start_indices_batching_dims = ib.to_vec();
         d
@@ -174,7 +154,7 @@ fn gather_batching_rules() {
         assert_eq!(b, Blame::Attribute(attr), "{msg}");
     }
     // The vector dimension cannot be a batch.
-    let mut d = gdn(&[1], &[], &[1], 1);
+    let mut d = GatherDimensionNumbers::new(&[1], &[], &[1], 1);
     d.operand_batching_dims = vec![0];
     d.start_indices_batching_dims = vec![1];
     let (msg, b) = gerr("f32[3,5]", "s32[3,1]", &d, &[1, 1]);
@@ -208,7 +188,7 @@ fn serr(
 
 #[test]
 fn scatter_shapes() {
-    let rows = sdn(&[1], &[0], &[0], 1);
+    let rows = ScatterDimensionNumbers::new(&[1], &[0], &[0], 1);
     let f = add(&[F32]);
     assert_eq!(
         scatter(
@@ -243,7 +223,7 @@ fn scatter_shapes() {
     );
     // Two operands: a tuple; the implicit trailing 1.
     let pair = add(&[F32, S32]);
-    let one = sdn(&[], &[0], &[0], 1);
+    let one = ScatterDimensionNumbers::new(&[], &[0], &[0], 1);
     assert_eq!(
         scatter(
             &[&s("f32[5]"), &s("s32[5]")],
@@ -259,21 +239,21 @@ fn scatter_shapes() {
 
 #[test]
 fn scatter_rules() {
-    let rows = sdn(&[1], &[0], &[0], 1);
+    let rows = ScatterDimensionNumbers::new(&[1], &[0], &[0], 1);
     let f = add(&[F32]);
     let cases: Vec<ScatterCase> = vec![
         ("f32[6,4]", "f32[8]", "f32[8,4]", rows.clone(), "scatter_indices must have an integer element type, got f32[8]", Blame::Operand(1)),
         ("f32[6,4]", "s32[8]", "s32[8,4]", rows.clone(), "updates 0 is s32[8,4] but operand 0 is f32[6,4]: the element types must match", Blame::Operand(2)),
-        ("f32[6,4]", "s32[8]", "f32[8,4]", sdn(&[1], &[0], &[0], 2), "index_vector_dim = 2 must be in 0..=1", Blame::Attribute("index_vector_dim")),
+        ("f32[6,4]", "s32[8]", "f32[8,4]", ScatterDimensionNumbers::new(&[1], &[0], &[0], 2), "index_vector_dim = 2 must be in 0..=1", Blame::Attribute("index_vector_dim")),
         ("f32[6,4]", "s32[8]", "f32[8,4,1]", rows.clone(), "the updates must have rank 2", Blame::Operand(2)),
-        ("f32[6,4,2]", "s32[8]", "f32[8,4,2]", sdn(&[2, 1], &[0], &[0], 1), "update_window_dims [2, 1] must be ascending", Blame::Attribute("update_window_dims")),
-        ("f32[6,4]", "s32[8]", "f32[8,4]", sdn(&[2], &[0], &[0], 1), "update_window_dims[0] = 2 is not a dimension of the updates (0..2)", Blame::Attribute("update_window_dims")),
-        ("f32[6,4,2]", "s32[8]", "f32[8,2]", sdn(&[1], &[1, 0], &[0], 1), "inserted_window_dims [1, 0] must be ascending", Blame::Attribute("inserted_window_dims")),
-        ("f32[6,4]", "s32[8]", "f32[8,4]", sdn(&[1], &[2], &[0], 1), "inserted_window_dims[0] = 2 is not a dimension of the operand", Blame::Attribute("inserted_window_dims")),
-        ("f32[6,4]", "s32[8]", "f32[8,4]", sdn(&[1], &[], &[0], 1), "every operand dimension must be a window, inserted or batching dimension", Blame::Attribute("update_window_dims")),
+        ("f32[6,4,2]", "s32[8]", "f32[8,4,2]", ScatterDimensionNumbers::new(&[2, 1], &[0], &[0], 1), "update_window_dims [2, 1] must be ascending", Blame::Attribute("update_window_dims")),
+        ("f32[6,4]", "s32[8]", "f32[8,4]", ScatterDimensionNumbers::new(&[2], &[0], &[0], 1), "update_window_dims[0] = 2 is not a dimension of the updates (0..2)", Blame::Attribute("update_window_dims")),
+        ("f32[6,4,2]", "s32[8]", "f32[8,2]", ScatterDimensionNumbers::new(&[1], &[1, 0], &[0], 1), "inserted_window_dims [1, 0] must be ascending", Blame::Attribute("inserted_window_dims")),
+        ("f32[6,4]", "s32[8]", "f32[8,4]", ScatterDimensionNumbers::new(&[1], &[2], &[0], 1), "inserted_window_dims[0] = 2 is not a dimension of the operand", Blame::Attribute("inserted_window_dims")),
+        ("f32[6,4]", "s32[8]", "f32[8,4]", ScatterDimensionNumbers::new(&[1], &[], &[0], 1), "every operand dimension must be a window, inserted or batching dimension", Blame::Attribute("update_window_dims")),
         ("f32[6,4]", "s32[8,2]", "f32[8,4]", rows.clone(), "scatter_dims_to_operand_dims [0] has 1 entry but the index vectors (dimension index_vector_dim = 1 of scatter_indices) have 2", Blame::Attribute("scatter_dims_to_operand_dims")),
-        ("f32[6,4]", "s32[8]", "f32[8,4]", sdn(&[1], &[0], &[3], 1), "scatter_dims_to_operand_dims[0] = 3 is not a dimension of the operand", Blame::Attribute("scatter_dims_to_operand_dims")),
-        ("f32[6,4]", "s32[8,2]", "f32[8,4]", sdn(&[1], &[0], &[0, 0], 1), "scatter_dims_to_operand_dims [0, 0] repeats dimension 0", Blame::Attribute("scatter_dims_to_operand_dims")),
+        ("f32[6,4]", "s32[8]", "f32[8,4]", ScatterDimensionNumbers::new(&[1], &[0], &[3], 1), "scatter_dims_to_operand_dims[0] = 3 is not a dimension of the operand", Blame::Attribute("scatter_dims_to_operand_dims")),
+        ("f32[6,4]", "s32[8,2]", "f32[8,4]", ScatterDimensionNumbers::new(&[1], &[0], &[0, 0], 1), "scatter_dims_to_operand_dims [0, 0] repeats dimension 0", Blame::Attribute("scatter_dims_to_operand_dims")),
         ("f32[6,4]", "s32[8]", "f32[8,5]", rows.clone(), "window dimension 1 of the updates has size 5, more than the size 4 of operand dimension 1 it updates", Blame::Operand(2)),
         ("f32[6,4]", "s32[8]", "f32[7,4]", rows.clone(), "scatter dimension 0 of the updates has size 7 but dimension 0 of scatter_indices has size 8", Blame::Operand(2)),
     ];
@@ -287,7 +267,7 @@ fn scatter_rules() {
 
 #[test]
 fn scatter_variadic_and_computation_rules() {
-    let one = sdn(&[], &[0], &[0], 1);
+    let one = ScatterDimensionNumbers::new(&[], &[0], &[0], 1);
     let pair = add(&[F32, S32]);
     let (msg, b) = serr(
         &["f32[5]", "s32[6]"],
@@ -351,7 +331,7 @@ fn scatter_variadic_and_computation_rules() {
 fn scatter_batching_rules() {
     let f = add(&[F32]);
     let batch = |ib: &[i64], sb: &[i64], inserted: &[i64], map: &[i64]| {
-        let mut d = sdn(&[], inserted, map, 2);
+        let mut d = ScatterDimensionNumbers::new(&[], inserted, map, 2);
         d.input_batching_dims = ib.to_vec();
         d.scatter_indices_batching_dims = sb.to_vec();
         d
