@@ -15,13 +15,6 @@ fn list(v: impl IntoIterator<Item = i64>) -> TokenStream {
     quote!(&[#(#v),*])
 }
 
-/// `&x[..n]`, `n` the element count of `dims`: an input exactly as long as its value (a
-/// scratch buffer may be longer, reused by a larger value).
-fn exact(x: &Ident, dims: &[i64]) -> TokenStream {
-    let n = lit_usize(dims.iter().product::<i64>());
-    quote!(&#x[..#n])
-}
-
 /// The dimensions of `rank` in none of `out`, ascending.
 fn remaining(rank: usize, out: &[&[i64]]) -> Vec<i64> {
     (0..rank as i64)
@@ -80,7 +73,8 @@ pub(crate) fn gather(
         list(dn.offset_dims.iter().copied()),
         list(window),
     );
-    let (x, i) = (exact(&ins[0], &dims[0]), exact(&ins[1], &dims[1]));
+    // The inputs arrive cut to their values' lengths (`calls::call_kernel`).
+    let (x, i) = (&ins[0], &ins[1]);
     CallCode {
         scratch: Vec::new(),
         items: quote!(),
@@ -113,11 +107,11 @@ pub(crate) fn scatter(
 ) -> Result<CallCode, String> {
     let n = ws.len();
     let k = quote!(::xla_aot::__rt::xla_kernels::scatter);
-    let xs: Vec<TokenStream> = (0..n).map(|k| exact(&ins[k], &dims[k])).collect();
-    let idx = exact(&ins[n], &dims[n]);
+    // The inputs arrive cut to their values' lengths (`calls::call_kernel`).
+    let (xs, idx) = (&ins[..n], &ins[n]);
     let us: Vec<Ident> = (0..n).map(|k| format_ident!("u{}", k)).collect();
     let bind_us = (0..n).map(|k| {
-        let (u, x) = (&us[k], exact(&ins[n + 1 + k], &dims[n + 1 + k]));
+        let (u, x) = (&us[k], &ins[n + 1 + k]);
         quote!(let #u = #x;)
     });
     let st = starts(
