@@ -28,6 +28,8 @@ mod generic;
 
 pub use generic::{reduce, reduce_indexed};
 
+use std::marker::PhantomData;
+
 use crate::error::element_count;
 use crate::error::KernelError;
 use crate::fused;
@@ -241,17 +243,32 @@ pub fn reduce_fast<T: FastFloat>(
     Ok(())
 }
 
-/// The combining functions of `op` over `T` for [`fused`]'s drivers (a macro: the closures'
-/// types cannot be named).
-macro_rules! combine {
-    ($t:ty, $op:expr) => {
-        fused::Combine {
-            id: identity::<$t>($op),
-            v: move |a, b| apply($op, a, b),
-            lanes: move |v| lanes($op, v),
-            s: move |a, b| scalar::<$t>($op, a, b),
-        }
-    };
+/// `op` over `T` as the reducer of [`fused`]'s drivers.
+struct Combiner<T>(ReduceOp, PhantomData<fn() -> T>);
+
+impl<T: FastFloat> Combiner<T> {
+    fn of(op: ReduceOp) -> Self {
+        Combiner(op, PhantomData)
+    }
+}
+
+impl<T: FastFloat> fused::Reducer<T::V> for Combiner<T> {
+    #[inline(always)]
+    fn id(&self) -> T {
+        identity(self.0)
+    }
+    #[inline(always)]
+    fn v(&self, a: T::V, b: T::V) -> T::V {
+        apply(self.0, a, b)
+    }
+    #[inline(always)]
+    fn lanes(&self, x: T::V) -> T {
+        lanes(self.0, x)
+    }
+    #[inline(always)]
+    fn s(&self, a: T, b: T) -> T {
+        scalar(self.0, a, b)
+    }
 }
 
 /// `dst[o] = init (+) reduce(src[o * len .. (o + 1) * len])`: the generated code's row driver
@@ -266,7 +283,7 @@ fn rows<T: FastFloat>(src: &[T], len: usize, op: ReduceOp, init: T, dst: &mut [T
         return;
     }
     let per_task = (PAR_TASK_ELEMENTS / len).max(1);
-    fused::reduce_rows(dst, len, per_task, init, combine!(T, op), |o, j| {
+    fused::reduce_rows(dst, len, per_task, init, Combiner::<T>::of(op), |o, j| {
         T::V::load(&src[o * len + j..])
     });
 }
@@ -283,9 +300,16 @@ fn columns<T: FastFloat>(src: &[T], r: usize, k2: usize, op: ReduceOp, init: T, 
         return;
     }
     let run = fused::COL_RUN.max(PAR_TASK_ELEMENTS / r.max(1));
-    fused::reduce_cols(dst, k2, 1, r, run, init, combine!(T, op), |k1, _, i, j| {
-        T::V::load(&src[(k1 * r + i) * k2 + j..])
-    });
+    fused::reduce_cols(
+        dst,
+        k2,
+        1,
+        r,
+        run,
+        init,
+        Combiner::<T>::of(op),
+        |k1, _, i, j| T::V::load(&src[(k1 * r + i) * k2 + j..]),
+    );
 }
 
 /// `out[r] = start (+) x[r, 0] (+) ... (+) x[r, cols - 1]` for a row-major `rows x cols` `x`,
