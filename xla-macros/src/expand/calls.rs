@@ -11,7 +11,7 @@ use xla_core::{ComparisonDirection, Computation, ElementType, Op};
 
 use super::codegen_rt::{lit_usize, src_ident};
 use super::fuse::{Expr, ExprId, Fused, Kernel};
-use super::graph::{Kind, Node};
+use super::graph::Kind;
 use super::plan::Plan;
 
 mod indexing;
@@ -69,29 +69,8 @@ pub(crate) fn call_kernel(
         let n = lit_usize(dims.iter().product::<i64>());
         cuts.extend(quote!(let #x = &#x[..#n];));
     }
-    let code = call_code(f, k, node, &ins, &in_dims, &in_tys, &ws, id)?;
-    Ok(CallCode {
-        body: {
-            let body = code.body;
-            quote!(#cuts #body)
-        },
-        ..code
-    })
-}
-
-/// The call of `node`'s kind on inputs `ins` (already cut to their lengths).
-#[allow(clippy::too_many_arguments)]
-fn call_code(
-    f: &Fused,
-    k: &Kernel,
-    node: &Node,
-    ins: &[Ident],
-    in_dims: &[Vec<i64>],
-    in_tys: &[ElementType],
-    ws: &[Ident],
-    id: usize,
-) -> Result<CallCode, String> {
-    match &node.kind {
+    let (ins, in_dims, in_tys, ws) = (&ins[..], &in_dims[..], &in_tys[..], &ws[..]);
+    let mut code = match &node.kind {
         Kind::Sort {
             dim,
             stable,
@@ -158,7 +137,10 @@ fn call_code(
         | Kind::BitcastResize
         | Kind::Reduce { .. }
         | Kind::Dot { .. } => Err(format!("internal: node {} is not a call kernel", k.node)),
-    }
+    }?;
+    let body = code.body;
+    code.body = quote!(#cuts #body);
+    Ok(code)
 }
 
 /// Copies of bf16 inputs with every NaN made the plain NaN of its sign, and the code filling
