@@ -16,6 +16,10 @@ pub const PAR_MIN_ELEMENTS: usize = 1 << 15;
 /// overhead, small enough (64 KiB of f32) to stay in L2 and to balance two or more threads.
 pub const PAR_BLOCK_ELEMENTS: usize = 1 << 14;
 
+/// The fewest flops at which a GEMM forks (`2 m n k`; GEMM's own threshold): a generated
+/// program with a product this large runs in the pool ([`run_program`]).
+pub const PROGRAM_PAR_MIN_FLOPS: u128 = crate::gemm::PAR_MIN_FLOPS;
+
 /// Default block length for reductions over a flat range (see [`reduce_blocks`]).
 pub const REDUCE_BLOCK: usize = 1 << 13;
 
@@ -140,6 +144,37 @@ pub fn reduce_blocks<A: Send>(
     )
 }
 
+/// Runs `f` on a thread of rayon's pool: here when this thread is one already (or the pool
+/// has one thread), else by entering the pool once and waiting for it.
+///
+/// Why: each parallel call made from a thread outside the pool hands its job to the pool and
+/// blocks until a worker finishes it, and a worker that went to sleep takes tens of
+/// microseconds to wake: on the 2-core AMD EPYC VM of this project, a `rayon::join` of two
+/// 20 us spins took a median 28-144 us when called from outside the pool (more the longer the
+/// pool had idled) against 21-58 us from inside, and 8 joins of two 10 us spins back to back
+/// took 167-317 us from outside against 113 us from inside. Work that forks several times (a
+/// GEMM with several k slices, a whole generated program) pays the crossing once.
+pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if rayon::current_thread_index().is_some() || rayon::current_num_threads() <= 1 {
+        f()
+    } else {
+        rayon::scope(|_| f())
+    }
+}
+
+/// Runs a generated program's kernels `f`, in rayon's pool ([`in_pool`]) when one of them is
+/// large enough to fork: `max_elements` (the most elements a kernel writes or reads) reaches
+/// [`PAR_MIN_ELEMENTS`], or `max_flops` (the most flops of one GEMM) reaches
+/// [`PROGRAM_PAR_MIN_FLOPS`]. A program of small kernels never forks, so it stays on the
+/// caller's thread (entering the pool would cost more than it runs).
+pub fn run_program<R: Send>(max_elements: u64, max_flops: u128, f: impl FnOnce() -> R + Send) -> R {
+    if max_elements >= PAR_MIN_ELEMENTS as u64 || max_flops >= PROGRAM_PAR_MIN_FLOPS {
+        in_pool(f)
+    } else {
+        f()
+    }
+}
+
 /// Reduces blocks `lo..hi` (non-empty): split at the midpoint, left then right.
 pub(crate) fn tree<A: Send>(
     lo: usize,
@@ -176,6 +211,27 @@ mod tests {
             .build()
             .expect("thread pool")
             .install(f)
+    }
+
+    #[test]
+    fn in_pool_enters_the_pool_once_and_stays_there() {
+        // From a thread outside every pool: on a worker of the global pool when it has more
+        // than one thread, else right here.
+        let idx = std::thread::spawn(|| in_pool(rayon::current_thread_index))
+            .join()
+            .expect("thread");
+        assert_eq!(idx.is_some(), rayon::current_num_threads() > 1);
+        // On a worker already: runs on that same thread, nested calls too.
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("pool");
+        let (here, inner) = two.install(|| {
+            let here = std::thread::current().id();
+            (here, in_pool(|| in_pool(|| std::thread::current().id())))
+        });
+        assert_eq!(here, inner);
+        assert_eq!(in_pool(|| 6 * 7), 42);
     }
 
     /// A float sum whose bits depend on association order: catches any order change.

@@ -271,8 +271,16 @@ fn packed<K: Kernel>(
         });
     } else {
         let parallel = per_item >= PAR_MIN_FLOPS;
-        for bi in 0..d.batch {
-            packed_item(k, d, bi, a, b, out, bufs, parallel);
+        let items = |bufs: &mut Buffers<K::E>| {
+            for bi in 0..d.batch {
+                packed_item(k, d, bi, a, b, out, bufs, parallel);
+            }
+        };
+        // Each k slice forks twice (B packing, row blocks): enter the pool once for all.
+        if parallel {
+            crate::par::in_pool(|| items(bufs))
+        } else {
+            items(bufs)
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use xla_core::{ArrayShape, Shape};
 
@@ -236,6 +236,10 @@ pub(crate) fn fn_items(
         quote!()
     };
     let kernels = &prog.calls;
+    let (largest_elements, largest_flops) = (
+        Literal::u64_unsuffixed(prog.largest.0),
+        Literal::u128_unsuffixed(prog.largest.1),
+    );
     let kernel_fns = &prog.items;
     let fields: Vec<&Ident> = prog.fields.iter().map(|f| &f.name).collect();
     let field_types: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.ty).collect();
@@ -372,7 +376,9 @@ pub(crate) fn fn_items(
                 let (#(#lhs,)* #(#internal_outs,)*) = (#(#rhs,)* #(#out_names.as_mut_slice(),)*);
                 #(let _ = #unread;)*
                 #scratch_bind
-                #kernels
+                ::xla_aot::__rt::xla_kernels::par::run_program(#largest_elements, #largest_flops, || {
+                    #kernels
+                })
             }
 
             /// The fn's IR, as the macro checked it (decoded from the compact form the macro

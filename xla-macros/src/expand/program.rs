@@ -197,6 +197,9 @@ pub(crate) struct ProgramCode {
     pub fields: Vec<ScratchField>,
     /// The parameter leaves the kernels read.
     pub used_params: BTreeSet<(usize, Vec<usize>)>,
+    /// The most elements one kernel reads or writes, and the most flops of one product: what
+    /// `xla_kernels::par::run_program` compares with the library's parallel thresholds.
+    pub largest: (u64, u128),
 }
 
 /// Kernels, statics and scratch of a fused program.
@@ -261,5 +264,30 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
         calls,
         fields,
         used_params,
+        largest: largest(fused),
     })
+}
+
+/// The most elements a kernel writes or reads (any of its node's inputs and outputs) and the
+/// most flops of one of its products (`2 batch m n k`).
+fn largest(fused: &Fused) -> (u64, u128) {
+    let g = &fused.graph;
+    let count = |s: &xla_core::ArrayShape| u64::try_from(s.element_count()).unwrap_or(0);
+    let mut most = (0u64, 0u128);
+    for k in &fused.kernels {
+        let node = &g.nodes[k.node];
+        let outs = node.shapes.iter().map(count);
+        let ins = node
+            .inputs
+            .iter()
+            .map(|v| count(&g.nodes[v.node].shapes[v.out]));
+        most.0 = outs.chain(ins).fold(most.0, u64::max);
+        if let KernelKind::Dot { sizes, .. } = &k.kind {
+            let flops = sizes
+                .iter()
+                .fold(2u128, |f, &d| f * u128::try_from(d).unwrap_or(0));
+            most.1 = most.1.max(flops);
+        }
+    }
+    most
 }
