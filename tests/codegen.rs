@@ -105,6 +105,15 @@ xla! {
     pub fn big_row_sum(x: f32[512, 1024]) -> f32[512] {
         Reduce(Mul(x, x), 0.0, dimensions = [1], |a, b| a + b)
     }
+    /// LayerNorm's statistics: the variance's reduction stores the centred values it squares
+    /// (a stored value other than the one reduced), which the result reads back.
+    pub fn layer_norm(x: f32[16, 100], g: f32[100], b: f32[100]) -> f32[16, 100] {
+        let mean = Div(Reduce(x, 0.0, dimensions = [1], |a, b| a + b), 100.0);
+        let xc = Sub(x, mean, broadcast_dimensions = [0]);
+        let var = Div(Reduce(Mul(xc, xc), 0.0, dimensions = [1], |a, b| a + b), 100.0);
+        let n = Mul(xc, Rsqrt(Add(var, 1e-5)), broadcast_dimensions = [0]);
+        Add(Mul(n, g, broadcast_dimensions = [1]), b, broadcast_dimensions = [1])
+    }
     pub fn int_row_max(x: s32[5, 17]) -> s32[5] {
         Reduce(x, -2147483648, dimensions = [1], |a, b| Max(a, b))
     }
@@ -430,6 +439,7 @@ mod vs_evaluator {
         all_sum: 1e-12;
         big_row_sum: 1e-5;
         int_row_max: 0.0;
+        layer_norm: 1e-5;
         relu_select: 0.0;
         clamp_unit: 0.0;
         transpose_add: 0.0;

@@ -283,6 +283,7 @@ pub const ROW_LEAF: usize = 1 << 13;
 /// The combining functions of a recognised reducer over vectors `V`: `id` its identity,
 /// `v` the lane-wise combine, `lanes` the reduction of one vector's lanes, `s` the scalar
 /// combine.
+#[derive(Clone, Copy)]
 pub struct Combine<V: VFloat, VC, VR, SC> {
     /// The identity (folded into accumulators, never into results).
     pub id: V::Elem,
@@ -365,7 +366,7 @@ pub fn reduce_rows<V: VFloat<Elem: Split>>(
                 } else {
                     ROW_LEAF
                 };
-                fold_range(i * ROW_LEAF, len, &c, |j| f(g, j), None)
+                fold_range(i * ROW_LEAF, len, &c, |j| both(f(g, j)), None)
             };
             *o = c.s(init, Split::tree(n, &leaf, &|a, b| c.s(a, b)));
         }
@@ -373,13 +374,17 @@ pub fn reduce_rows<V: VFloat<Elem: Split>>(
     }
     Split::chunks(out, per_task, parallel, &|first, blk| {
         for (r, o) in blk.iter_mut().enumerate() {
-            *o = c.s(init, fold_range(0, row, &c, |j| f(first + r, j), None));
+            *o = c.s(
+                init,
+                fold_range(0, row, &c, |j| both(f(first + r, j)), None),
+            );
         }
     });
 }
 
-/// [`reduce_rows`] also writing each element of `f` to `store[g·row + j]` (multi-output
-/// fusion: the value reduced is stored in the same pass).
+/// [`reduce_rows`] of the first of `f`'s pair `(reduced, stored)`, also writing the second to
+/// `store[g·row + j]` (multi-output fusion: a value computed on the way, e.g. `x - mean` of
+/// a variance that reduces its square, or the reduced value itself, is stored in the same pass).
 #[inline(always)]
 pub fn reduce_rows_storing<V: VFloat<Elem: Split>>(
     out: &mut [V::Elem],
@@ -388,7 +393,7 @@ pub fn reduce_rows_storing<V: VFloat<Elem: Split>>(
     per_task: usize,
     init: V::Elem,
     c: impl Reducer<V>,
-    f: impl Fn(usize, usize) -> V + Sync + Send,
+    f: impl Fn(usize, usize) -> (V, V) + Sync + Send,
 ) {
     assert!(
         row >= V::LANES,
@@ -513,16 +518,16 @@ fn column_run<V: VFloat>(
     }
 }
 
-/// `⊕ f(j)` over `j` in `a..a + len` (`len >= LANES`): four vector accumulators over blocks of
-/// four vectors, the rest in the first; the last window's new lanes folded one by one into a
-/// scalar accumulator; then `lanes(⊕ accs) ⊕ scalar`. With `urow`, each `f(j)` is also
+/// `⊕ f(j).0` over `j` in `a..a + len` (`len >= LANES`): four vector accumulators over blocks
+/// of four vectors, the rest in the first; the last window's new lanes folded one by one into a
+/// scalar accumulator; then `lanes(⊕ accs) ⊕ scalar`. With `urow`, each `f(j).1` is also
 /// written at `urow[j - a]`.
 #[inline(always)]
 fn fold_range<V: VFloat>(
     a: usize,
     len: usize,
     c: &impl Reducer<V>,
-    f: impl Fn(usize) -> V,
+    f: impl Fn(usize) -> (V, V),
     mut urow: Option<&mut [V::Elem]>,
 ) -> V::Elem {
     let l = V::LANES;
@@ -536,16 +541,16 @@ fn fold_range<V: VFloat>(
     for jb in 0..len / (4 * l) {
         for (u, acc_u) in acc.iter_mut().enumerate() {
             let j = jb * 4 * l + u * l;
-            let x = f(a + j);
-            put(j, x);
+            let (x, st) = f(a + j);
+            put(j, st);
             *acc_u = c.v(*acc_u, x);
         }
     }
     for jv in (len / (4 * l)) * 4..len.div_ceil(l) {
         let (j, lo) = window(jv, l, len);
-        let x = f(a + j);
+        let (x, st) = f(a + j);
         // A window's lanes before `lo` were stored and folded by the previous vector.
-        put(j, x);
+        put(j, st);
         if lo == 0 {
             acc[0] = c.v(acc[0], x);
         } else {
@@ -556,6 +561,12 @@ fn fold_range<V: VFloat>(
     }
     let t = c.lanes(c.v(c.v(acc[0], acc[1]), c.v(acc[2], acc[3])));
     c.s(t, s)
+}
+
+/// A value that is both reduced and (where a store is asked for) stored.
+#[inline(always)]
+fn both<V: Copy>(x: V) -> (V, V) {
+    (x, x)
 }
 
 #[cfg(test)]

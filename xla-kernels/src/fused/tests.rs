@@ -98,7 +98,8 @@ fn row_reductions_fold_every_element_once_and_store_it() {
             };
             let v = |p: usize| (p % 7) as f32;
             reduce_rows_storing(&mut sums, &mut stored, row, 5, 10.0, add, |g, j| {
-                at::<F32V>(g * row + j, v)
+                let x = at::<F32V>(g * row + j, v);
+                (x, x)
             });
             for (g, &got) in sums.iter().enumerate() {
                 let want: f32 = 10.0 + (0..row).map(|j| v(g * row + j)).sum::<f32>();
@@ -107,6 +108,23 @@ fn row_reductions_fold_every_element_once_and_store_it() {
             assert!(
                 stored.iter().enumerate().all(|(p, &x)| x == v(p)),
                 "stored, row {row}"
+            );
+            // Storing a value other than the one reduced (x - 1 while summing its square),
+            // as a variance stores the centred values: every element, the last window too.
+            stored.fill(f32::NAN);
+            reduce_rows_storing(&mut sums, &mut stored, row, 5, 0.0, add, |g, j| {
+                let d = at::<F32V>(g * row + j, v) - F32V::splat(1.0);
+                (d * d, d)
+            });
+            for (g, &got) in sums.iter().enumerate() {
+                let want: f32 = (0..row)
+                    .map(|j| (v(g * row + j) - 1.0).powi(2))
+                    .sum::<f32>();
+                assert_eq!(got, want, "squares, row {row}, output {g}");
+            }
+            assert!(
+                stored.iter().enumerate().all(|(p, &x)| x == v(p) - 1.0),
+                "centred values stored, row {row}"
             );
             let mut maxes = vec![f32::NAN; rows];
             let max = Combine {

@@ -469,23 +469,26 @@ fn driven_rows(d: &DrivenRows<'_>) -> Option<TokenStream> {
         vars: &vars_v,
         local: &no_local,
     };
-    let v_stmts = vector_stmts(d.exprs, &[d.operand], &acc, d.vt, inner);
+    let roots: Vec<ExprId> = [d.operand].into_iter().chain(d.store).collect();
+    let v_stmts = vector_stmts(d.exprs, &roots, &acc, d.vt, inner);
     let (vt, x, binds, init) = (d.vt, var(d.operand), d.binds, d.init);
     let vf = vfloat_of(vt);
     let (id, vcomb, vred, scomb) = combiners(d.bop, d.t, &vf);
     let (w, rl) = (&d.ws[0], lit_usize(row));
-    let (driver, store) = match d.store {
-        Some(_) => {
-            let wu = &d.ws[1];
-            (quote!(reduce_rows_storing), quote!(#wu,))
+    // The storing driver takes the pair (reduced, stored): the stored value may be one the
+    // reduced value is computed from (LayerNorm's `x - mean`, whose square is reduced).
+    let (driver, store, result) = match d.store {
+        Some(e) => {
+            let (wu, s) = (&d.ws[1], var(e));
+            (quote!(reduce_rows_storing), quote!(#wu,), quote!((#x, #s)))
         }
-        None => (quote!(reduce_rows), quote!()),
+        None => (quote!(reduce_rows), quote!(), quote!(#x)),
     };
     let per_task = lit_usize((reduce_task_work(d.out_n * d.red_n) / d.red_n.max(1)).max(1));
     let c = quote!(fused::Combine { id: #id, v: #vcomb, lanes: #vred, s: #scomb });
     Some(quote! {
         fused::#driver(#w, #store #rl, #per_task, #init, #c, |g, j| {
-            #binds #v_stmts #x
+            #binds #v_stmts #result
         });
     })
 }
