@@ -19,6 +19,7 @@
 //! runs only the rows whose names contain one of them (and not the views table).
 
 mod common;
+mod models;
 
 use common::{alternate, built_for, data, fmt_time, median_secs};
 
@@ -686,6 +687,8 @@ fn main() {
             0.0,
         ));
     }
+
+    models::rows(&mut oracle, &mut rows);
 
     println!(
         "\n| {:<38} | {:>11} | {:>11} | {:>8} | {:>10} | {:>10} | {:>9} |",
