@@ -1,8 +1,9 @@
 //! Quick GEMM throughput check beside the machine's FMA peak (not the benchmark of record: that
 //! one compares against XLA in the same run, see `benches/`). Run with
 //! `CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run --release -p xla-kernels --example gemm_speed`
-//! (optional arguments: best-of-N samples, default 15; then shapes `BxMxNxK` (f32) or
-//! `dBxMxNxK` (f64) to measure only those, e.g. `gemm_speed 9 1x120x16x256 d1x256x256x256`).
+//! (optional arguments: best-of-N samples, default 15; then shapes `BxMxNxK` (f32),
+//! `dBxMxNxK` (f64) or `sBxMxNxK` (s8 x s8 -> s32) to measure only those, e.g.
+//! `gemm_speed 9 1x120x16x256 d1x256x256x256 s1x1024x1024x1024`).
 //! With `GEMM_SPEED_CLOCK=cpu` the shapes are timed by the process's CPU time instead of wall
 //! time: on a loaded machine that compares two single-thread builds fairly
 //! (`RAYON_NUM_THREADS=1`), since time spent descheduled is not counted.
@@ -17,7 +18,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use xla_kernels::cpu::{self, IsaLevel};
-use xla_kernels::gemm::{gemm, GemmDesc, GemmElem, GemmScratch};
+use xla_kernels::gemm::{gemm, gemm_s8_s32, GemmDesc, GemmElem, GemmScratch};
 use xla_kernels::simd::{VFloat, F32V};
 
 /// Independent FMA chains in the peak loop.
@@ -171,6 +172,28 @@ fn measure<T: GemmElem + From<f32>>(
     flops / best / 1e9
 }
 
+/// [`measure`] for s8 x s8 -> s32 (`gemm_s8_s32`), counting 2 ops per multiply-add.
+fn measure_s8(batch: usize, m: usize, n: usize, k: usize, samples: usize) -> f64 {
+    let a: Vec<i8> = (0..batch * m * k).map(|i| (i % 251) as i8).collect();
+    let b: Vec<i8> = (0..batch * k * n).map(|i| (i % 241) as i8).collect();
+    let mut c = vec![0i32; batch * m * n];
+    let d = GemmDesc::row_major(batch, m, n, k);
+    let mut s = GemmScratch::new();
+    let flops = d.flops() as f64;
+    let reps = ((3e7 / flops) as usize).clamp(1, 1_000_000);
+    gemm_s8_s32(&d, &a, &b, &mut c, &mut s).expect("valid gemm");
+    let mut best = f64::INFINITY;
+    for _ in 0..samples {
+        let t = now();
+        for _ in 0..reps {
+            gemm_s8_s32(&d, &a, &b, &mut c, &mut s).expect("valid gemm");
+        }
+        best = best.min((now() - t) / reps as f64);
+    }
+    black_box(&c);
+    flops / best / 1e9
+}
+
 fn main() {
     let samples: usize = std::env::args()
         .nth(1)
@@ -183,25 +206,25 @@ fn main() {
         cpu::supported(),
         <F32V as VFloat>::LANES
     );
-    // `BxMxNxK` (f32) or `dBxMxNxK` (f64).
-    let shapes: Vec<(bool, [usize; 4])> = std::env::args()
+    // `BxMxNxK` (f32), `dBxMxNxK` (f64) or `sBxMxNxK` (s8 x s8 -> s32).
+    let shapes: Vec<(char, [usize; 4])> = std::env::args()
         .skip(2)
         .map(|a| {
-            let f64 = a.starts_with('d');
+            let ty = a.chars().next().filter(|c| matches!(c, 'd' | 's'));
             let v: Vec<usize> = a
-                .trim_start_matches('d')
+                .trim_start_matches(['d', 's'])
                 .split('x')
                 .map(|x| x.parse().expect("BxMxNxK"))
                 .collect();
-            (f64, v.try_into().expect("BxMxNxK"))
+            (ty.unwrap_or('f'), v.try_into().expect("BxMxNxK"))
         })
         .collect();
     if !shapes.is_empty() {
-        for (f64, [batch, m, n, k]) in shapes {
-            let (ty, g) = if f64 {
-                ("f64", measure::<f64>(batch, m, n, k, samples))
-            } else {
-                ("f32", measure::<f32>(batch, m, n, k, samples))
+        for (ty, [batch, m, n, k]) in shapes {
+            let (ty, g) = match ty {
+                'd' => ("f64", measure::<f64>(batch, m, n, k, samples)),
+                's' => ("s8", measure_s8(batch, m, n, k, samples)),
+                _ => ("f32", measure::<f32>(batch, m, n, k, samples)),
             };
             println!("{ty} {batch}x[{m}x{k} * {k}x{n}] {g:7.1} GFLOP/s");
         }

@@ -36,6 +36,9 @@ pub(crate) struct Buffers {
     b: Vec<i16x16>,
     /// A: `[row][k-pair]`, two i16 in one i32 (low half: even k).
     a: Vec<i32>,
+    /// The AVX-512 VNNI path's packed operands.
+    #[cfg(target_arch = "x86_64")]
+    vnni: super::int8_vnni::Buffers,
 }
 
 /// `C[b] = A[b] * B[b]` (`+ C[b]` if `desc.accumulate`, wrapping) for s8 operands and an s32
@@ -54,9 +57,14 @@ pub fn gemm_s8_s32(
     }
     let d = *desc;
     let bufs = &mut scratch.s8;
+    let out = OutPtr::new(c);
+    #[cfg(target_arch = "x86_64")]
+    if super::int8_vnni::available() {
+        super::int8_vnni::gemm(&d, a, b, &out, &mut bufs.vnni);
+        return Ok(());
+    }
     let kq = d.k.div_ceil(2);
     let panels = d.n.div_ceil(NR);
-    let out = OutPtr::new(c);
     for bt in 0..d.batch {
         // A broadcast operand (batch stride 0) is the same for every item: packed once.
         if bt == 0 || d.b_batch_stride != 0 {
@@ -282,6 +290,33 @@ mod tests {
             2 * 130 * 129,
             2 * 129 * 70,
             2 * 130 * 70,
+        );
+        // Above both paths' parallel thresholds (m n k >= 2^22), odd sizes.
+        check(
+            GemmDesc::row_major(1, 203, 71, 301),
+            203 * 301,
+            301 * 71,
+            203 * 71,
+        );
+    }
+
+    /// Which path the tests above ran: the VNNI one exactly when the CPU has it and the
+    /// `XLA_KERNELS_MAX_ISA` cap allows AVX-512 (`scripts/test.sh` reruns them capped).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vnni_path_runs_where_the_cpu_has_it() {
+        let hw = is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vnni");
+        let allowed = crate::cpu::level() >= crate::cpu::IsaLevel::Avx512;
+        assert_eq!(super::super::int8_vnni::available(), hw && allowed);
+        eprintln!(
+            "s8 GEMM tests ran the {} path",
+            if hw && allowed {
+                "AVX-512 VNNI"
+            } else {
+                "portable (vpmaddwd)"
+            }
         );
     }
 

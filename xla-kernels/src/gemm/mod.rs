@@ -64,6 +64,8 @@ pub mod backend;
 mod complex;
 mod generic;
 mod int8;
+#[cfg(target_arch = "x86_64")]
+mod int8_vnni;
 mod isa;
 mod kernel;
 mod micro;
