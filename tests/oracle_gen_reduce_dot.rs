@@ -321,6 +321,12 @@ xla_aot::xla! {
     pub fn dot_s8_s32(a: s8[4, 64], b: s8[64, 3]) -> s32[4, 3] {
         Dot(a, b, preferred_element_type = s32)
     }
+    /// The byte GEMM (`gemm_s8_s32`) through strides: batched, lhs read transposed, sizes
+    /// across its tiles (8 x 32) and k quads.
+    pub fn dot_s8_s32_batched(a: s8[2, 70, 33], b: s8[2, 45, 70]) -> s32[2, 33, 45] {
+        DotGeneral(a, b, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [2],
+            lhs_batch_dimensions = [0], rhs_batch_dimensions = [0], preferred_element_type = s32)
+    }
     pub fn dot_bf16_f32(a: bf16[4, 64], b: bf16[64, 3]) -> f32[4, 3] {
         Dot(a, b, preferred_element_type = f32)
     }
@@ -336,6 +342,7 @@ fn dot_misc_cases() -> Vec<Case> {
     let mut v = Vec::new();
     for g in [
         gen!("dot/preferred/s8->s32", dot_s8_s32),
+        gen!("dot_general/preferred/s8->s32 batched", dot_s8_s32_batched),
         gen!("dot/preferred/bf16->f32", dot_bf16_f32),
         gen!("dot_general/preferred/f16->f32", dot_f16_f32),
     ] {
@@ -343,6 +350,9 @@ fn dot_misc_cases() -> Vec<Case> {
         let args = args_with(g, |i, s| int_valued(s.ty, &s.dims, 60 + i as u64, 100.0));
         v.push(Case::new(g, "int-valued", args, Tol::Exact));
     }
+    // Bytes over their whole range (-128 * -128 the largest product): exact in s32.
+    let g = gen!("dot_general/preferred/s8->s32 batched", dot_s8_s32_batched);
+    v.push(Case::random(g, &[Dist::Any], 62, Tol::Exact));
     for (g, ty) in [
         (gen!("dot/real/f32", dot_f32_real), ElementType::F32),
         (gen!("dot/real/f64", dot_f64_real), ElementType::F64),

@@ -21,9 +21,16 @@ pub(crate) fn dot_kernel(
     lhs: &GemmOperand,
     rhs: &GemmOperand,
     sizes: [i64; 4],
+    s8_s32: bool,
     w: &Ident,
 ) -> TokenStream {
     let [batch, m, n, k] = sizes;
+    // s8 operands into s32 (the graph keeps them bytes): the byte GEMM.
+    let gemm_fn = if s8_s32 {
+        quote!(gemm_s8_s32)
+    } else {
+        quote!(gemm)
+    };
     let (a, b) = (src_ident(plan, &lhs.src), src_ident(plan, &rhs.src));
     let (ao, bo) = (lit_usize(lhs.off), lit_usize(rhs.off));
     let [ab, ar, ac] = lhs.strides.map(isize_lit);
@@ -40,7 +47,7 @@ pub(crate) fn dot_kernel(
         };
         // Extents and strides are compile-time constants that fit the operands by
         // construction, so `gemm` cannot reject them.
-        if ::xla_aot::__rt::xla_kernels::gemm::gemm(&desc, &#a[#ao..], &#b[#bo..], #w, gemm).is_err() {
+        if ::xla_aot::__rt::xla_kernels::gemm::#gemm_fn(&desc, &#a[#ao..], &#b[#bo..], #w, gemm).is_err() {
             panic!("xla!: internal error: GEMM rejected its compile-time extents");
         }
     }

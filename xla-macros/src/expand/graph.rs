@@ -676,16 +676,22 @@ impl Graph {
         let lperm: Vec<usize> = lb.iter().chain(&lfree).chain(&lc).copied().collect();
         let rperm: Vec<usize> = rb.iter().chain(&rc).chain(&rfree).copied().collect();
         let compute = xla_core::infer::dot_compute_type(self.shape(lhs).ty, shape.ty);
+        // s8 x s8 -> s32 keeps its s8 operands: the library's s8 GEMM multiplies bytes
+        // (`gemm_s8_s32`, VNNI where the CPU has it) with the same wrapped sums.
+        let s8_s32 = self.shape(lhs).ty == ElementType::S8
+            && self.shape(rhs).ty == ElementType::S8
+            && shape.ty == ElementType::S32;
+        let operand_ty = if s8_s32 { ElementType::S8 } else { compute };
         let mut inputs = Vec::with_capacity(2);
         for (v, perm) in [(lhs, lperm), (rhs, rperm)] {
             let mut v = v;
             let s = self.shape(v).clone();
-            if s.ty != compute {
-                v = self.push(Kind::Convert, vec![v], vec![s.with_type(compute)]);
+            if s.ty != operand_ty {
+                v = self.push(Kind::Convert, vec![v], vec![s.with_type(operand_ty)]);
             }
             if perm.iter().enumerate().any(|(i, &p)| i != p) {
                 let dims: Vec<i64> = perm.iter().map(|&p| s.dims[p]).collect();
-                let t = ArrayShape::new(compute, &dims);
+                let t = ArrayShape::new(operand_ty, &dims);
                 v = self.push(Kind::Transpose { perm }, vec![v], vec![t]);
             }
             inputs.push(v);

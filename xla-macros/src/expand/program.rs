@@ -144,7 +144,10 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
                 init: quote!(::xla_aot::__rt::xla_kernels::gemm::GemmScratch::new()),
                 shared: true,
             });
-            dot_kernel(plan, lhs, rhs, *sizes, &ws[0])
+            let node = &f.graph.nodes[k.node];
+            let bytes = f.graph.shape(node.inputs[0]).ty == xla_core::ElementType::S8
+                && node.shapes[0].ty == xla_core::ElementType::S32;
+            dot_kernel(plan, lhs, rhs, *sizes, bytes, &ws[0])
         }
         KernelKind::BitcastResize { src } => bitcast_resize_kernel(f, plan, k, *src, &ws[0])?,
     };

@@ -207,6 +207,21 @@ fn transposed_dot_operand_is_read_through_strides() {
 }
 
 #[test]
+fn byte_dot_multiplies_bytes() {
+    // s8 x s8 -> s32: the operands stay bytes (no widening copies) and the byte GEMM runs.
+    let mut b = Builder::new("q");
+    let x = b.parameter(0, Shape::array(S8, &[5, 3]), "x").unwrap();
+    let w = b.parameter(1, Shape::array(S8, &[3, 4]), "w").unwrap();
+    let r = b.dot(x, w, Some(S32)).unwrap();
+    let f = fn_def("q", b.build(r).unwrap());
+    let fu = fused(&f);
+    assert_eq!(fu.kernels.len(), 1, "no conversion kernels");
+    assert!(matches!(fu.kernels[0].kind, KernelKind::Dot { .. }));
+    let text = expand_text(&f);
+    assert!(text.contains("gemm_s8_s32"), "{text}");
+}
+
+#[test]
 fn layout_output_and_scalar_types_expand() {
     // s32 with a {0,1} output: scalar mode, strided writes.
     let mut b = Builder::new("int_t");
