@@ -29,6 +29,10 @@ pub enum Tol {
     /// in f64 on the same arguments (`xla_oracle::forward`), whatever the summation order, which
     /// differs between ours, the evaluator's and XLA's on AVX2 and on AVX-512.
     Forward,
+    /// Whole models: `max |ours - xla| <= r * max |xla|` over each result's floats (no NaN or
+    /// infinity on either side); non-floats exact. Catches a wrong value anywhere at the scale
+    /// of the result, where per-element bounds of a long chain of ops are not known.
+    Normwise(f64),
 }
 
 /// The tolerance of a float reduction of type `ty`: the forward-error bound (exact for integers
@@ -293,6 +297,52 @@ pub fn compare(name: &str, ours: &Literal, xla: &Literal, tol: Tol) -> Result<()
         Tol::Ulp(n) => check_close(name, ours, xla, Tolerance::Ulp(n)),
         Tol::Rel(r) => check_rel(name, ours, xla, r),
         Tol::Forward => check_close(name, ours, xla, Tolerance::Forward),
+        Tol::Normwise(r) => check_normwise(name, ours, xla, r),
+    }
+}
+
+/// [`Tol::Normwise`]: tuples leaf by leaf.
+fn check_normwise(name: &str, ours: &Literal, xla: &Literal, r: f64) -> Result<(), String> {
+    if let (Literal::Tuple(a), Literal::Tuple(b)) = (ours, xla) {
+        if a.len() != b.len() {
+            return Err(format!("{name}: tuple of {} vs XLA {}", a.len(), b.len()));
+        }
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
+            check_normwise(&format!("{name}.{k}"), x, y, r)?;
+        }
+        return Ok(());
+    }
+    let (Some(a), Some(b)) = (floats(ours), floats(xla)) else {
+        return check_close(name, ours, xla, Tolerance::Exact);
+    };
+    if ours.shape() != xla.shape() || a.len() != b.len() {
+        return Err(format!(
+            "{name}: shapes differ: ours {} vs XLA {}",
+            ours.shape(),
+            xla.shape()
+        ));
+    }
+    if let Some(i) = (0..a.len()).find(|&i| !a[i].is_finite() || !b[i].is_finite()) {
+        return Err(format!(
+            "{name}: component {i} is not finite: ours {} vs XLA {}",
+            a[i], b[i]
+        ));
+    }
+    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let (i, diff) = (0..a.len())
+        .map(|i| (i, (a[i] - b[i]).abs()))
+        .fold((0, 0.0), |m, x| if x.1 > m.1 { x } else { m });
+    if diff <= r * scale {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name} ({}): max |ours - XLA| = {diff:e} > {r:e} * max |XLA| = {:e}; at component \
+             {i}: ours {} vs XLA {}",
+            ours.shape(),
+            r * scale,
+            a[i],
+            b[i]
+        ))
     }
 }
 
