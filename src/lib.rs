@@ -436,7 +436,7 @@ pub use xla_core as core;
 pub use xla_kernels as kernels;
 /// Tensors in and out of `.npy`, `.npz` and (feature `safetensors`) safetensors files.
 pub use xla_kernels::io;
-pub use xla_macros::xla;
+pub use xla_macros::{stablehlo, xla};
 
 pub use xla_core::{ElementType, Literal, Shape};
 pub use xla_kernels::tensor::*;

@@ -153,7 +153,7 @@ pub fn oracle() -> std::sync::MutexGuard<'static, Result<Oracle, String>> {
 }
 
 /// Rebuilds XLA's flat results in the result shape of the fn.
-fn rebuild(shape: &Shape, it: &mut impl Iterator<Item = Literal>) -> Option<Literal> {
+pub fn rebuild(shape: &Shape, it: &mut impl Iterator<Item = Literal>) -> Option<Literal> {
     match shape {
         Shape::Tuple(ts) => ts
             .iter()
@@ -273,7 +273,7 @@ fn ulps_of(ours: &Literal, xla: &Literal) -> String {
 
 /// [`compare`], and for [`Tol::Forward`] the forward-error check against `comp` evaluated in
 /// f64 on `args`.
-fn compare_case(
+pub fn compare_case(
     name: &str,
     ours: &Literal,
     xla: &Literal,

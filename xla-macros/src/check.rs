@@ -50,7 +50,10 @@ pub fn check(block: &Block) -> Result<model::Program, Vec<syn::Error>> {
             computation: computation.clone(),
         });
     }
-    Ok(model::Program { fns })
+    Ok(model::Program {
+        fns,
+        macro_name: "xla!",
+    })
 }
 
 /// The element type a literal without a suffix should take, and why (for messages).

@@ -35,7 +35,7 @@ pub fn expand(program: &model::Program) -> TokenStream {
         match expand_fn(f) {
             Ok(items) => out.extend(items),
             Err(e) => {
-                let msg = format!("xla!: fn `{}`: {e}", f.name);
+                let msg = format!("{}: fn `{}`: {e}", program.macro_name, f.name);
                 let span = f.name.span();
                 out.extend(quote::quote_spanned!(span=> compile_error!(#msg);));
             }

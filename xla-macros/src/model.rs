@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use xla_core::{Computation, Shape};
 
-/// A checked `xla! { ... }` block.
+/// A checked `xla! { ... }` block, or the functions `stablehlo!` imported.
 pub struct Program {
     /// The fns in the order the user wrote them.
     pub fns: Vec<FnDef>,
+    /// The macro that checked them (`xla!`, `stablehlo!`), for the back end's messages.
+    pub macro_name: &'static str,
 }
 
 /// One checked fn.

@@ -1,0 +1,102 @@
+"""Exports the JAX programs the `stablehlo!` tests and example compile, as StableHLO text.
+
+Run with the oracle venv's python (it has jax):
+    target/oracle-venv/bin/python tests/stablehlo/export.py
+It rewrites `tests/stablehlo/*.mlir` and `examples/models/classifier.mlir`. Each file is what
+`jax.jit(f).lower(*example_args).as_text()` prints (no debug locations), so the tests read
+exactly what a user exporting a model from JAX gets.
+"""
+
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+jax.config.update("jax_enable_x64", False)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def spec(*shape, dtype=jnp.float32):
+    return jax.ShapeDtypeStruct(shape, dtype)
+
+
+def mlp(x, w1, b1, w2, b2):
+    """Two dense layers with a ReLU between them: (8, 16) -> (8, 4)."""
+    h = jax.nn.relu(x @ w1 + b1)
+    return h @ w2 + b2
+
+
+def softmax(x):
+    """A numerically stable softmax over the last axis of (4, 10)."""
+    return jax.nn.softmax(x, axis=-1)
+
+
+def cnn(x, k1, k2, w):
+    """Two 3x3 convolutions (NHWC, SAME then VALID) with ReLU, a spatial mean and a dense layer."""
+    dn = ("NHWC", "HWIO", "NHWC")
+    y = lax.conv_general_dilated(x, k1, (1, 1), "SAME", dimension_numbers=dn)
+    y = jax.nn.relu(y)
+    y = lax.conv_general_dilated(y, k2, (2, 2), "VALID", dimension_numbers=dn)
+    y = jax.nn.relu(y)
+    y = jnp.mean(y, axis=(1, 2))
+    return y @ w
+
+
+def while_loop(x, n):
+    """Newton's iteration for the square root of x, n times (a while loop with a counter)."""
+    def body(i, y):
+        return 0.5 * (y + x / y)
+    return lax.fori_loop(0, n, body, jnp.ones_like(x))
+
+
+def two_results(x, y):
+    """Several results: (x * y, sum of x, max of y)."""
+    return x * y, jnp.sum(x, axis=1), jnp.max(y)
+
+
+def classifier_params():
+    """The example's weights, fixed (a seeded draw), baked into the exported text."""
+    rng = np.random.default_rng(7)
+    w1 = rng.normal(0, 0.5, (4, 16)).astype(np.float32)
+    b1 = rng.normal(0, 0.1, (16,)).astype(np.float32)
+    w2 = rng.normal(0, 0.5, (16, 3)).astype(np.float32)
+    b2 = rng.normal(0, 0.1, (3,)).astype(np.float32)
+    return w1, b1, w2, b2
+
+
+def classifier(x):
+    """A 4-feature, 3-class classifier on a batch of 5: class probabilities."""
+    w1, b1, w2, b2 = classifier_params()
+    h = jnp.tanh(x @ w1 + b1)
+    return jax.nn.softmax(h @ w2 + b2, axis=-1)
+
+
+PROGRAMS = {
+    "tests/stablehlo/mlp.mlir": (mlp, [spec(8, 16), spec(16, 32), spec(32), spec(32, 4), spec(4)]),
+    "tests/stablehlo/softmax.mlir": (softmax, [spec(4, 10)]),
+    "tests/stablehlo/cnn.mlir": (
+        cnn,
+        [spec(2, 8, 8, 3), spec(3, 3, 3, 4), spec(3, 3, 4, 6), spec(6, 5)],
+    ),
+    "tests/stablehlo/while_loop.mlir": (while_loop, [spec(6), spec(dtype=jnp.int32)]),
+    "tests/stablehlo/two_results.mlir": (two_results, [spec(3, 5), spec(3, 5)]),
+    "examples/models/classifier.mlir": (classifier, [spec(5, 4)]),
+}
+
+
+def main():
+    for path, (f, args) in PROGRAMS.items():
+        text = jax.jit(f).lower(*args).as_text(debug_info=False)
+        out = os.path.join(ROOT, path)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "w") as fh:
+            fh.write(text)
+        print(f"{path}: {len(text)} bytes")
+
+
+if __name__ == "__main__":
+    main()
