@@ -1,6 +1,6 @@
 //! `stablehlo!` on programs exported from JAX (`tests/stablehlo/export.py` wrote the `.mlir`
 //! files, as `jax.jit(f).lower(...).as_text()` prints them): an MLP, a softmax, a small CNN, a
-//! while loop and a function of several results. Each compiles at build time into a Rust fn;
+//! while loop, a variance (`chlo.square`) and a function of several results. Each compiles at build time into a Rust fn;
 //! on seeded random inputs its generated code and the evaluator on the imported IR are compared
 //! with XLA:CPU running JAX's own text (and, through the `oracle_gen_*` harness, with XLA
 //! running our export of the imported IR).
@@ -24,6 +24,7 @@ xla_aot::stablehlo! {
     pub fn softmax = "tests/stablehlo/softmax.mlir";
     pub fn cnn = "tests/stablehlo/cnn.mlir";
     pub fn newton = "tests/stablehlo/while_loop.mlir";
+    pub fn variance = "tests/stablehlo/variance.mlir";
     pub mod several = "tests/stablehlo/two_results.mlir";
 }
 
@@ -65,6 +66,13 @@ fn models() -> Vec<Model> {
             jax_text: include_str!("stablehlo/while_loop.mlir"),
             dists: &[Dist::Range(0.5, 4.0), Dist::Range(3.0, 9.0)],
             tol: Tol::Rel(1e-6),
+        },
+        Model {
+            // Means of squares (`chlo.square`) of differences: sums again.
+            gen: gen!("variance", variance),
+            jax_text: include_str!("stablehlo/variance.mlir"),
+            dists: &[Dist::Range(-3.0, 3.0)],
+            tol: Tol::Forward,
         },
         Model {
             gen: gen!("several", several::main),

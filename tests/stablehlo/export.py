@@ -53,6 +53,11 @@ def while_loop(x, n):
     return lax.fori_loop(0, n, body, jnp.ones_like(x))
 
 
+def variance(x):
+    """The variance over the last axis of (4, 32): `jnp.var` exports `chlo.square`."""
+    return jnp.var(x, axis=-1)
+
+
 def two_results(x, y):
     """Several results: (x * y, sum of x, max of y)."""
     return x * y, jnp.sum(x, axis=1), jnp.max(y)
@@ -83,6 +88,7 @@ PROGRAMS = {
         [spec(2, 8, 8, 3), spec(3, 3, 3, 4), spec(3, 3, 4, 6), spec(6, 5)],
     ),
     "tests/stablehlo/while_loop.mlir": (while_loop, [spec(6), spec(dtype=jnp.int32)]),
+    "tests/stablehlo/variance.mlir": (variance, [spec(4, 32)]),
     "tests/stablehlo/two_results.mlir": (two_results, [spec(3, 5), spec(3, 5)]),
     "examples/models/classifier.mlir": (classifier, [spec(5, 4)]),
 }

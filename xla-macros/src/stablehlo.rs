@@ -311,9 +311,11 @@ fn pick<'m>(
         (Some(f), None) => Ok(f),
         (None, _) => Err(at(format!("{label} has no public function"))),
         (Some(_), Some(_)) => Err(at(format!(
-            "{label} has no @main and several public functions ({}); pick one with \
-             `fn {} = \"{label}\" @name`",
+            "{label} has no @main and several public functions ({}); name one after the \
+             source (`fn {} = ... {}`), or compile them all with `mod {} = ...`",
             public.join(", "),
+            item.name,
+            public[0],
             item.name
         ))),
     }

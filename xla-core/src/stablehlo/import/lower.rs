@@ -47,7 +47,7 @@ const STRUCTURAL: &[&str] = &[
 
 /// Whether lowering knows the op called `name`.
 pub(super) fn is_known(name: &str) -> bool {
-    STRUCTURAL.contains(&name) || spec_for(name).is_some()
+    STRUCTURAL.contains(&name) || name == "chlo.square" || spec_for(name).is_some()
 }
 
 /// The values of one computation being built.
@@ -338,6 +338,7 @@ impl Lowerer<'_> {
                     .collect::<Result<Vec<_>>>()?;
                 bind_all(s, op, &vals)
             }
+            "chlo.square" => square(s, op),
             name if name.starts_with("check.") => check(s, op),
             _ => self.registry_op(s, op),
         }
@@ -421,6 +422,42 @@ impl Lowerer<'_> {
             .map_err(|e| shape_err(&op.name, e, op.pos))?;
         bind_results(s, op, r, false)
     }
+}
+
+/// `chlo.square` (what `jnp.square` and `x ** 2` export): `x * x`, a `stablehlo.multiply`
+/// through the registry. Complex squares stay unsupported: CHLO does not define them as the
+/// complex product.
+fn square(s: &mut Scope, op: &Operation) -> Result<()> {
+    let [x] = &op.operands[..] else {
+        return Err(ImportError::Invalid {
+            message: format!("chlo.square takes 1 operand, {} given", op.operands.len()),
+            pos: op.pos,
+        });
+    };
+    let x = s.get(x.as_str(), op.pos)?;
+    if let Some((name, _)) = op.attrs.first() {
+        return Err(ImportError::Unsupported {
+            feature: format!("attribute `{name}` of chlo.square"),
+            pos: op.pos,
+        });
+    }
+    if s.b.shape(x).as_array().is_some_and(|a| a.ty.is_complex()) {
+        return Err(ImportError::Unsupported {
+            feature: "chlo.square of a complex tensor".into(),
+            pos: op.pos,
+        });
+    }
+    let spec = spec_for("stablehlo.multiply").ok_or_else(|| ImportError::Unsupported {
+        feature: "stablehlo.multiply".into(),
+        pos: op.pos,
+    })?;
+    let applied = Applied {
+        operands: &[x, x],
+        ..Applied::default()
+    };
+    let r =
+        registry::build(&mut s.b, spec, &applied).map_err(|e| shape_err(&op.name, e, op.pos))?;
+    bind_results(s, op, r, false)
 }
 
 /// The literal of `stablehlo.constant`: its `value` for its result type.

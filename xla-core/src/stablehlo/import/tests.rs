@@ -206,3 +206,25 @@ fn truncated_and_mutated_text_is_an_error_not_a_panic() {
     );
     assert!(parse_module(&nested).is_err());
 }
+
+#[test]
+fn chlo_square_is_a_multiply_of_reals_and_unsupported_on_complex() {
+    // What `jax.jit(jnp.square).lower(x).as_text()` prints.
+    let text = r#"module @jit_square attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32> {jax.result_info = "result"}) {
+    %0 = chlo.square %arg0 : tensor<4xf32> -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}"#;
+    let out = run(text, "main", &[f32s(&[4], &[1.5, -2.0, 0.0, 3e20])]).unwrap();
+    assert_eq!(out, vec![f32s(&[4], &[2.25, 4.0, 0.0, f32::INFINITY])]);
+    let complex = r#"func.func @main(%x: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %0 = chlo.square %x : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+}"#;
+    let e = parse_module(complex).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "2:3: unsupported: chlo.square of a complex tensor"
+    );
+}
