@@ -1,0 +1,9 @@
+// An attribute the op does not have is not silently ignored.
+xla_aot::stablehlo! {
+    pub fn f = mlir r#"func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.add %x, %x {frobnicate = 3 : i64} : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}"#;
+}
+
+fn main() {}
