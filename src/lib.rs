@@ -414,6 +414,48 @@
 //! # fn main() {}
 //! ```
 //!
+//! # StableHLO from JAX: [`stablehlo!`]
+//!
+//! A model exported from JAX (`jax.jit(f).lower(*args).as_text()`, or `jax.export`) compiles
+//! into the same Rust as an `xla!` fn: the text is imported at compile time
+//! ([`core::stablehlo::import`]), every op is checked by the same shape inference, and each
+//! function becomes a fn with typed tensor arguments and the same companion module.
+//!
+//! ```text
+//! stablehlo!(pub fn mlp = "models/mlp.mlir");            // @main (or `@symbol` after the path)
+//! stablehlo!(pub mod classifier = "models/model.mlir");  // every public function: classifier::main
+//! ```
+//!
+//! Paths are relative to the crate's manifest directory; the expansion `include_bytes!`es the
+//! file, so editing it rebuilds the crate. `mlir "..."` takes the text itself:
+//!
+//! ```
+//! use xla_aot::{stablehlo, Tensor, D1};
+//!
+//! stablehlo! {
+//!     /// `2x + 1`, as JAX prints it.
+//!     pub fn affine = mlir r#"
+//!       func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = "result"}) {
+//!         %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+//!         %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+//!         %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<3xf32>
+//!         %1 = stablehlo.multiply %0, %arg0 : tensor<3xf32>
+//!         %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<3xf32>
+//!         %3 = stablehlo.add %1, %2 : tensor<3xf32>
+//!         return %3 : tensor<3xf32>
+//!       }"#;
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let x: Tensor<f32, D1<3>> = Tensor::from_vec(vec![0., 1., 2.])?;
+//! assert_eq!(affine(&x).as_slice(), &[1., 3., 5.]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! An unreadable file, a syntax error, an op, type or attribute the importer does not read, and
+//! a shape error are compile errors at the path naming `file:line:column` in the text.
+//!
 //! # Run-time errors
 //!
 //! A generated fn's shapes are checked by rustc, so it cannot fail. Where data enters at run

@@ -26,6 +26,8 @@ xla_aot::stablehlo! {
     pub fn newton = "tests/stablehlo/while_loop.mlir";
     pub fn variance = "tests/stablehlo/variance.mlir";
     pub mod several = "tests/stablehlo/two_results.mlir";
+    /// The example's classifier (weights baked into the text as constants).
+    pub mod classifier = "examples/models/classifier.mlir";
 }
 
 /// One model: its generated entry points, JAX's own text, the input distributions and the
@@ -73,6 +75,13 @@ fn models() -> Vec<Model> {
             jax_text: include_str!("stablehlo/variance.mlir"),
             dists: &[Dist::Range(-3.0, 3.0)],
             tol: Tol::Forward,
+        },
+        Model {
+            // A dense layer, tanh, a dense layer and a softmax.
+            gen: gen!("classifier", classifier::main),
+            jax_text: include_str!("../examples/models/classifier.mlir"),
+            dists: &[Dist::Range(-8.0, 8.0)],
+            tol: Tol::Rel(1e-5),
         },
         Model {
             gen: gen!("several", several::main),

@@ -2,7 +2,7 @@
 
 Run with the oracle venv's python (it has jax):
     target/oracle-venv/bin/python tests/stablehlo/export.py
-It rewrites `tests/stablehlo/*.mlir` and `examples/models/classifier.mlir`. Each file is what
+It rewrites `tests/stablehlo/*.mlir`. Each file is what
 `jax.jit(f).lower(*example_args).as_text()` prints (no debug locations), so the tests read
 exactly what a user exporting a model from JAX gets.
 """
@@ -63,23 +63,6 @@ def two_results(x, y):
     return x * y, jnp.sum(x, axis=1), jnp.max(y)
 
 
-def classifier_params():
-    """The example's weights, fixed (a seeded draw), baked into the exported text."""
-    rng = np.random.default_rng(7)
-    w1 = rng.normal(0, 0.5, (4, 16)).astype(np.float32)
-    b1 = rng.normal(0, 0.1, (16,)).astype(np.float32)
-    w2 = rng.normal(0, 0.5, (16, 3)).astype(np.float32)
-    b2 = rng.normal(0, 0.1, (3,)).astype(np.float32)
-    return w1, b1, w2, b2
-
-
-def classifier(x):
-    """A 4-feature, 3-class classifier on a batch of 5: class probabilities."""
-    w1, b1, w2, b2 = classifier_params()
-    h = jnp.tanh(x @ w1 + b1)
-    return jax.nn.softmax(h @ w2 + b2, axis=-1)
-
-
 PROGRAMS = {
     "tests/stablehlo/mlp.mlir": (mlp, [spec(8, 16), spec(16, 32), spec(32), spec(32, 4), spec(4)]),
     "tests/stablehlo/softmax.mlir": (softmax, [spec(4, 10)]),
@@ -90,7 +73,6 @@ PROGRAMS = {
     "tests/stablehlo/while_loop.mlir": (while_loop, [spec(6), spec(dtype=jnp.int32)]),
     "tests/stablehlo/variance.mlir": (variance, [spec(4, 32)]),
     "tests/stablehlo/two_results.mlir": (two_results, [spec(3, 5), spec(3, 5)]),
-    "examples/models/classifier.mlir": (classifier, [spec(5, 4)]),
 }
 
 
