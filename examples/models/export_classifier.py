@@ -52,7 +52,8 @@ def main():
     probs = np.asarray(jax.jit(classifier)(BATCH))
     print("JAX's probabilities on the example's batch:")
     for row in probs:
-        print("    [" + ", ".join(f"{v:.7e}" for v in row) + "],")
+        # The shortest text that reads back as the same f32.
+        print("    [" + ", ".join(str(v) for v in row) + "],")
 
 
 if __name__ == "__main__":
