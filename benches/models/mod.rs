@@ -1,9 +1,10 @@
 //! Whole models against XLA:CPU (rows of `bash scripts/bench.sh programs`): the README's MLP
 //! and one transformer encoder block, each as one `xla!` fn against the same program's
-//! StableHLO compiled by XLA (what `jax.jit` runs on CPU). The transformer block is defined in
-//! `tests/models`, where `tests/oracle_models.rs` checks it against XLA.
+//! StableHLO compiled by XLA (what `jax.jit` runs on CPU); and two models exported from JAX,
+//! compiled by `stablehlo!`, against XLA running JAX's own text. The transformer block is
+//! defined in `tests/models`, where `tests/oracle_models.rs` checks it against XLA.
 
-use xla_aot::{Tensor, D1, D2};
+use xla_aot::{Tensor, D1, D2, D4};
 use xla_oracle::Oracle;
 
 use super::common::data;
@@ -13,6 +14,14 @@ use super::{mlp, row, Row};
 #[path = "../../tests/models/mod.rs"]
 mod programs;
 use programs::transformer_block;
+
+// JAX models through `stablehlo!`; XLA runs JAX's own text for them.
+xla_aot::stablehlo! {
+    /// The example's classifier (5x4 -> 16 tanh -> 3, softmax; weights in the text).
+    mod jax_classifier = "examples/models/classifier.mlir";
+    /// The small CNN of `tests/stablehlo/export.py` (2x8x8x3, two 3x3 convs, mean, dense).
+    fn jax_cnn = "tests/stablehlo/cnn.mlir";
+}
 
 /// Sequence length of [`transformer_block`].
 const S: usize = 128;
@@ -25,7 +34,7 @@ const HD: usize = 64;
 /// MLP width.
 const F: usize = 1024;
 
-/// The model rows: the MLP at batch 64 and the transformer block.
+/// The model rows: the MLP at batch 64, the transformer block and the two JAX models.
 pub fn rows(oracle: &mut Oracle, rows: &mut Vec<Row>) {
     {
         let x: Tensor<f32, D2<64, 784>> = Tensor::from_vec(data(40, 64 * 784)).unwrap();
@@ -123,6 +132,45 @@ pub fn rows(oracle: &mut Oracle, rows: &mut Vec<Row>) {
             ((S * E * 2 + 2 * E * 3 + E * 3 * E + E * E + 2 * E + E * F + F + F * E + E) * 4)
                 as f64,
             flops as f64,
+        ));
+    }
+    {
+        let x: Tensor<f32, D2<5, 4>> = Tensor::from_vec(data(60, 20)).unwrap();
+        let mut out = Tensor::<f32, D2<5, 3>>::zeros();
+        let mut scratch = jax_classifier::main::Scratch::new();
+        rows.extend(row(
+            oracle,
+            "JAX classifier by stablehlo! (5x4 -> 16 tanh -> 3 softmax)",
+            include_str!("../../examples/models/classifier.mlir"),
+            &[x.to_literal()],
+            || jax_classifier::main(&x).to_literal(),
+            || jax_classifier::main::into(&x, &mut out, &mut scratch),
+            ((20 + 4 * 16 + 16 + 16 * 3 + 3 + 15) * 4) as f64,
+            2.0 * (5.0 * 4.0 * 16.0 + 5.0 * 16.0 * 3.0),
+        ));
+    }
+    {
+        let x: Tensor<f32, D4<2, 8, 8, 3>> = Tensor::from_vec(data(61, 2 * 64 * 3)).unwrap();
+        let k1: Tensor<f32, D4<3, 3, 3, 4>> = Tensor::from_vec(data(62, 9 * 12)).unwrap();
+        let k2: Tensor<f32, D4<3, 3, 4, 6>> = Tensor::from_vec(data(63, 9 * 24)).unwrap();
+        let w: Tensor<f32, D2<6, 5>> = Tensor::from_vec(data(64, 30)).unwrap();
+        let mut out = Tensor::<f32, D2<2, 5>>::zeros();
+        let mut scratch = jax_cnn::Scratch::new();
+        let lits = [
+            x.to_literal(),
+            k1.to_literal(),
+            k2.to_literal(),
+            w.to_literal(),
+        ];
+        rows.extend(row(
+            oracle,
+            "JAX CNN by stablehlo! (2x8x8x3 -> 4 -> 6 /2 -> 5)",
+            include_str!("../../tests/stablehlo/cnn.mlir"),
+            &lits,
+            || jax_cnn(&x, &k1, &k2, &w).to_literal(),
+            || jax_cnn::into(&x, &k1, &k2, &w, &mut out, &mut scratch),
+            ((2 * 64 * 3 + 108 + 216 + 30 + 10) * 4) as f64,
+            2.0 * (2.0 * 64.0 * 4.0 * 27.0 + 2.0 * 9.0 * 6.0 * 36.0 + 2.0 * 6.0 * 5.0),
         ));
     }
 }
