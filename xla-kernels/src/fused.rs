@@ -106,6 +106,15 @@ split_here!(
 );
 split_here!(num_complex::Complex<f32>, num_complex::Complex<f64>);
 
+/// Whether the splitting of [`Split`] would run a task over `n` output elements as one inline
+/// call anyway (below [`PAR_MIN_ELEMENTS`]): the drivers then call it directly, so a small
+/// kernel (a While step on a small state) pays no dynamic call into the library. Same blocks,
+/// same results.
+#[inline(always)]
+fn runs_inline(n: usize) -> bool {
+    n < PAR_MIN_ELEMENTS
+}
+
 /// `out[g·row + j] = f(g, j0)[j - j0]`: row `g` of `row >= LANES` elements in vectors starting
 /// at `j0` (the last one the window ending at the row's end).
 #[inline(always)]
@@ -119,14 +128,19 @@ pub fn map_rows<V: VFloat<Elem: Split>>(
         "map_rows: rows of {row} < {} lanes",
         V::LANES
     );
-    Split::rows(out, row, &|first, blk| {
+    let task = |first: usize, blk: &mut [V::Elem]| {
         for (r, o) in blk.chunks_exact_mut(row).enumerate() {
             for jv in 0..row.div_ceil(V::LANES) {
                 let j = window(jv, V::LANES, row).0;
                 f(first + r, j).store(&mut o[j..]);
             }
         }
-    });
+    };
+    if runs_inline(out.len()) {
+        task(0, out)
+    } else {
+        Split::rows(out, row, &task)
+    }
 }
 
 /// [`map_rows`] where the closure also reads the output itself at the element it writes
@@ -143,11 +157,16 @@ pub fn map_rows_in_place<V: VFloat<Elem: Split>>(
         "map_rows_in_place: rows of {row} < {} lanes",
         V::LANES
     );
-    Split::rows(out, row, &|first, blk| {
+    let task = |first: usize, blk: &mut [V::Elem]| {
         for (r, o) in blk.chunks_exact_mut(row).enumerate() {
             in_place_run::<V>(o, |j, cur| f(first + r, j, cur));
         }
-    });
+    };
+    if runs_inline(out.len()) {
+        task(0, out)
+    } else {
+        Split::rows(out, row, &task)
+    }
 }
 
 /// One run of `o.len() >= LANES` elements updated in place by `f(j, cur)`.
@@ -179,7 +198,7 @@ pub fn map_flat<V: VFloat<Elem: Split>>(out: &mut [V::Elem], f: impl Fn(usize) -
         "map_flat: {} elements < {l} lanes",
         out.len()
     );
-    Split::rows(out, 1, &|first, blk| {
+    let task = |first: usize, blk: &mut [V::Elem]| {
         let n = blk.len();
         for jv in 0..n.div_ceil(l) {
             let j = jv * l;
@@ -193,7 +212,12 @@ pub fn map_flat<V: VFloat<Elem: Split>>(out: &mut [V::Elem], f: impl Fn(usize) -
                 }
             }
         }
-    });
+    };
+    if runs_inline(out.len()) {
+        task(0, out)
+    } else {
+        Split::rows(out, 1, &task)
+    }
 }
 
 /// [`map_flat`] reading the output in place (`cur`): blocks of [`PAR_BLOCK_ELEMENTS`], the last
@@ -209,9 +233,14 @@ pub fn map_flat_in_place<V: VFloat<Elem: Split>>(
         "map_flat_in_place: {} elements < {l} lanes",
         out.len()
     );
-    Split::blocks_of_at_least(out, l, &|first, blk| {
+    let task = |first: usize, blk: &mut [V::Elem]| {
         in_place_run::<V>(blk, |j, cur| f(first + j, cur))
-    });
+    };
+    if runs_inline(out.len()) {
+        task(0, out)
+    } else {
+        Split::blocks_of_at_least(out, l, &task)
+    }
 }
 
 /// `f(first, block)` over `out` cut into blocks of [`PAR_BLOCK_ELEMENTS`] (`first` the block's
@@ -244,13 +273,18 @@ fn blocks_of_at_least<T: Send>(out: &mut [T], min: usize, f: Task<'_, T>) {
 #[inline(always)]
 pub fn map_elems<T: Split>(out: &mut [T], row: usize, f: impl Fn(usize, usize) -> T + Sync + Send) {
     let row = row.max(1);
-    Split::rows(out, row, &|first, blk| {
+    let task = |first: usize, blk: &mut [T]| {
         for (r, o) in blk.chunks_mut(row).enumerate() {
             for (j, x) in o.iter_mut().enumerate() {
                 *x = f(first + r, j);
             }
         }
-    });
+    };
+    if runs_inline(out.len()) {
+        task(0, out)
+    } else {
+        Split::rows(out, row, &task)
+    }
 }
 
 /// [`map_elems`] reading the output in place: `out[g·row + j] = f(g, j, out[g·row + j])`.
@@ -261,13 +295,18 @@ pub fn map_elems_in_place<T: Copy + Split>(
     f: impl Fn(usize, usize, T) -> T + Sync + Send,
 ) {
     let row = row.max(1);
-    Split::rows(out, row, &|first, blk| {
+    let task = |first: usize, blk: &mut [T]| {
         for (r, o) in blk.chunks_mut(row).enumerate() {
             for (j, x) in o.iter_mut().enumerate() {
                 *x = f(first + r, j, *x);
             }
         }
-    });
+    };
+    if runs_inline(out.len()) {
+        task(0, out)
+    } else {
+        Split::rows(out, row, &task)
+    }
 }
 
 /// Outputs per task of a column reduction at least: a run of 2048 f32 accumulators is 8 KiB
@@ -372,14 +411,34 @@ pub fn reduce_rows<V: VFloat<Elem: Split>>(
         }
         return;
     }
-    Split::chunks(out, per_task, parallel, &|first, blk| {
+    let task = |first: usize, blk: &mut [V::Elem]| {
         for (r, o) in blk.iter_mut().enumerate() {
             *o = c.s(
                 init,
                 fold_range(0, row, &c, |j| both(f(first + r, j)), None),
             );
         }
-    });
+    };
+    chunks_here_or_split(out, per_task, parallel, task);
+}
+
+/// `task(first, chunk)` over `out` in chunks of `len`: on this thread in order without a call
+/// into the library when not `parallel` (what [`Split::chunks`] would do there), else through
+/// [`Split::chunks`].
+#[inline(always)]
+fn chunks_here_or_split<T: Split>(
+    out: &mut [T],
+    len: usize,
+    parallel: bool,
+    task: impl Fn(usize, &mut [T]) + Sync,
+) {
+    if parallel {
+        Split::chunks(out, len, true, &task)
+    } else {
+        for (i, c) in out.chunks_mut(len).enumerate() {
+            task(i * len, c)
+        }
+    }
 }
 
 /// [`reduce_rows`] of the first of `f`'s pair `(reduced, stored)`, also writing the second to
@@ -402,21 +461,20 @@ pub fn reduce_rows_storing<V: VFloat<Elem: Split>>(
     );
     let per_task = per_task.max(1);
     let parallel = out.len() * row >= PAR_MIN_ELEMENTS;
-    Split::chunks2(
-        out,
-        per_task,
-        store,
-        per_task * row,
-        parallel,
-        &|first, blk, st| {
-            for (r, (o, urow)) in blk.iter_mut().zip(st.chunks_exact_mut(row)).enumerate() {
-                *o = c.s(
-                    init,
-                    fold_range(0, row, &c, |j| f(first + r, j), Some(urow)),
-                );
-            }
-        },
-    );
+    let task = |first: usize, blk: &mut [V::Elem], st: &mut [V::Elem]| {
+        for (r, (o, urow)) in blk.iter_mut().zip(st.chunks_exact_mut(row)).enumerate() {
+            *o = c.s(
+                init,
+                fold_range(0, row, &c, |j| f(first + r, j), Some(urow)),
+            );
+        }
+    };
+    // Not parallel: one call here, as Split::chunks2 would make.
+    if parallel {
+        Split::chunks2(out, per_task, store, per_task * row, true, &task)
+    } else {
+        task(0, out, store)
+    }
 }
 
 /// `f(first, a_chunk, b_chunk)` over `a` and `b` cut at the same chunks (`first` the chunk's
@@ -465,7 +523,7 @@ pub fn reduce_cols<V: VFloat<Elem: Split>>(
         V::LANES
     );
     let parallel = out.len() * outer * inner >= PAR_MIN_ELEMENTS;
-    Split::chunks(out, run.max(1), parallel, &|first, blk| {
+    chunks_here_or_split(out, run.max(1), parallel, |first, blk| {
         let mut pos = 0;
         while pos < blk.len() {
             let flat = first + pos;
