@@ -233,9 +233,8 @@ pub fn map_flat_in_place<V: VFloat<Elem: Split>>(
         "map_flat_in_place: {} elements < {l} lanes",
         out.len()
     );
-    let task = |first: usize, blk: &mut [V::Elem]| {
-        in_place_run::<V>(blk, |j, cur| f(first + j, cur))
-    };
+    let task =
+        |first: usize, blk: &mut [V::Elem]| in_place_run::<V>(blk, |j, cur| f(first + j, cur));
     if runs_inline(out.len()) {
         task(0, out)
     } else {
