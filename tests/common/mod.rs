@@ -301,53 +301,14 @@ pub fn compare(name: &str, ours: &Literal, xla: &Literal, tol: Tol) -> Result<()
     }
 }
 
-/// [`Tol::Normwise`]: tuples leaf by leaf.
-fn check_normwise(name: &str, ours: &Literal, xla: &Literal, r: f64) -> Result<(), String> {
-    if let (Literal::Tuple(a), Literal::Tuple(b)) = (ours, xla) {
-        if a.len() != b.len() {
-            return Err(format!("{name}: tuple of {} vs XLA {}", a.len(), b.len()));
-        }
-        for (k, (x, y)) in a.iter().zip(b).enumerate() {
-            check_normwise(&format!("{name}.{k}"), x, y, r)?;
-        }
-        return Ok(());
-    }
-    let (Some(a), Some(b)) = (floats(ours), floats(xla)) else {
-        return check_close(name, ours, xla, Tolerance::Exact);
-    };
-    if ours.shape() != xla.shape() || a.len() != b.len() {
-        return Err(format!(
-            "{name}: shapes differ: ours {} vs XLA {}",
-            ours.shape(),
-            xla.shape()
-        ));
-    }
-    if let Some(i) = (0..a.len()).find(|&i| !a[i].is_finite() || !b[i].is_finite()) {
-        return Err(format!(
-            "{name}: component {i} is not finite: ours {} vs XLA {}",
-            a[i], b[i]
-        ));
-    }
-    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let (i, diff) = (0..a.len())
-        .map(|i| (i, (a[i] - b[i]).abs()))
-        .fold((0, 0.0), |m, x| if x.1 > m.1 { x } else { m });
-    if diff <= r * scale {
-        Ok(())
-    } else {
-        Err(format!(
-            "{name} ({}): max |ours - XLA| = {diff:e} > {r:e} * max |XLA| = {:e}; at component \
-             {i}: ours {} vs XLA {}",
-            ours.shape(),
-            r * scale,
-            a[i],
-            b[i]
-        ))
-    }
-}
-
-/// Floats (complex per component) within relative error `rel`; everything else exact.
-fn check_rel(name: &str, ours: &Literal, xla: &Literal, rel: f64) -> Result<(), String> {
+/// Runs `leaf(name, ours, xla)` on the float components (complex per component) of each pair of
+/// tuple leaves; non-float leaves must be exact, shapes equal.
+fn per_float_leaf(
+    name: &str,
+    ours: &Literal,
+    xla: &Literal,
+    leaf: &dyn Fn(&str, &[f64], &[f64]) -> Result<(), String>,
+) -> Result<(), String> {
     if let (Literal::Tuple(a), Literal::Tuple(b)) = (ours, xla) {
         if a.len() != b.len() {
             return Err(format!(
@@ -357,7 +318,7 @@ fn check_rel(name: &str, ours: &Literal, xla: &Literal, rel: f64) -> Result<(), 
             ));
         }
         for (k, (x, y)) in a.iter().zip(b).enumerate() {
-            check_rel(&format!("{name}.{k}"), x, y, rel)?;
+            per_float_leaf(&format!("{name}.{k}"), x, y, leaf)?;
         }
         return Ok(());
     }
@@ -371,27 +332,60 @@ fn check_rel(name: &str, ours: &Literal, xla: &Literal, rel: f64) -> Result<(), 
             xla.shape()
         ));
     }
-    let bad: Vec<usize> = (0..a.len())
-        .filter(|&i| {
-            let (x, y) = (a[i], b[i]);
-            let same = (x.is_nan() && y.is_nan()) || x == y;
-            // False when exactly one is NaN or infinite (the difference is NaN or inf).
-            let close = (x - y).abs() <= rel * y.abs().max(1e-30);
-            !same && !close
-        })
-        .collect();
-    match bad.first() {
-        None => Ok(()),
-        Some(&i) => Err(format!(
-            "{name} ({}): {} of {} components differ beyond a relative {rel:e}; first at \
-             component {i}: ours {:?} vs XLA {:?}",
-            ours.shape(),
-            bad.len(),
-            a.len(),
+    leaf(&format!("{name} ({})", ours.shape()), &a, &b)
+}
+
+/// [`Tol::Normwise`]: no NaN or infinity, and the largest difference within `r` of the largest
+/// XLA value.
+fn check_normwise(name: &str, ours: &Literal, xla: &Literal, r: f64) -> Result<(), String> {
+    per_float_leaf(name, ours, xla, &|name, a, b| {
+        if let Some(i) = (0..a.len()).find(|&i| !a[i].is_finite() || !b[i].is_finite()) {
+            return Err(format!(
+                "{name}: component {i} is not finite: ours {} vs XLA {}",
+                a[i], b[i]
+            ));
+        }
+        let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let (i, diff) = (0..a.len())
+            .map(|i| (i, (a[i] - b[i]).abs()))
+            .fold((0, 0.0), |m, x| if x.1 > m.1 { x } else { m });
+        if diff <= r * scale {
+            return Ok(());
+        }
+        Err(format!(
+            "{name}: max |ours - XLA| = {diff:e} > {r:e} * max |XLA| = {:e}; at component {i}: \
+             ours {} vs XLA {}",
+            r * scale,
             a[i],
             b[i]
-        )),
-    }
+        ))
+    })
+}
+
+/// Floats (complex per component) within relative error `rel`; everything else exact.
+fn check_rel(name: &str, ours: &Literal, xla: &Literal, rel: f64) -> Result<(), String> {
+    per_float_leaf(name, ours, xla, &|name, a, b| {
+        let bad: Vec<usize> = (0..a.len())
+            .filter(|&i| {
+                let (x, y) = (a[i], b[i]);
+                let same = (x.is_nan() && y.is_nan()) || x == y;
+                // False when exactly one is NaN or infinite (the difference is NaN or inf).
+                let close = (x - y).abs() <= rel * y.abs().max(1e-30);
+                !same && !close
+            })
+            .collect();
+        match bad.first() {
+            None => Ok(()),
+            Some(&i) => Err(format!(
+                "{name}: {} of {} components differ beyond a relative {rel:e}; first at \
+                 component {i}: ours {:?} vs XLA {:?}",
+                bad.len(),
+                a.len(),
+                a[i],
+                b[i]
+            )),
+        }
+    })
 }
 
 /// Float (or complex, as re, im pairs) elements as f64; `None` for other types.
