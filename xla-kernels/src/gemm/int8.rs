@@ -84,15 +84,21 @@ pub fn gemm_s8_s32(
                 }
             }
         };
-        if d.m * d.n * d.k < PAR_MIN_MACS || d.m <= TASK_ROWS {
-            (0..d.m).step_by(TASK_ROWS).for_each(task);
-        } else {
-            (0..d.m.div_ceil(TASK_ROWS))
-                .into_par_iter()
-                .for_each(|t| task(t * TASK_ROWS));
-        }
+        row_blocks(&d, TASK_ROWS, PAR_MIN_MACS, task);
     }
     Ok(())
+}
+
+/// `task(r0)` for the blocks of `rows` rows (`r0 = 0, rows, ...`) of an `m`-row product: on
+/// rayon when it has more than one block and at least `par_min` multiply-adds, else in order.
+pub(super) fn row_blocks(d: &GemmDesc, rows: usize, par_min: usize, task: impl Fn(usize) + Sync) {
+    if d.m * d.n * d.k < par_min || d.m <= rows {
+        (0..d.m).step_by(rows).for_each(task);
+    } else {
+        (0..d.m.div_ceil(rows))
+            .into_par_iter()
+            .for_each(|t| task(t * rows));
+    }
 }
 
 /// Packs batch `bt` of B: panel `p`, pair `q` holds columns `16p..16p+16` of rows `2q, 2q+1`,

@@ -17,8 +17,6 @@
 
 use core::arch::x86_64::*;
 
-use rayon::prelude::*;
-
 use super::{offset, GemmDesc, OutPtr};
 use crate::cpu::{self, IsaLevel};
 
@@ -79,13 +77,7 @@ pub(crate) fn gemm(d: &GemmDesc, a: &[i8], b: &[i8], out: &OutPtr<'_, i32>, bufs
                 }
             }
         };
-        if d.m * d.n * d.k < PAR_MIN_MACS || d.m <= TASK_ROWS {
-            (0..d.m).step_by(TASK_ROWS).for_each(task);
-        } else {
-            (0..d.m.div_ceil(TASK_ROWS))
-                .into_par_iter()
-                .for_each(|t| task(t * TASK_ROWS));
-        }
+        super::int8::row_blocks(d, TASK_ROWS, PAR_MIN_MACS, task);
     }
 }
 
