@@ -266,6 +266,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::Concatenate { .. }
             | Op::TopK { .. }
             | Op::Gather { .. }
+            | Op::BatchNorm { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

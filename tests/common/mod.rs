@@ -25,6 +25,9 @@ pub enum Tol {
     Ulp(u64),
     /// Floats within a relative error (complex: per component); non-floats exact.
     Rel(f64),
+    /// Floats within a relative error of the largest magnitude of their array (per tuple
+    /// leaf): `|x - y| <= r * max|y|`, for results that cancel to near zero (normalisations).
+    Norm(f64),
     /// Sums and dot products: within the forward-error bound of the fn's computation evaluated
     /// in f64 on the same arguments (`xla_oracle::forward`), whatever the summation order, which
     /// differs between ours, the evaluator's and XLA's on AVX2 and on AVX-512.
@@ -295,7 +298,8 @@ pub fn compare(name: &str, ours: &Literal, xla: &Literal, tol: Tol) -> Result<()
     match tol {
         Tol::Exact => check_close(name, ours, xla, Tolerance::Exact),
         Tol::Ulp(n) => check_close(name, ours, xla, Tolerance::Ulp(n)),
-        Tol::Rel(r) => check_rel(name, ours, xla, r),
+        Tol::Rel(r) => check_rel(name, ours, xla, r, false),
+        Tol::Norm(r) => check_rel(name, ours, xla, r, true),
         Tol::Forward => check_close(name, ours, xla, Tolerance::Forward),
         Tol::Normwise(r) => check_normwise(name, ours, xla, r),
     }
@@ -346,8 +350,15 @@ fn check_normwise(name: &str, ours: &Literal, xla: &Literal, r: f64) -> Result<(
     }
 }
 
-/// Floats (complex per component) within relative error `rel`; everything else exact.
-fn check_rel(name: &str, ours: &Literal, xla: &Literal, rel: f64) -> Result<(), String> {
+/// Floats (complex per component) within relative error `rel` of each XLA value (`normwise`:
+/// of the largest XLA magnitude of the array); everything else exact.
+fn check_rel(
+    name: &str,
+    ours: &Literal,
+    xla: &Literal,
+    rel: f64,
+    normwise: bool,
+) -> Result<(), String> {
     if let (Literal::Tuple(a), Literal::Tuple(b)) = (ours, xla) {
         if a.len() != b.len() {
             return Err(format!(
@@ -357,7 +368,7 @@ fn check_rel(name: &str, ours: &Literal, xla: &Literal, rel: f64) -> Result<(), 
             ));
         }
         for (k, (x, y)) in a.iter().zip(b).enumerate() {
-            check_rel(&format!("{name}.{k}"), x, y, rel)?;
+            check_rel(&format!("{name}.{k}"), x, y, rel, normwise)?;
         }
         return Ok(());
     }
@@ -371,12 +382,17 @@ fn check_rel(name: &str, ours: &Literal, xla: &Literal, rel: f64) -> Result<(), 
             xla.shape()
         ));
     }
+    let norm = b
+        .iter()
+        .filter(|y| y.is_finite())
+        .fold(0f64, |m, y| m.max(y.abs()));
     let bad: Vec<usize> = (0..a.len())
         .filter(|&i| {
             let (x, y) = (a[i], b[i]);
             let same = (x.is_nan() && y.is_nan()) || x == y;
+            let scale = if normwise { norm } else { y.abs() };
             // False when exactly one is NaN or infinite (the difference is NaN or inf).
-            let close = (x - y).abs() <= rel * y.abs().max(1e-30);
+            let close = (x - y).abs() <= rel * scale.max(1e-30);
             !same && !close
         })
         .collect();

@@ -20,7 +20,10 @@ mod control;
 mod conv;
 mod indexing;
 mod movement;
+mod norm;
 mod sort;
+
+pub use norm::expand_batch_norm;
 
 /// A handle to an instruction of the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -148,6 +148,16 @@ fn every_op() -> Computation {
             unique_indices: true,
             update_computation: adder(F64),
         },
+        Op::BatchNorm {
+            kind: BatchNormKind::Training,
+            feature_index: 1,
+            epsilon: 1e-5,
+        },
+        Op::BatchNorm {
+            kind: BatchNormKind::Grad,
+            feature_index: 0,
+            epsilon: 0.25,
+        },
     ];
     for op in ops {
         instrs.push(ins(op, &[0, 0], t.clone()));

@@ -11,6 +11,7 @@ pub mod dot;
 pub mod elementwise;
 pub mod indexing;
 pub mod movement;
+pub mod norm;
 pub mod reduce;
 pub mod shape_ops;
 pub mod sort;
@@ -25,6 +26,7 @@ pub use elementwise::{
 };
 pub use indexing::{gather, scatter};
 pub use movement::{concat_in_dim, pad, rev, slice};
+pub use norm::batch_norm;
 pub use reduce::reduce;
 pub use shape_ops::{broadcast, broadcast_in_dim, collapse, iota, reshape, transpose};
 pub use sort::{comparator_params, sort, sort_dimension, top_k};

@@ -467,7 +467,26 @@ impl Checker<'_> {
                 }
                 AttrValue::Precision
             }
+            AttrKind::Float => AttrValue::Float(self.float(op, name, e)?),
         })
+    }
+
+    /// A number: a float or integer literal, negated or parenthesised.
+    fn float(&mut self, op: &str, name: &str, e: &Expr) -> Option<f64> {
+        match &e.kind {
+            ExprKind::Lit(l) => match l.value {
+                Scalar::Float(f) => return Some(f),
+                Scalar::Int(i) => return Some(i as f64),
+                Scalar::Bool(_) => {}
+            },
+            ExprKind::Paren(x) => return self.float(op, name, x),
+            _ => {}
+        }
+        self.error(
+            e.sp,
+            format!("{op}: `{name}` is {}", AttrKind::Float.example()),
+        );
+        None
     }
 
     /// `true` or `false`.

@@ -577,6 +577,25 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            // XLA's BatchNormExpander's reductions and elementwise ops, fused like any others.
+            Op::BatchNorm {
+                kind,
+                feature_index,
+                epsilon,
+            } => {
+                let shapes: Vec<&Shape> = instr
+                    .operands
+                    .iter()
+                    .map(|&id| &c.instr(id).shape)
+                    .collect();
+                let expansion =
+                    xla_core::builder::expand_batch_norm(*kind, *feature_index, *epsilon, &shapes)
+                        .map_err(|e| e.to_string())?;
+                let call_args: Vec<Tree> = (0..n_ops)
+                    .map(|i| operand(i).cloned())
+                    .collect::<Result<_, _>>()?;
+                self.inline(&expansion, &call_args)
+            }
             Op::Call { computation } => {
                 let call_args: Vec<Tree> = (0..n_ops)
                     .map(|i| operand(i).cloned())
