@@ -194,7 +194,7 @@ impl Expander {
         use BinaryOp::{Add, Mul, Sub};
         let (x, scale, offset) = (p[0], p[1], p[2]);
         let eps = self.scalar(Literal::scalar(epsilon))?;
-        let eps = self.splat(eps)?;
+        let eps = self.splat_features(eps)?;
         let count = self.count()?;
         let scale_b = self.per_feature(scale)?;
         let offset_b = self.per_feature(offset)?;
@@ -206,9 +206,11 @@ impl Expander {
         let square_mean = self.mean(squared_sum, count)?;
         let mean_square = self.bin(Mul, mean, mean)?;
         let var = self.bin(Sub, square_mean, mean_square)?;
-        let var_b = self.per_feature(var)?;
-        let var_eps = self.bin(Add, var_b, eps)?;
+        // XLA adds epsilon and takes rsqrt after broadcasting; per feature then broadcast is
+        // the same arithmetic on the same values, once per feature instead of per element.
+        let var_eps = self.bin(Add, var, eps)?;
         let rsqrt = self.b.unary(UnaryOp::Rsqrt, var_eps)?;
+        let rsqrt = self.per_feature(rsqrt)?;
         let centred = self.bin(Sub, x, mean_b)?;
         let normalized = self.bin(Mul, centred, rsqrt)?;
         let scaled = self.bin(Mul, normalized, scale_b)?;
@@ -237,15 +239,14 @@ impl Expander {
         let (x, scale, mean, var, dy) = (p[0], p[1], p[2], p[3], p[4]);
         let count = self.count()?;
         let eps = self.scalar(Literal::scalar(epsilon))?;
-        let eps_x = self.splat(eps)?;
         let eps_f = self.splat_features(eps)?;
         let scale_b = self.per_feature(scale)?;
-        let var_b = self.per_feature(var)?;
         let mean_b = self.per_feature(mean)?;
-        let var_eps_b = self.bin(Add, var_b, eps_x)?;
-        let rsqrt_b = self.b.unary(UnaryOp::Rsqrt, var_eps_b)?;
+        // XLA computes `var + eps` and its rsqrt at the operand's shape too (the same values
+        // broadcast): here once per feature.
         let var_eps = self.bin(Add, var, eps_f)?;
         let rsqrt = self.b.unary(UnaryOp::Rsqrt, var_eps)?;
+        let rsqrt_b = self.per_feature(rsqrt)?;
         let centred = self.bin(Sub, x, mean_b)?;
         let dy_centred = self.bin(Mul, dy, centred)?;
         let sum_dy_centred = self.sum(dy_centred)?;
@@ -254,8 +255,8 @@ impl Expander {
         let i2 = self.per_feature(grad_offset)?;
         let i3 = self.per_feature(sum_dy_centred)?;
         let i4 = self.bin(Mul, i3, centred)?;
-        let var_eps_b2 = self.bin(Add, var_b, eps_x)?;
-        let i5 = self.bin(Div, i4, var_eps_b2)?;
+        let var_eps_b = self.per_feature(var_eps)?;
+        let i5 = self.bin(Div, i4, var_eps_b)?;
         let scale_rsqrt = self.bin(Mul, scale_b, rsqrt_b)?;
         let scale_rsqrt = self.mean(scale_rsqrt, count)?;
         let n = self.splat(count)?;
