@@ -548,6 +548,26 @@ impl Builder {
         ))
     }
 
+    /// `Map(operands..., computation, dimensions)`: `out[i] = computation(operands[0][i], ...)`
+    /// at every index `i`; `dimensions` is every dimension in order.
+    pub fn map(
+        &mut self,
+        operands: &[XlaOp],
+        computation: &Arc<Computation>,
+        dimensions: &[i64],
+    ) -> Result<XlaOp> {
+        let shapes: Vec<&Shape> = operands
+            .iter()
+            .map(|&o| self.try_shape(o))
+            .collect::<Result<_>>()?;
+        let out = infer::map(&shapes, computation, dimensions)?;
+        let op = Op::Map {
+            dimensions: dimensions.to_vec(),
+            computation: Arc::clone(computation),
+        };
+        Ok(self.push(op, operands.iter().map(|o| o.0).collect(), out))
+    }
+
     /// `Call(computation, operands...)`.
     pub fn call(&mut self, computation: &Arc<Computation>, operands: &[XlaOp]) -> Result<XlaOp> {
         let shapes: Vec<&Shape> = operands

@@ -362,6 +362,14 @@ impl Writer {
                 self.i(*feature_index);
                 self.u(u64::from(epsilon.to_bits()));
             }
+            Op::Map {
+                dimensions,
+                computation,
+            } => {
+                self.u(31);
+                self.ints(dimensions);
+                self.computation(computation);
+            }
         }
     }
 }
@@ -816,6 +824,10 @@ impl Reader<'_> {
                 epsilon: f32::from_bits(
                     u32::try_from(self.u()?).map_err(|_| err("epsilon bits".into()))?,
                 ),
+            },
+            31 => Op::Map {
+                dimensions: self.ints()?,
+                computation: Arc::new(self.computation(depth + 1)?),
             },
             t => return Err(err(format!("op code {t}"))),
         })

@@ -584,6 +584,15 @@ pub enum Op {
         /// Added to the variance before the reciprocal square root (an f32, as in HLO).
         epsilon: f32,
     },
+    /// `Map(operands...)`: `out[i] = computation(operands[0][i], .., operands[N-1][i])` for
+    /// every index `i`; operands of one set of dimensions, the result of the computation's
+    /// scalar type.
+    Map {
+        /// Every dimension in order (XLA supports no other).
+        dimensions: Vec<i64>,
+        /// N scalars (operand `k`'s element type) to one scalar.
+        computation: Arc<Computation>,
+    },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -634,6 +643,7 @@ impl Op {
                 BatchNormKind::Inference => "batch-norm-inference",
                 BatchNormKind::Grad => "batch-norm-grad",
             },
+            Op::Map { .. } => "map",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -674,6 +684,7 @@ impl Op {
             | Op::Gather { .. }
             | Op::Scatter { .. }
             | Op::BatchNorm { .. }
+            | Op::Map { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -683,7 +694,11 @@ impl Op {
     /// The computations this op holds (reducers, comparators, loop bodies, branches, callees).
     pub fn computations(&self) -> Vec<&Arc<Computation>> {
         match self {
-            Op::Reduce { computation, .. } | Op::Call { computation } => vec![computation],
+            Op::Reduce { computation, .. }
+            | Op::Call { computation }
+            | Op::Map { computation, .. } => {
+                vec![computation]
+            }
             Op::Sort { comparator, .. } => vec![comparator],
             Op::Scatter {
                 update_computation, ..

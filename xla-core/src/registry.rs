@@ -76,6 +76,8 @@ pub enum OpKind {
     Gather,
     /// Variadic updates at runtime indices through a computation.
     Scatter,
+    /// A computation applied elementwise.
+    Map,
     /// BatchNormTraining, BatchNormInference or BatchNormGrad.
     BatchNorm(BatchNormKind),
     /// Matrix and vector products.
@@ -115,6 +117,8 @@ pub enum Form {
     Reduce,
     /// N >= 1 operands, then the comparator.
     Sort,
+    /// N >= 1 operands, then the computation applied to their elements.
+    Map,
     /// N operands, the indices, N updates, then the update computation.
     Scatter,
     /// Condition, body, initial state.
@@ -393,7 +397,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 37] = [
+const OTHER: [OpSpec; 38] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -634,6 +638,15 @@ const OTHER: [OpSpec; 37] = [
         Typing::Same { with_result: false },
     ),
     op(
+        "Map",
+        OpKind::Map,
+        "stablehlo.map",
+        Form::Map,
+        "(operands..., computation)",
+        &[opt("dimensions", K::Ints)],
+        Typing::Free,
+    ),
+    op(
         "BatchNormTraining",
         OpKind::BatchNorm(BatchNormKind::Training),
         "stablehlo.batch_norm_training",
@@ -862,6 +875,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("index_add", "Scatter"),
     ("scatternd", "Scatter"),
     ("batchnorm", "BatchNormTraining"),
+    ("vmap", "Map"),
+    ("apply", "Map"),
     ("batch_norm", "BatchNormTraining"),
     ("batchnormalization", "BatchNormTraining"),
 ];

@@ -459,3 +459,12 @@ fn batch_norm_ops() {
         round_trip(&g.expect("builds"), true);
     }
 }
+
+#[test]
+fn map_op() {
+    let mul = scalar_fn(F32, BinaryOp::Mul);
+    let m = one_op("map", &[(F32, &[2, 3]), (F32, &[2, 3])], |b, p| {
+        b.map(&[p[0], p[1]], &mul, &[0, 1])
+    });
+    round_trip(&m.expect("builds"), true);
+}

@@ -153,6 +153,10 @@ fn every_op() -> Computation {
             feature_index: 1,
             epsilon: 1e-5,
         },
+        Op::Map {
+            dimensions: vec![0, 1],
+            computation: adder(F32),
+        },
         Op::BatchNorm {
             kind: BatchNormKind::Grad,
             feature_index: 0,

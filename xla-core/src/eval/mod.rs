@@ -155,6 +155,7 @@ fn op_name(op: &Op) -> String {
         Op::Gather { .. } => "Gather".into(),
         Op::Scatter { .. } => "Scatter".into(),
         Op::BatchNorm { kind, .. } => kind.name().into(),
+        Op::Map { .. } => "Map".into(),
     }
 }
 
@@ -268,6 +269,7 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(computation, &args)
         }
+        Op::Map { computation, .. } => reduce::map(ctx, operands, computation),
         // The expansion XLA:CPU runs (BatchNormExpander), evaluated as a call.
         Op::BatchNorm {
             kind,

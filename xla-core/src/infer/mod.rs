@@ -10,6 +10,7 @@ pub mod conv;
 pub mod dot;
 pub mod elementwise;
 pub mod indexing;
+pub mod map;
 pub mod movement;
 pub mod norm;
 pub mod reduce;
@@ -25,6 +26,7 @@ pub use elementwise::{
     select, unary, BinaryPlan,
 };
 pub use indexing::{gather, scatter};
+pub use map::map;
 pub use movement::{concat_in_dim, pad, rev, slice};
 pub use norm::batch_norm;
 pub use reduce::reduce;

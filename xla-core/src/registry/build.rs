@@ -264,6 +264,19 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 flag("unique_indices"),
             )
         }
+        OpKind::Map => {
+            // XLA's only form, every dimension in order, is the default.
+            let dims = a.attrs.ints("dimensions").unwrap_or_else(|| {
+                let rank = a
+                    .operands
+                    .first()
+                    .and_then(|&o| b.try_shape(o).ok())
+                    .and_then(Shape::as_array)
+                    .map_or(0, |x| x.rank());
+                (0..rank as i64).collect()
+            });
+            b.map(a.operands, comp(0)?, &dims)
+        }
         OpKind::BatchNorm(kind) => {
             let epsilon = a
                 .attrs
@@ -322,6 +335,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
             let ts: Vec<Shape> = operands[..n].iter().map(|s| scalar(s)).collect();
             vec![ts.iter().chain(&ts).cloned().collect()]
         }
+        // One scalar per operand, of its element type.
+        OpKind::Map => vec![operands.iter().map(|s| scalar(s)).collect()],
         // (lhs_0, rhs_0, lhs_1, rhs_1, ...): two scalars per operand.
         OpKind::Sort => vec![operands
             .iter()

@@ -554,6 +554,17 @@ impl Body<'_> {
                 let rhs = format!("\"{name}\"({names}) {attrs} : ({types}) -> {results}");
                 Ok(self.multi(depth, &rhs, &ins.shape))
             }
+            Op::Map {
+                dimensions,
+                computation,
+            } => self.region_op(
+                ins,
+                ops,
+                "stablehlo.map",
+                computation,
+                &format!("{{dimensions = {}}}", i64_array(dimensions)),
+                depth,
+            ),
             Op::Call { computation } => {
                 let symbol = self.module.callee(computation)?;
                 let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();

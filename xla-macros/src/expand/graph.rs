@@ -577,6 +577,18 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            // The computation lifted to arrays, inlined: it fuses like any elementwise chain.
+            Op::Map {
+                dimensions: _,
+                computation,
+            } => {
+                let dims = array(&instr.shape)?.dims;
+                let lifted = super::inline::lift_to_arrays(computation, &dims)?;
+                let call_args: Vec<Tree> = (0..n_ops)
+                    .map(|i| operand(i).cloned())
+                    .collect::<Result<_, _>>()?;
+                self.inline(&lifted, &call_args)
+            }
             // XLA's BatchNormExpander's reductions and elementwise ops, fused like any others.
             Op::BatchNorm {
                 kind,
