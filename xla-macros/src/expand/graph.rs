@@ -322,6 +322,12 @@ impl Graph {
             }
         };
         let leaves = |n: usize| -> Result<Vec<Value>, String> { (0..n).map(leaf).collect() };
+        // Every operand as a tree (the arguments of an inlined computation).
+        let trees = || -> Result<Vec<Tree>, String> {
+            (0..instr.operands.len())
+                .map(|i| operand(i).cloned())
+                .collect()
+        };
         let n_ops = instr.operands.len();
         let simple = |g: &mut Graph, kind: Kind| -> Result<Tree, String> {
             let shape = array(&instr.shape)?;
@@ -577,17 +583,12 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            Op::Call { computation } => self.inline(computation, &trees()?),
             // The computation lifted to arrays, inlined: it fuses like any elementwise chain.
-            Op::Map {
-                dimensions: _,
-                computation,
-            } => {
+            Op::Map { computation, .. } => {
                 let dims = array(&instr.shape)?.dims;
                 let lifted = super::inline::lift_to_arrays(computation, &dims)?;
-                let call_args: Vec<Tree> = (0..n_ops)
-                    .map(|i| operand(i).cloned())
-                    .collect::<Result<_, _>>()?;
-                self.inline(&lifted, &call_args)
+                self.inline(&lifted, &trees()?)
             }
             // XLA's BatchNormExpander's reductions and elementwise ops, fused like any others.
             Op::BatchNorm {
@@ -603,16 +604,7 @@ impl Graph {
                 let expansion =
                     xla_core::builder::expand_batch_norm(*kind, *feature_index, *epsilon, &shapes)
                         .map_err(|e| e.to_string())?;
-                let call_args: Vec<Tree> = (0..n_ops)
-                    .map(|i| operand(i).cloned())
-                    .collect::<Result<_, _>>()?;
-                self.inline(&expansion, &call_args)
-            }
-            Op::Call { computation } => {
-                let call_args: Vec<Tree> = (0..n_ops)
-                    .map(|i| operand(i).cloned())
-                    .collect::<Result<_, _>>()?;
-                self.inline(computation, &call_args)
+                self.inline(&expansion, &trees()?)
             }
         }
     }
