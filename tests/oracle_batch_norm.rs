@@ -258,3 +258,51 @@ fn conv_batch_norm_relu_block_matches_xla() {
         .collect();
     check_all("Conv + BatchNormInference + ReLU", cases);
 }
+
+xla_aot::xla! {
+    /// Two sums of one operand space in one variadic Reduce (the generated code's pair path,
+    /// `codegen_reduce/pair.rs`), with a tail shorter than a vector (40 per row).
+    pub fn pair_sums(x: f32[8, 6, 40]) -> (f32[6], f32[6]) {
+        Reduce(x, Mul(x, x), 0.0, 0.0, dimensions = [0, 2], |a, b, c, d| Tuple(a + c, b + d))
+    }
+    pub fn single_sum(x: f32[8, 6, 40]) -> f32[6] {
+        Reduce(x, 0.0, dimensions = [0, 2], |a, b| a + b)
+    }
+    pub fn single_sum_of_squares(x: f32[8, 6, 40]) -> f32[6] {
+        Reduce(Mul(x, x), 0.0, dimensions = [0, 2], |a, b| a + b)
+    }
+    pub fn pair_max_min(x: f64[3, 5, 70]) -> (f64[5], f64[5]) {
+        Reduce(x, x, f64::NEG_INFINITY, f64::INFINITY, dimensions = [0, 2],
+            |a, b, c, d| Tuple(Max(a, c), Min(b, d)))
+    }
+    pub fn single_max(x: f64[3, 5, 70]) -> f64[5] {
+        Reduce(x, f64::NEG_INFINITY, dimensions = [0, 2], |a, b| Max(a, b))
+    }
+}
+
+/// Each output of the one-pass pair of reductions has the bits of its own single Reduce.
+#[test]
+fn pair_reduction_outputs_equal_single_reductions() {
+    use xla_aot::core::Literal;
+    let x = common::random_arg(
+        &xla_aot::core::Shape::array(ElementType::F32, &[8, 6, 40]),
+        7,
+        Dist::Range(-3.0, 3.0),
+    );
+    let args = std::slice::from_ref(&x);
+    let Literal::Tuple(pair) = pair_sums::run_literals(args).unwrap() else {
+        panic!("a tuple")
+    };
+    assert_eq!(pair[0], single_sum::run_literals(args).unwrap());
+    assert_eq!(pair[1], single_sum_of_squares::run_literals(args).unwrap());
+    let y = common::random_arg(
+        &xla_aot::core::Shape::array(ElementType::F64, &[3, 5, 70]),
+        8,
+        Dist::Any,
+    );
+    let args = std::slice::from_ref(&y);
+    let Literal::Tuple(mm) = pair_max_min::run_literals(args).unwrap() else {
+        panic!("a tuple")
+    };
+    assert_eq!(mm[0], single_max::run_literals(args).unwrap());
+}

@@ -183,6 +183,27 @@ impl Expander {
         self.b.reduce(&[v], &[zero], &add, &dims)
     }
 
+    /// The sums of `a` and of `b` (arrays of the operand's shape). For f32/f64 one variadic
+    /// Reduce: each output folds exactly as its own Reduce would (in order; the evaluator and
+    /// XLA fold variadic and single reduces of these types alike), and generated code reads
+    /// the operand once for both, as XLA's multi-output fusion of the expander's two reduces
+    /// does. f16/bf16 keep two Reduces, which fold in XLA's windows (`reduce_order`).
+    fn sums(&mut self, a: XlaOp, b: XlaOp) -> Result<(XlaOp, XlaOp)> {
+        if crate::reduce_order::follows_tree(&[self.ty]) {
+            return Ok((self.sum(a)?, self.sum(b)?));
+        }
+        let zero = self.scalar(Literal::scalar(0f32))?;
+        let add = Arc::new(add_pair_computation(self.ty)?);
+        let dims: Vec<i64> = (0..self.dims.len() as i64)
+            .filter(|&d| d != self.fi)
+            .collect();
+        let r = self.b.reduce(&[a, b], &[zero, zero], &add, &dims)?;
+        Ok((
+            self.b.get_tuple_element(r, 0)?,
+            self.b.get_tuple_element(r, 1)?,
+        ))
+    }
+
     /// `v / count`, the count broadcast to `v`'s dimensions.
     fn mean(&mut self, v: XlaOp, count: XlaOp) -> Result<XlaOp> {
         let dims = self.b.shape(v).as_array().expect("array").dims.clone();
@@ -199,8 +220,7 @@ impl Expander {
         let scale_b = self.per_feature(scale)?;
         let offset_b = self.per_feature(offset)?;
         let squared = self.bin(Mul, x, x)?;
-        let sum = self.sum(x)?;
-        let squared_sum = self.sum(squared)?;
+        let (sum, squared_sum) = self.sums(x, squared)?;
         let mean = self.mean(sum, count)?;
         let mean_b = self.per_feature(mean)?;
         let square_mean = self.mean(squared_sum, count)?;
@@ -249,8 +269,7 @@ impl Expander {
         let rsqrt_b = self.per_feature(rsqrt)?;
         let centred = self.bin(Sub, x, mean_b)?;
         let dy_centred = self.bin(Mul, dy, centred)?;
-        let sum_dy_centred = self.sum(dy_centred)?;
-        let grad_offset = self.sum(dy)?;
+        let (sum_dy_centred, grad_offset) = self.sums(dy_centred, dy)?;
         let grad_scale = self.bin(Mul, sum_dy_centred, rsqrt)?;
         let i2 = self.per_feature(grad_offset)?;
         let i3 = self.per_feature(sum_dy_centred)?;
@@ -266,6 +285,18 @@ impl Expander {
         let grad_x = self.bin(Mul, scale_rsqrt, i6)?;
         self.b.tuple(&[grad_x, grad_scale, grad_offset])
     }
+}
+
+/// `(a0, a1, b0, b1: T[]) -> (a0 + b0, a1 + b1)`: two sums in one Reduce.
+fn add_pair_computation(ty: ElementType) -> Result<Computation> {
+    let mut b = Builder::new("add_pair");
+    let p: Vec<XlaOp> = (0..4)
+        .map(|i| b.parameter(i, Shape::scalar(ty), &format!("p{i}")))
+        .collect::<Result<_>>()?;
+    let s0 = b.binary(BinaryOp::Add, p[0], p[2], None)?;
+    let s1 = b.binary(BinaryOp::Add, p[1], p[3], None)?;
+    let t = b.tuple(&[s0, s1])?;
+    b.build(t)
 }
 
 /// `(a: T[], b: T[]) -> a + b`.
