@@ -111,6 +111,14 @@ xla! {
             inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1)
     }
 
+    /// Batch normalisation of a ResNet activation (NCHW, 64 channels), training mode: the
+    /// normalised activations and the per-channel mean and variance.
+    fn batch_norm_training(x: f32[32, 64, 56, 56], scale: f32[64], offset: f32[64])
+        -> (f32[32, 64, 56, 56], f32[64], f32[64])
+    {
+        BatchNormTraining(x, scale, offset, epsilon = 0.001, feature_index = 1)
+    }
+
     /// The README's MLP (`examples/src/mnist_mlp.rs`): 784 -> 128 -> 10, ReLU, softmax.
     fn mlp(x: f32[64, 784], w1: f32[784, 128], b1: f32[128], w2: f32[128, 10], b2: f32[10])
         -> f32[64, 10]
@@ -684,6 +692,41 @@ fn main() {
             || scatter_add_rows(&table, &ids, &rows_in).to_literal(),
             || scatter_add_rows::into(&table, &ids, &rows_in, &mut out, &mut scratch),
             (2 * V * E * 4 + N * E * 4 + N * 4) as f64,
+            0.0,
+        ));
+    }
+
+    {
+        const N: usize = 32;
+        const C: usize = 64;
+        const HW: usize = 56;
+        let len = N * C * HW * HW;
+        let x: Tensor<f32, D4<N, C, HW, HW>> = Tensor::from_vec(data(23, len)).unwrap();
+        let scale: Tensor<f32, D1<C>> = Tensor::from_vec(data(24, C)).unwrap();
+        let offset: Tensor<f32, D1<C>> = Tensor::from_vec(data(25, C)).unwrap();
+        let mut y = Tensor::<f32, D4<N, C, HW, HW>>::zeros();
+        let mut mean = Tensor::<f32, D1<C>>::zeros();
+        let mut var = Tensor::<f32, D1<C>>::zeros();
+        let mut scratch = batch_norm_training::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "BatchNormTraining f32[32,64,56,56], f=1",
+            &batch_norm_training::stablehlo(),
+            &[x.to_literal(), scale.to_literal(), offset.to_literal()],
+            || batch_norm_training(&x, &scale, &offset).0.to_literal(),
+            || {
+                batch_norm_training::into(
+                    &x,
+                    &scale,
+                    &offset,
+                    &mut y,
+                    &mut mean,
+                    &mut var,
+                    &mut scratch,
+                )
+            },
+            // x read (at least once), y written.
+            (2 * len * 4) as f64,
             0.0,
         ));
     }

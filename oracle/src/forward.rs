@@ -198,6 +198,13 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             Op::Call { computation } => Op::Call {
                 computation: Arc::new(widen(computation)?),
             },
+            Op::Map {
+                dimensions,
+                computation,
+            } => Op::Map {
+                dimensions: dimensions.clone(),
+                computation: Arc::new(widen(computation)?),
+            },
             Op::Sort {
                 dimension,
                 is_stable,
@@ -266,6 +273,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::Concatenate { .. }
             | Op::TopK { .. }
             | Op::Gather { .. }
+            | Op::BatchNorm { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

@@ -20,7 +20,10 @@ mod control;
 mod conv;
 mod indexing;
 mod movement;
+mod norm;
 mod sort;
+
+pub use norm::expand_batch_norm;
 
 /// A handle to an instruction of the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -543,6 +546,26 @@ impl Builder {
             vec![tuple.0],
             out,
         ))
+    }
+
+    /// `Map(operands..., computation, dimensions)`: `out[i] = computation(operands[0][i], ...)`
+    /// at every index `i`; `dimensions` is every dimension in order.
+    pub fn map(
+        &mut self,
+        operands: &[XlaOp],
+        computation: &Arc<Computation>,
+        dimensions: &[i64],
+    ) -> Result<XlaOp> {
+        let shapes: Vec<&Shape> = operands
+            .iter()
+            .map(|&o| self.try_shape(o))
+            .collect::<Result<_>>()?;
+        let out = infer::map(&shapes, computation, dimensions)?;
+        let op = Op::Map {
+            dimensions: dimensions.to_vec(),
+            computation: Arc::clone(computation),
+        };
+        Ok(self.push(op, operands.iter().map(|o| o.0).collect(), out))
     }
 
     /// `Call(computation, operands...)`.

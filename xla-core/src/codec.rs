@@ -15,7 +15,7 @@ use num_complex::Complex;
 use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{
-    BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
+    BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
     DotDimensionNumbers, InstrId, Instruction, Op, PadDim, UnaryOp,
 };
 use crate::layout::Layout;
@@ -347,6 +347,28 @@ impl Writer {
                 self.u(29);
                 self.scatter(dimension_numbers, *indices_are_sorted, *unique_indices);
                 self.computation(update_computation);
+            }
+            Op::BatchNorm {
+                kind,
+                feature_index,
+                epsilon,
+            } => {
+                self.u(30);
+                self.u(match kind {
+                    BatchNormKind::Training => 0,
+                    BatchNormKind::Inference => 1,
+                    BatchNormKind::Grad => 2,
+                });
+                self.i(*feature_index);
+                self.u(u64::from(epsilon.to_bits()));
+            }
+            Op::Map {
+                dimensions,
+                computation,
+            } => {
+                self.u(31);
+                self.ints(dimensions);
+                self.computation(computation);
             }
         }
     }
@@ -791,6 +813,22 @@ impl Reader<'_> {
                     update_computation: Arc::new(self.computation(depth + 1)?),
                 }
             }
+            30 => Op::BatchNorm {
+                kind: match self.u()? {
+                    0 => BatchNormKind::Training,
+                    1 => BatchNormKind::Inference,
+                    2 => BatchNormKind::Grad,
+                    k => return Err(err(format!("batch-norm kind {k}"))),
+                },
+                feature_index: self.i()?,
+                epsilon: f32::from_bits(
+                    u32::try_from(self.u()?).map_err(|_| err("epsilon bits".into()))?,
+                ),
+            },
+            31 => Op::Map {
+                dimensions: self.ints()?,
+                computation: Arc::new(self.computation(depth + 1)?),
+            },
             t => return Err(err(format!("op code {t}"))),
         })
     }

@@ -364,6 +364,47 @@ impl ScatterDimensionNumbers {
     }
 }
 
+/// Which of XLA's three batch-normalisation ops an [`Op::BatchNorm`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BatchNormKind {
+    /// `(operand, scale, offset)` -> `(output, batch_mean, batch_var)`:
+    /// `y = (x - mean) * rsqrt(var + epsilon) * scale + offset` with the batch's own moments.
+    Training,
+    /// `(operand, scale, offset, mean, variance)` -> output:
+    /// `y = x * (scale * rsqrt(var + epsilon)) + (offset - mean * scale * rsqrt(var + epsilon))`.
+    Inference,
+    /// `(operand, scale, mean, variance, grad_output)` -> `(grad_operand, grad_scale,
+    /// grad_offset)`, the gradients of `Training`'s output.
+    Grad,
+}
+
+impl BatchNormKind {
+    /// Every variant, in declaration order.
+    pub const ALL: [BatchNormKind; 3] = [
+        BatchNormKind::Training,
+        BatchNormKind::Inference,
+        BatchNormKind::Grad,
+    ];
+
+    /// The user-facing op name (`BatchNormTraining`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BatchNormKind::Training => "BatchNormTraining",
+            BatchNormKind::Inference => "BatchNormInference",
+            BatchNormKind::Grad => "BatchNormGrad",
+        }
+    }
+
+    /// The names of its operands, in order (`operand` first).
+    pub fn operand_names(self) -> &'static [&'static str] {
+        match self {
+            BatchNormKind::Training => &["operand", "scale", "offset"],
+            BatchNormKind::Inference => &["operand", "scale", "offset", "mean", "variance"],
+            BatchNormKind::Grad => &["operand", "scale", "mean", "variance", "grad_output"],
+        }
+    }
+}
+
 /// One canonical op. The instruction's `operands` and `shape` complete its meaning.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -531,6 +572,27 @@ pub enum Op {
         /// `(current_0.., update_0..) -> new_0..`: 2N scalars to N scalars.
         update_computation: Arc<Computation>,
     },
+    /// Batch normalisation over every dimension but `feature_index` (XLA's BatchNormTraining,
+    /// BatchNormInference, BatchNormGrad): population variance, `epsilon` inside the square
+    /// root, computed as XLA's BatchNormExpander writes it
+    /// ([`crate::builder::expand_batch_norm`]).
+    BatchNorm {
+        /// Which of the three ops.
+        kind: BatchNormKind,
+        /// The operand dimension holding the features (the one not reduced over).
+        feature_index: i64,
+        /// Added to the variance before the reciprocal square root (an f32, as in HLO).
+        epsilon: f32,
+    },
+    /// `Map(operands...)`: `out[i] = computation(operands[0][i], .., operands[N-1][i])` for
+    /// every index `i`; operands of one set of dimensions, the result of the computation's
+    /// scalar type.
+    Map {
+        /// Every dimension in order (XLA supports no other).
+        dimensions: Vec<i64>,
+        /// N scalars (operand `k`'s element type) to one scalar.
+        computation: Arc<Computation>,
+    },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -576,6 +638,12 @@ impl Op {
             Op::Conditional { .. } => "conditional",
             Op::Gather { .. } => "gather",
             Op::Scatter { .. } => "scatter",
+            Op::BatchNorm { kind, .. } => match kind {
+                BatchNormKind::Training => "batch-norm-training",
+                BatchNormKind::Inference => "batch-norm-inference",
+                BatchNormKind::Grad => "batch-norm-grad",
+            },
+            Op::Map { .. } => "map",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -615,6 +683,8 @@ impl Op {
             | Op::Conditional { .. }
             | Op::Gather { .. }
             | Op::Scatter { .. }
+            | Op::BatchNorm { .. }
+            | Op::Map { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -624,7 +694,11 @@ impl Op {
     /// The computations this op holds (reducers, comparators, loop bodies, branches, callees).
     pub fn computations(&self) -> Vec<&Arc<Computation>> {
         match self {
-            Op::Reduce { computation, .. } | Op::Call { computation } => vec![computation],
+            Op::Reduce { computation, .. }
+            | Op::Call { computation }
+            | Op::Map { computation, .. } => {
+                vec![computation]
+            }
             Op::Sort { comparator, .. } => vec![comparator],
             Op::Scatter {
                 update_computation, ..
@@ -653,6 +727,7 @@ impl Op {
             | Op::TopK { .. }
             | Op::Convolution { .. }
             | Op::Gather { .. }
+            | Op::BatchNorm { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

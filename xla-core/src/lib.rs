@@ -28,7 +28,7 @@ pub mod stablehlo;
 pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};
 pub use ir::{
-    BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
+    BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
     DotDimensionNumbers, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
     ScatterDimensionNumbers, UnaryOp,
 };

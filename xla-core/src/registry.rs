@@ -16,7 +16,7 @@ mod tests;
 pub use build::{build, computation_params, Applied, AttrValue, Attrs};
 pub use conv_dims::conv_dims_from_specs;
 
-use crate::ir::{BinaryOp, ComparisonDirection, UnaryOp};
+use crate::ir::{BatchNormKind, BinaryOp, ComparisonDirection, UnaryOp};
 
 /// What an op is, independent of how it is spelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +76,10 @@ pub enum OpKind {
     Gather,
     /// Variadic updates at runtime indices through a computation.
     Scatter,
+    /// A computation applied elementwise.
+    Map,
+    /// BatchNormTraining, BatchNormInference or BatchNormGrad.
+    BatchNorm(BatchNormKind),
     /// Matrix and vector products.
     Dot,
     /// Generalised products.
@@ -113,6 +117,8 @@ pub enum Form {
     Reduce,
     /// N >= 1 operands, then the comparator.
     Sort,
+    /// N >= 1 operands, then the computation applied to their elements.
+    Map,
     /// N operands, the indices, N updates, then the update computation.
     Scatter,
     /// Condition, body, initial state.
@@ -155,6 +161,8 @@ pub enum AttrKind {
     ConvDims,
     /// `DEFAULT`, `HIGH` or `HIGHEST` (or a list of two): accepted, no effect on CPU.
     Precision,
+    /// `0.001`, `1e-5`: a float (stored as XLA stores it, an f32 for BatchNorm's epsilon).
+    Float,
 }
 
 impl AttrKind {
@@ -179,6 +187,7 @@ impl AttrKind {
                 "lhs, rhs and output dimension letters such as `[NHWC, HWIO, NHWC]`"
             }
             AttrKind::Precision => "DEFAULT, HIGH or HIGHEST",
+            AttrKind::Float => "a number such as `0.001`",
         }
     }
 }
@@ -283,6 +292,7 @@ use AttrKind as K;
 
 const NONE: &[AttrSpec] = &[];
 const BCAST: &[AttrSpec] = &[opt("broadcast_dimensions", K::Ints)];
+const BATCH_NORM: &[AttrSpec] = &[req("epsilon", K::Float), req("feature_index", K::Int)];
 const NEW_TYPE: &[AttrSpec] = &[req("new_element_type", K::Type)];
 const CONV_COMMON: [AttrSpec; 4] = [
     opt("feature_group_count", K::Int),
@@ -387,7 +397,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 34] = [
+const OTHER: [OpSpec; 38] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -628,6 +638,42 @@ const OTHER: [OpSpec; 34] = [
         Typing::Same { with_result: false },
     ),
     op(
+        "Map",
+        OpKind::Map,
+        "stablehlo.map",
+        Form::Map,
+        "(operands..., computation)",
+        &[opt("dimensions", K::Ints)],
+        Typing::Free,
+    ),
+    op(
+        "BatchNormTraining",
+        OpKind::BatchNorm(BatchNormKind::Training),
+        "stablehlo.batch_norm_training",
+        Form::Operands(3),
+        "(operand, scale, offset)",
+        BATCH_NORM,
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "BatchNormInference",
+        OpKind::BatchNorm(BatchNormKind::Inference),
+        "stablehlo.batch_norm_inference",
+        Form::Operands(5),
+        "(operand, scale, offset, mean, variance)",
+        BATCH_NORM,
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "BatchNormGrad",
+        OpKind::BatchNorm(BatchNormKind::Grad),
+        "stablehlo.batch_norm_grad",
+        Form::Operands(5),
+        "(operand, scale, mean, variance, grad_output)",
+        BATCH_NORM,
+        Typing::Same { with_result: false },
+    ),
+    op(
         "DotGeneral",
         OpKind::DotGeneral,
         "stablehlo.dot_general",
@@ -757,6 +803,14 @@ pub fn binary_name(b: BinaryOp) -> Option<&'static str> {
         .map(|s| s.stablehlo)
 }
 
+/// The StableHLO name of batch-norm op `k` (`stablehlo.batch_norm_training`).
+pub fn batch_norm_name(k: BatchNormKind) -> &'static str {
+    OTHER
+        .iter()
+        .find(|s| s.kind == OpKind::BatchNorm(k))
+        .map_or("stablehlo.batch_norm", |s| s.stablehlo)
+}
+
 /// Every op spec, in a stable order.
 pub fn specs() -> impl Iterator<Item = &'static OpSpec> {
     UNARY.iter().chain(&BINARY).chain(&COMPARE).chain(&OTHER)
@@ -820,6 +874,11 @@ const ALIASES: &[(&str, &str)] = &[
     ("indexadd", "Scatter"),
     ("index_add", "Scatter"),
     ("scatternd", "Scatter"),
+    ("batchnorm", "BatchNormTraining"),
+    ("vmap", "Map"),
+    ("apply", "Map"),
+    ("batch_norm", "BatchNormTraining"),
+    ("batchnormalization", "BatchNormTraining"),
 ];
 
 /// The op a name from another library means (`Convert` -> `ConvertElementType`).

@@ -435,3 +435,36 @@ fn control_flow_and_calls() {
     });
     round_trip(&case.expect("builds"), false);
 }
+
+#[test]
+fn batch_norm_ops() {
+    let x = [2i64, 3, 4];
+    let f: &[i64] = &[3];
+    for ty in [F32, F64] {
+        let t = one_op("bn_training", &[(ty, &x), (ty, f), (ty, f)], |b, p| {
+            b.batch_norm_training(p[0], p[1], p[2], 1e-3, 1)
+        });
+        round_trip(&t.expect("builds"), true);
+        let i = one_op(
+            "bn_inference",
+            &[(ty, &x), (ty, f), (ty, f), (ty, f), (ty, f)],
+            |b, p| b.batch_norm_inference(p[0], p[1], p[2], p[3], p[4], 1e-5, 1),
+        );
+        round_trip(&i.expect("builds"), true);
+        let g = one_op(
+            "bn_grad",
+            &[(ty, &x), (ty, f), (ty, f), (ty, f), (ty, &x)],
+            |b, p| b.batch_norm_grad(p[0], p[1], p[2], p[3], p[4], 0.1, 1),
+        );
+        round_trip(&g.expect("builds"), true);
+    }
+}
+
+#[test]
+fn map_op() {
+    let mul = scalar_fn(F32, BinaryOp::Mul);
+    let m = one_op("map", &[(F32, &[2, 3]), (F32, &[2, 3])], |b, p| {
+        b.map(&[p[0], p[1]], &mul, &[0, 1])
+    });
+    round_trip(&m.expect("builds"), true);
+}

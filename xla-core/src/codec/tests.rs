@@ -148,6 +148,20 @@ fn every_op() -> Computation {
             unique_indices: true,
             update_computation: adder(F64),
         },
+        Op::BatchNorm {
+            kind: BatchNormKind::Training,
+            feature_index: 1,
+            epsilon: 1e-5,
+        },
+        Op::Map {
+            dimensions: vec![0, 1],
+            computation: adder(F32),
+        },
+        Op::BatchNorm {
+            kind: BatchNormKind::Grad,
+            feature_index: 0,
+            epsilon: 0.25,
+        },
     ];
     for op in ops {
         instrs.push(ins(op, &[0, 0], t.clone()));

@@ -154,6 +154,8 @@ fn op_name(op: &Op) -> String {
         Op::Conditional { .. } => "Conditional".into(),
         Op::Gather { .. } => "Gather".into(),
         Op::Scatter { .. } => "Scatter".into(),
+        Op::BatchNorm { kind, .. } => kind.name().into(),
+        Op::Map { .. } => "Map".into(),
     }
 }
 
@@ -266,6 +268,20 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
         Op::Call { computation } => {
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(computation, &args)
+        }
+        Op::Map { computation, .. } => reduce::map(ctx, operands, computation),
+        // The expansion XLA:CPU runs (BatchNormExpander), evaluated as a call.
+        Op::BatchNorm {
+            kind,
+            feature_index,
+            epsilon,
+        } => {
+            let shapes: Vec<Shape> = operands.iter().map(|l| l.shape()).collect();
+            let refs: Vec<&Shape> = shapes.iter().collect();
+            let c = crate::builder::expand_batch_norm(*kind, *feature_index, *epsilon, &refs)
+                .map_err(|e| ctx.err(e.message))?;
+            let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
+            evaluate(&c, &args)
         }
         Op::While { condition, body } => control::while_loop(ctx, operands, condition, body),
         Op::Conditional { branches } => control::conditional(ctx, operands, branches),

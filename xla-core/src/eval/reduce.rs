@@ -7,7 +7,8 @@
 //! XLA, so the order decides the accuracy); everything else is a sequential left fold in
 //! row-major order of the reduced dimensions (XLA:CPU's order for variadic reduces too). A
 //! reducer that is a single binary op of its two parameters (the common `|a, b| a + b`) is
-//! applied directly; any other reducer is evaluated recursively on scalar literals.
+//! applied directly; any other reducer is evaluated recursively on scalar literals. `Map`
+//! applies its computation the same way, element by element.
 
 use std::sync::Arc;
 
@@ -231,6 +232,39 @@ fn general_reduce(
 /// an empty array yields its type's zero, never read).
 fn scalar_at(data: &ArrayData, i: usize) -> Literal {
     with_array_data!(data, v: T => Literal::scalar::<T>(v.get(i).copied().unwrap_or_default()))
+}
+
+/// `Map(operands..., computation)`: `out[i] = computation(operands[0][i], ...)` for every
+/// element `i` (row-major), of the instruction's element type.
+pub(super) fn map(
+    ctx: &Ctx<'_>,
+    operands: &[&Literal],
+    computation: &Computation,
+) -> Result<Literal> {
+    let out_shape = ctx.out_array()?.clone();
+    let n = out_shape.element_count() as usize;
+    let mut datas = Vec::with_capacity(operands.len());
+    for o in operands {
+        let (s, d) = o
+            .as_array()
+            .ok_or_else(|| ctx.err("a tuple operand where an array is required"))?;
+        if s.element_count() as usize != n {
+            return Err(ctx.err(format!(
+                "operand {s} does not have the result's {n} elements"
+            )));
+        }
+        datas.push(d);
+    }
+    let mut out = ArrayData::zeros(out_shape.ty, 0);
+    for i in 0..n {
+        let args: Vec<Literal> = datas.iter().map(|d| scalar_at(d, i)).collect();
+        let r = evaluate(computation, &args)?;
+        push_scalar(ctx, &mut out, &r)?;
+    }
+    Ok(Literal::Array {
+        shape: out_shape,
+        data: out,
+    })
 }
 
 /// Append the scalar `lit` to `out` (same element type).

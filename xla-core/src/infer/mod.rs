@@ -10,7 +10,9 @@ pub mod conv;
 pub mod dot;
 pub mod elementwise;
 pub mod indexing;
+pub mod map;
 pub mod movement;
+pub mod norm;
 pub mod reduce;
 pub mod shape_ops;
 pub mod sort;
@@ -24,7 +26,9 @@ pub use elementwise::{
     select, unary, BinaryPlan,
 };
 pub use indexing::{gather, scatter};
+pub use map::map;
 pub use movement::{concat_in_dim, pad, rev, slice};
+pub use norm::batch_norm;
 pub use reduce::reduce;
 pub use shape_ops::{broadcast, broadcast_in_dim, collapse, iota, reshape, transpose};
 pub use sort::{comparator_params, sort, sort_dimension, top_k};

@@ -42,6 +42,8 @@ pub enum AttrValue {
     ConvDims(ConvDimensionNumbers),
     /// [`AttrKind::Precision`] (no effect on CPU).
     Precision,
+    /// [`AttrKind::Float`].
+    Float(f64),
 }
 
 impl AttrValue {
@@ -60,6 +62,7 @@ impl AttrValue {
             AttrValue::Same(_) => AttrKind::PaddingKind,
             AttrValue::ConvDims(_) => AttrKind::ConvDims,
             AttrValue::Precision => AttrKind::Precision,
+            AttrValue::Float(_) => AttrKind::Float,
         }
     }
 }
@@ -105,6 +108,7 @@ impl Attrs {
     getter!(pairs, Pairs, Vec<(i64, i64)>);
     getter!(same, Same, bool);
     getter!(conv_dims, ConvDims, ConvDimensionNumbers);
+    getter!(float, Float, f64);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -260,6 +264,26 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 flag("unique_indices"),
             )
         }
+        OpKind::Map => {
+            // XLA's only form, every dimension in order, is the default.
+            let dims = a.attrs.ints("dimensions").unwrap_or_else(|| {
+                let rank = a
+                    .operands
+                    .first()
+                    .and_then(|&o| b.try_shape(o).ok())
+                    .and_then(Shape::as_array)
+                    .map_or(0, |x| x.rank());
+                (0..rank as i64).collect()
+            });
+            b.map(a.operands, comp(0)?, &dims)
+        }
+        OpKind::BatchNorm(kind) => {
+            let epsilon = a
+                .attrs
+                .float("epsilon")
+                .ok_or_else(|| attr_missing("epsilon"))?;
+            b.batch_norm(kind, a.operands, epsilon as f32, int("feature_index")?)
+        }
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
         OpKind::DotGeneral => {
@@ -311,6 +335,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
             let ts: Vec<Shape> = operands[..n].iter().map(|s| scalar(s)).collect();
             vec![ts.iter().chain(&ts).cloned().collect()]
         }
+        // One scalar per operand, of its element type.
+        OpKind::Map => vec![operands.iter().map(|s| scalar(s)).collect()],
         // (lhs_0, rhs_0, lhs_1, rhs_1, ...): two scalars per operand.
         OpKind::Sort => vec![operands
             .iter()
@@ -348,6 +374,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::Constant
         | OpKind::TopK
         | OpKind::Gather
+        | OpKind::BatchNorm(_)
         | OpKind::Dot
         | OpKind::DotGeneral
         | OpKind::Conv

@@ -532,6 +532,39 @@ impl Body<'_> {
             Op::Conditional { branches } => {
                 self.conditional(ins, ops, operand_shapes, branches, depth)
             }
+            Op::BatchNorm {
+                kind,
+                feature_index,
+                epsilon,
+            } => {
+                arity(kind.operand_names().len())?;
+                let name = crate::registry::batch_norm_name(*kind);
+                // Nine significant digits: the f32 reads back exactly.
+                let attrs = format!(
+                    "{{epsilon = {epsilon:.8e} : f32, feature_index = {feature_index} : i64}}"
+                );
+                let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
+                let mut result_types = Vec::new();
+                super::text::flat_types(&ins.shape, &mut result_types);
+                let results = if result_types.len() == 1 {
+                    result_types[0].clone()
+                } else {
+                    format!("({})", result_types.join(", "))
+                };
+                let rhs = format!("\"{name}\"({names}) {attrs} : ({types}) -> {results}");
+                Ok(self.multi(depth, &rhs, &ins.shape))
+            }
+            Op::Map {
+                dimensions,
+                computation,
+            } => self.region_op(
+                ins,
+                ops,
+                "stablehlo.map",
+                computation,
+                &format!("{{dimensions = {}}}", i64_array(dimensions)),
+                depth,
+            ),
             Op::Call { computation } => {
                 let symbol = self.module.callee(computation)?;
                 let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();

@@ -110,6 +110,7 @@ impl Checker<'_> {
             | Form::Variadic(_)
             | Form::Reduce
             | Form::Sort
+            | Form::Map
             | Form::Scatter
             | Form::While
             | Form::Conditional
@@ -163,7 +164,7 @@ impl Checker<'_> {
         Some(match spec.form {
             Form::Operands(_) | Form::Variadic(_) => plain(pos.clone(), Vec::new()),
             Form::Type | Form::Constant | Form::Call => plain(Vec::new(), Vec::new()),
-            Form::Reduce | Form::Sort | Form::Scatter => {
+            Form::Reduce | Form::Sort | Form::Map | Form::Scatter => {
                 let (last, init) = pos.split_last()?;
                 plain(init.to_vec(), vec![*last])
             }
@@ -467,7 +468,26 @@ impl Checker<'_> {
                 }
                 AttrValue::Precision
             }
+            AttrKind::Float => AttrValue::Float(self.float(op, name, e)?),
         })
+    }
+
+    /// A number: a float or integer literal, negated or parenthesised.
+    fn float(&mut self, op: &str, name: &str, e: &Expr) -> Option<f64> {
+        match &e.kind {
+            ExprKind::Lit(l) => match l.value {
+                Scalar::Float(f) => return Some(f),
+                Scalar::Int(i) => return Some(i as f64),
+                Scalar::Bool(_) => {}
+            },
+            ExprKind::Paren(x) => return self.float(op, name, x),
+            _ => {}
+        }
+        self.error(
+            e.sp,
+            format!("{op}: `{name}` is {}", AttrKind::Float.example()),
+        );
+        None
     }
 
     /// `true` or `false`.
@@ -751,6 +771,7 @@ fn computation_role(spec: &OpSpec, i: usize, n: usize, indexed: bool) -> String 
         Form::Conditional if !indexed => "false branch".into(),
         Form::Operands(_)
         | Form::Variadic(_)
+        | Form::Map
         | Form::Conditional
         | Form::Type
         | Form::Constant
@@ -786,6 +807,11 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
              `Sort(x, |a, b| Lt(a, b), dimension = 0)`",
             xla_core::error::count(n, "positional argument", "positional arguments")
         )),
+        Form::Map if n < 2 => Some(format!(
+            "{op} takes {form}: at least one operand and a computation, got {}: \
+             `Map(x, y, |a, b| Max(a, b))`",
+            xla_core::error::count(n, "positional argument", "positional arguments")
+        )),
         Form::Scatter if n < 4 || !n.is_multiple_of(2) => Some(format!(
             "{op} takes N operands, the scatter_indices, N update arrays and the \
              update_computation (an even count, at least 4), got {}: \
@@ -807,6 +833,7 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
         | Form::Call
         | Form::Reduce
         | Form::Sort
+        | Form::Map
         | Form::Scatter
         | Form::While
         | Form::Conditional => None,

@@ -23,6 +23,8 @@ use super::graph::{row_major_strides, Kind, Value};
 use super::inline::reducer_update;
 use super::plan::Plan;
 
+mod pair;
+
 /// Work (operand elements) per parallel task of a reduction, from the total: about
 /// `REDUCE_TASKS` tasks, each between 2^15 elements (128 KiB of f32: 10-60 us, far above
 /// rayon's ~1 us per task; a 256x1024 softmax is 8 tasks, so its exp-and-sum pass uses every
@@ -217,6 +219,28 @@ pub(crate) fn reduce_kernel(
             ws,
             out_n,
             red_n,
+            slice: &slice,
+        }) {
+            return Ok(quote!(#init_stmts #code));
+        }
+    }
+    if n == 2 && stores.is_empty() {
+        let per_task = (reduce_task_work(out_n * red_n) / red_n.max(1)).max(1);
+        if let Some(code) = pair::pair_rows(&pair::Pair {
+            space: &space,
+            red: &red,
+            vars: &vars,
+            exprs: &exprs,
+            operands,
+            inits: &init_vals,
+            binds: &binds,
+            g_used,
+            computation,
+            tys: &tys,
+            ws,
+            out_n,
+            red_n,
+            per_task,
             slice: &slice,
         }) {
             return Ok(quote!(#init_stmts #code));

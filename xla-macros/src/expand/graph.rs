@@ -322,6 +322,12 @@ impl Graph {
             }
         };
         let leaves = |n: usize| -> Result<Vec<Value>, String> { (0..n).map(leaf).collect() };
+        // Every operand as a tree (the arguments of an inlined computation).
+        let trees = || -> Result<Vec<Tree>, String> {
+            (0..instr.operands.len())
+                .map(|i| operand(i).cloned())
+                .collect()
+        };
         let n_ops = instr.operands.len();
         let simple = |g: &mut Graph, kind: Kind| -> Result<Tree, String> {
             let shape = array(&instr.shape)?;
@@ -577,11 +583,28 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
-            Op::Call { computation } => {
-                let call_args: Vec<Tree> = (0..n_ops)
-                    .map(|i| operand(i).cloned())
-                    .collect::<Result<_, _>>()?;
-                self.inline(computation, &call_args)
+            Op::Call { computation } => self.inline(computation, &trees()?),
+            // The computation lifted to arrays, inlined: it fuses like any elementwise chain.
+            Op::Map { computation, .. } => {
+                let dims = array(&instr.shape)?.dims;
+                let lifted = super::inline::lift_to_arrays(computation, &dims)?;
+                self.inline(&lifted, &trees()?)
+            }
+            // XLA's BatchNormExpander's reductions and elementwise ops, fused like any others.
+            Op::BatchNorm {
+                kind,
+                feature_index,
+                epsilon,
+            } => {
+                let shapes: Vec<&Shape> = instr
+                    .operands
+                    .iter()
+                    .map(|&id| &c.instr(id).shape)
+                    .collect();
+                let expansion =
+                    xla_core::builder::expand_batch_norm(*kind, *feature_index, *epsilon, &shapes)
+                        .map_err(|e| e.to_string())?;
+                self.inline(&expansion, &trees()?)
             }
         }
     }

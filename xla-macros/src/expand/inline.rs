@@ -1,7 +1,8 @@
-//! The one computation inliner: a scalar computation (a reducer, a sort comparator; next Map,
-//! Scatter and ReduceWindow bodies) applied to scalar Rust values becomes straight-line scalar
+//! The one computation inliner: a scalar computation (a reducer, a sort comparator, a Scatter
+//! update; next ReduceWindow bodies) applied to scalar Rust values becomes straight-line scalar
 //! statements with fresh variable names, every op through `xla_core::scalar` (the evaluator's
-//! semantics exactly).
+//! semantics exactly). Map's computation is lifted to arrays instead ([`lift_to_arrays`]) and
+//! inlined into the graph, so it fuses into vector loops.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -197,7 +198,9 @@ impl Inliner {
                 | Op::While { .. }
                 | Op::Conditional { .. }
                 | Op::Gather { .. }
-                | Op::Scatter { .. } => {
+                | Op::Scatter { .. }
+                | Op::BatchNorm { .. }
+                | Op::Map { .. } => {
                     return Err(format!(
                         "computation: {} inside a reducer has no code generation",
                         instr.op.opcode()
@@ -210,4 +213,116 @@ impl Inliner {
             .cloned()
             .ok_or_else(|| "computation: root out of range".to_string())
     }
+}
+
+/// Map's computation lifted to arrays of `dims`: each scalar parameter becomes an array of its
+/// type, each scalar constant a broadcast, each elementwise op the same op on arrays (a call is
+/// lifted with its callee). Inlined into the graph, the lifted computation fuses into its
+/// consumer's loop like any elementwise chain, and computes at every index what the scalar
+/// computation computes on that index's elements. Ops that are not elementwise (a Reduce, a
+/// While inside the computation) have no lifted form: `Err` naming the op.
+pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computation, String> {
+    use xla_core::builder::{Builder, XlaOp};
+    let mut b = Builder::new(format!("{}_lifted", c.name));
+    let mut env: Vec<XlaOp> = Vec::with_capacity(c.instrs.len());
+    let err = |e: xla_core::Error| e.to_string();
+    for instr in &c.instrs {
+        let arg = |i: usize| -> Result<XlaOp, String> {
+            instr
+                .operands
+                .get(i)
+                .and_then(|id| env.get(id.0 as usize))
+                .copied()
+                .ok_or_else(|| format!("Map: {} is missing operand {i}", instr.op.opcode()))
+        };
+        let ty = match &instr.shape {
+            Shape::Array(a) if a.rank() == 0 => Some(a.ty),
+            Shape::Tuple(_) => None,
+            Shape::Array(_) | Shape::Token => {
+                return Err(format!(
+                    "Map: the computation's {} makes the non-scalar {}; only scalar \
+                     computations have code generation",
+                    instr.op.opcode(),
+                    instr.shape
+                ))
+            }
+        };
+        let elem = || ty.ok_or_else(|| format!("Map: {} returns a tuple", instr.op.opcode()));
+        let v = match &instr.op {
+            Op::Parameter { index, name } => b
+                .parameter(*index, Shape::array(elem()?, dims), name)
+                .map_err(err)?,
+            Op::Constant(lit) => {
+                let k = b.constant(lit.clone());
+                b.broadcast_in_dim(k, dims, &[]).map_err(err)?
+            }
+            Op::Unary(u) => b.unary(*u, arg(0)?).map_err(err)?,
+            Op::Binary(o) => b.binary(*o, arg(0)?, arg(1)?, None).map_err(err)?,
+            Op::Compare {
+                direction,
+                total_order,
+            } => b
+                .compare(*direction, *total_order, arg(0)?, arg(1)?, None)
+                .map_err(err)?,
+            Op::Select => b.select(arg(0)?, arg(1)?, arg(2)?).map_err(err)?,
+            Op::Clamp => b.clamp(arg(0)?, arg(1)?, arg(2)?).map_err(err)?,
+            Op::ConvertElementType => b.convert(arg(0)?, elem()?).map_err(err)?,
+            Op::BitcastConvertType => b.bitcast_convert(arg(0)?, elem()?).map_err(err)?,
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => b
+                .reduce_precision(
+                    arg(0)?,
+                    i64::from(*exponent_bits),
+                    i64::from(*mantissa_bits),
+                )
+                .map_err(err)?,
+            // Scalar to scalar: the value itself.
+            Op::BroadcastInDim { .. } | Op::Reshape | Op::Transpose { .. } => arg(0)?,
+            Op::Tuple => {
+                let xs = (0..instr.operands.len())
+                    .map(arg)
+                    .collect::<Result<Vec<_>, _>>()?;
+                b.tuple(&xs).map_err(err)?
+            }
+            Op::GetTupleElement { index } => {
+                b.get_tuple_element(arg(0)?, *index as i64).map_err(err)?
+            }
+            Op::Call { computation } | Op::Map { computation, .. } => {
+                let callee = std::sync::Arc::new(lift_to_arrays(computation, dims)?);
+                let xs = (0..instr.operands.len())
+                    .map(arg)
+                    .collect::<Result<Vec<_>, _>>()?;
+                b.call(&callee, &xs).map_err(err)?
+            }
+            Op::Iota { .. }
+            | Op::Reduce { .. }
+            | Op::DotGeneral { .. }
+            | Op::Rev { .. }
+            | Op::Slice { .. }
+            | Op::Pad { .. }
+            | Op::Concatenate { .. }
+            | Op::Sort { .. }
+            | Op::TopK { .. }
+            | Op::Convolution { .. }
+            | Op::While { .. }
+            | Op::Conditional { .. }
+            | Op::Gather { .. }
+            | Op::Scatter { .. }
+            | Op::BatchNorm { .. } => {
+                return Err(format!(
+                    "Map: a computation with {} has no code generation (elementwise ops, \
+                     constants, tuples and calls do)",
+                    instr.op.opcode()
+                ))
+            }
+        };
+        env.push(v);
+    }
+    let root = env
+        .get(c.root.0 as usize)
+        .copied()
+        .ok_or("Map: the computation's root is out of range")?;
+    b.build(root).map_err(err)
 }

@@ -521,3 +521,57 @@ fn interior_padding_stores_one_spread_array() {
     );
     assert!(!expand_text(&f).contains("compile_error"));
 }
+
+/// BatchNormTraining inlines XLA's expansion: the two sums over `x` in one pass
+/// (`codegen_reduce/pair.rs`), per-feature moments, and the normalisation as one fused loop.
+#[test]
+fn batch_norm_training_expands_into_reductions_and_one_loop() {
+    let mut b = Builder::new("bn");
+    let x = b
+        .parameter(0, Shape::array(F32, &[32, 64, 56, 56]), "x")
+        .unwrap();
+    let s = b.parameter(1, Shape::array(F32, &[64]), "s").unwrap();
+    let o = b.parameter(2, Shape::array(F32, &[64]), "o").unwrap();
+    let r = b.batch_norm_training(x, s, o, 1e-3, 1).unwrap();
+    let f = fn_def("bn", b.build(r).unwrap());
+    let fu = fused(&f);
+    // Sum and sum of squares in one pass, mean, variance, rsqrt per feature, then the
+    // normalisation.
+    assert_eq!(fu.kernels.len(), 5, "kernels");
+    let text = expand_text(&f);
+    assert!(text.contains("v1_3"), "the two sums share a loop: {text}");
+    assert_eq!(
+        text.matches("map_rows").count(),
+        1,
+        "one loop over x: {text}"
+    );
+    // rsqrt runs once per feature (kernel_4), not in the loop over x.
+    let last = &text[text.find("map_rows").unwrap()..];
+    assert!(!last.contains("rsqrt"), "{last}");
+}
+
+/// Map's computation is lifted to arrays and fuses: `Map(x, y, |a, b| Exp(a) * b) + x` is one
+/// vectorised loop with nothing stored between.
+#[test]
+fn map_fuses_into_its_consumer_loop() {
+    let mut comp = Builder::new("body");
+    let a = comp.parameter(0, Shape::scalar(F32), "a").unwrap();
+    let bb = comp.parameter(1, Shape::scalar(F32), "b").unwrap();
+    let e = comp.unary(UnaryOp::Exp, a).unwrap();
+    let m = comp.binary(BinaryOp::Mul, e, bb, None).unwrap();
+    let body = Arc::new(comp.build(m).unwrap());
+    let mut b = Builder::new("map_add");
+    let x = b.parameter(0, Shape::array(F32, &[64, 32]), "x").unwrap();
+    let y = b.parameter(1, Shape::array(F32, &[64, 32]), "y").unwrap();
+    let m = b.map(&[x, y], &body, &[0, 1]).unwrap();
+    let r = b.binary(BinaryOp::Add, m, x, None).unwrap();
+    let f = fn_def("map_add", b.build(r).unwrap());
+    let fu = fused(&f);
+    assert_eq!(fu.kernels.len(), 1, "one loop nest");
+    assert!(plan::plan(&fu).buffers.is_empty(), "nothing materialised");
+    let text = expand_text(&f);
+    assert!(
+        text.contains("map_rows") || text.contains("map_flat"),
+        "{text}"
+    );
+}

@@ -140,6 +140,11 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
             _ => return None,
         },
         AttrKind::Precision => AttrValue::Precision,
+        AttrKind::Float => match a {
+            Attr::Float(f) => AttrValue::Float(*f),
+            Attr::Int(v) => AttrValue::Float(*v as f64),
+            _ => return None,
+        },
         AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
     })
 }

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[2, 3], y: f32[2, 3]) -> f32[2, 3] {
+        Map(x, y, |a| a)
+    }
+}
+
+fn main() {}
