@@ -266,6 +266,8 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::Concatenate { .. }
             | Op::TopK { .. }
             | Op::Gather { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

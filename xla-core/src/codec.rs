@@ -348,6 +348,11 @@ impl Writer {
                 self.scatter(dimension_numbers, *indices_are_sorted, *unique_indices);
                 self.computation(update_computation);
             }
+            Op::DynamicSlice { slice_sizes } => {
+                self.u(30);
+                self.ints(slice_sizes);
+            }
+            Op::DynamicUpdateSlice => self.u(31),
         }
     }
 }
@@ -791,6 +796,10 @@ impl Reader<'_> {
                     update_computation: Arc::new(self.computation(depth + 1)?),
                 }
             }
+            30 => Op::DynamicSlice {
+                slice_sizes: self.ints()?,
+            },
+            31 => Op::DynamicUpdateSlice,
             t => return Err(err(format!("op code {t}"))),
         })
     }

@@ -531,6 +531,15 @@ pub enum Op {
         /// `(current_0.., update_0..) -> new_0..`: 2N scalars to N scalars.
         update_computation: Arc<Computation>,
     },
+    /// `DynamicSlice(operand, starts...)`: `out[i] = operand[s + i]` with one scalar start per
+    /// operand dimension, `s[d] = clamp(start[d], 0, dim[d] - slice_sizes[d])`.
+    DynamicSlice {
+        /// The extent of the slice per operand dimension (the result's dims).
+        slice_sizes: Vec<i64>,
+    },
+    /// `DynamicUpdateSlice(operand, update, starts...)`: the operand with
+    /// `out[s + i] = update[i]`, `s[d] = clamp(start[d], 0, dim[d] - update_dim[d])`.
+    DynamicUpdateSlice,
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -576,6 +585,8 @@ impl Op {
             Op::Conditional { .. } => "conditional",
             Op::Gather { .. } => "gather",
             Op::Scatter { .. } => "scatter",
+            Op::DynamicSlice { .. } => "dynamic-slice",
+            Op::DynamicUpdateSlice => "dynamic-update-slice",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -615,6 +626,8 @@ impl Op {
             | Op::Conditional { .. }
             | Op::Gather { .. }
             | Op::Scatter { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -653,6 +666,8 @@ impl Op {
             | Op::TopK { .. }
             | Op::Convolution { .. }
             | Op::Gather { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

@@ -76,6 +76,10 @@ pub enum OpKind {
     Gather,
     /// Variadic updates at runtime indices through a computation.
     Scatter,
+    /// A box at runtime scalar starts, clamped into the operand.
+    DynamicSlice,
+    /// The operand with a box overwritten at runtime scalar starts, clamped likewise.
+    DynamicUpdateSlice,
     /// Matrix and vector products.
     Dot,
     /// Generalised products.
@@ -387,7 +391,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 34] = [
+const OTHER: [OpSpec; 36] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -616,6 +620,24 @@ const OTHER: [OpSpec; 34] = [
         Typing::Free,
     ),
     op(
+        "DynamicSlice",
+        OpKind::DynamicSlice,
+        "stablehlo.dynamic_slice",
+        Form::Variadic(1),
+        "(operand, start_indices...)",
+        &[req("slice_sizes", K::Ints)],
+        Typing::First,
+    ),
+    op(
+        "DynamicUpdateSlice",
+        OpKind::DynamicUpdateSlice,
+        "stablehlo.dynamic_update_slice",
+        Form::Variadic(2),
+        "(operand, update, start_indices...)",
+        NONE,
+        Typing::First,
+    ),
+    op(
         "Dot",
         OpKind::Dot,
         "stablehlo.dot_general",
@@ -820,6 +842,10 @@ const ALIASES: &[(&str, &str)] = &[
     ("indexadd", "Scatter"),
     ("index_add", "Scatter"),
     ("scatternd", "Scatter"),
+    ("dynamic_slice", "DynamicSlice"),
+    ("dynamicslice", "DynamicSlice"),
+    ("dynamic_update_slice", "DynamicUpdateSlice"),
+    ("dynamicupdateslice", "DynamicUpdateSlice"),
 ];
 
 /// The op a name from another library means (`Convert` -> `ConvertElementType`).

@@ -148,6 +148,10 @@ fn every_op() -> Computation {
             unique_indices: true,
             update_computation: adder(F64),
         },
+        Op::DynamicSlice {
+            slice_sizes: vec![2, 1],
+        },
+        Op::DynamicUpdateSlice,
     ];
     for op in ops {
         instrs.push(ins(op, &[0, 0], t.clone()));

@@ -260,6 +260,13 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 flag("unique_indices"),
             )
         }
+        OpKind::DynamicSlice => match a.operands.split_first() {
+            Some((&x, starts)) => b.dynamic_slice(x, starts, &ints("slice_sizes")?),
+            None => Err(missing(name, "operand 0")),
+        },
+        OpKind::DynamicUpdateSlice => {
+            b.dynamic_update_slice(op(0)?, op(1)?, a.operands.get(2..).unwrap_or_default())
+        }
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
         OpKind::DotGeneral => {
@@ -348,6 +355,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::Constant
         | OpKind::TopK
         | OpKind::Gather
+        | OpKind::DynamicSlice
+        | OpKind::DynamicUpdateSlice
         | OpKind::Dot
         | OpKind::DotGeneral
         | OpKind::Conv

@@ -197,7 +197,9 @@ impl Inliner {
                 | Op::While { .. }
                 | Op::Conditional { .. }
                 | Op::Gather { .. }
-                | Op::Scatter { .. } => {
+                | Op::Scatter { .. }
+                | Op::DynamicSlice { .. }
+                | Op::DynamicUpdateSlice => {
                     return Err(format!(
                         "computation: {} inside a reducer has no code generation",
                         instr.op.opcode()
