@@ -279,6 +279,7 @@ pub(crate) fn src_ident(plan: &Plan, src: &Src) -> Ident {
     match src {
         Src::Param { index, path } => param_ident(*index, path),
         Src::Const(n) => format_ident!("C{}", n),
+        Src::Dyn(d) => format_ident!("ds{}", d.node),
         Src::Buf(v) => match plan.storage.get(v) {
             Some(Storage::Out(slot)) => format_ident!("r_out{}", slot),
             Some(Storage::Scratch(b)) => format_ident!("r_b{}", b),

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use xla_core::ElementType;
 
-use super::fuse::{kernel_reads, Expr, Fused, KernelKind, Src};
-use super::graph::{row_major_strides, Value};
+use super::fuse::{kernel_reads, Expr, Fused, Kernel, KernelKind, Src};
+use super::graph::{row_major_strides, Kind, Value};
 
 /// Where a materialised value is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +42,8 @@ pub(crate) fn plan(f: &Fused) -> Plan {
             last_use.insert(v, i);
         }
     }
-    let alias = in_place(f, &last_use);
+    let mut alias = in_place(f, &last_use);
+    alias.extend(updates_in_place(f, &last_use));
     let mut storage = BTreeMap::new();
     let mut buffers: Vec<Buffer> = Vec::new();
     // busy_until[b]: index of the last kernel reading the value now held by buffer b.
@@ -51,6 +52,14 @@ pub(crate) fn plan(f: &Fused) -> Plan {
         for &v in &k.outputs {
             if let Some(slot) = f.output_slot(v).or_else(|| alias.get(&v).copied()) {
                 storage.insert(v, Storage::Out(slot));
+                continue;
+            }
+            // A DynamicUpdateSlice writes its operand's buffer when the operand dies here.
+            if let Some(Storage::Scratch(b)) =
+                updated_operand(f, k, i, &last_use).and_then(|u| storage.get(&u).copied())
+            {
+                busy_until[b] = last_use.get(&v).copied().unwrap_or(i).max(i);
+                storage.insert(v, Storage::Scratch(b));
                 continue;
             }
             let shape = f.graph.shape(v);
@@ -80,6 +89,49 @@ pub(crate) fn plan(f: &Fused) -> Plan {
         }
     }
     Plan { storage, buffers }
+}
+
+/// The operand of DynamicUpdateSlice kernel `k` (number `i`) when the kernel can write it in
+/// place: a stored value (not a parameter or constant), no output of the fn, read last here
+/// and only as the operand (the update is another value).
+fn updated_operand(
+    f: &Fused,
+    k: &Kernel,
+    i: usize,
+    last_use: &BTreeMap<Value, usize>,
+) -> Option<Value> {
+    let node = &f.graph.nodes[k.node];
+    if !matches!(node.kind, Kind::DynamicUpdateSlice) || !matches!(k.kind, KernelKind::Call { .. })
+    {
+        return None;
+    }
+    let u = node.inputs[0];
+    let stored = f.kernels[..i].iter().any(|p| p.outputs.contains(&u));
+    let ok = stored
+        && f.output_slot(u).is_none()
+        && last_use.get(&u) == Some(&i)
+        && !node.inputs[1..].contains(&u)
+        && f.graph.shape(u).layout.is_none();
+    ok.then_some(u)
+}
+
+/// DynamicUpdateSlice kernels writing an output slot whose operand can live in that slot:
+/// the operand's kernel writes the slot, the update then lands where it lies.
+fn updates_in_place(f: &Fused, last_use: &BTreeMap<Value, usize>) -> BTreeMap<Value, usize> {
+    let mut alias = BTreeMap::new();
+    for (i, k) in f.kernels.iter().enumerate() {
+        let v = k.outputs[0];
+        let Some(slot) = f.output_slot(v) else {
+            continue;
+        };
+        if f.graph.shape(v).layout.is_some() {
+            continue;
+        }
+        if let Some(u) = updated_operand(f, k, i, last_use) {
+            alias.insert(u, slot);
+        }
+    }
+    alias
 }
 
 /// Values stored straight into an output slot instead of scratch: when a loop kernel writing
@@ -118,6 +170,11 @@ fn in_place(f: &Fused, last_use: &BTreeMap<Value, usize>) -> BTreeMap<Value, usi
                     guarded,
                     ..
                 } if *x == u => *coef == own && *off == 0 && !*guarded,
+                // A box's elements are not the kernel's own.
+                Expr::Leaf {
+                    src: s @ Src::Dyn(_),
+                    ..
+                } => !s.parts().contains(&&Src::Buf(u)),
                 Expr::Leaf { .. }
                 | Expr::Index { .. }
                 | Expr::Scalar(_)

@@ -521,3 +521,5 @@ fn interior_padding_stores_one_spread_array() {
     );
     assert!(!expand_text(&f).contains("compile_error"));
 }
+
+mod dynamic;
