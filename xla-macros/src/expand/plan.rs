@@ -32,6 +32,9 @@ pub(crate) struct Buffer {
 pub(crate) struct Plan {
     pub storage: BTreeMap<Value, Storage>,
     pub buffers: Vec<Buffer>,
+    /// Parameter leaves `(index, path)` that live in an output slot (a While body's state
+    /// updated in place, see [`state_in_place`]): read through that slot.
+    pub params_in_place: BTreeMap<(usize, Vec<usize>), usize>,
 }
 
 /// Assign storage to every kernel output.
@@ -88,7 +91,74 @@ pub(crate) fn plan(f: &Fused) -> Plan {
             storage.insert(v, Storage::Scratch(b));
         }
     }
-    Plan { storage, buffers }
+    Plan {
+        storage,
+        buffers,
+        params_in_place: BTreeMap::new(),
+    }
+}
+
+/// A While body's state leaves updated in place: leaf `s` (parameter 0 at `paths[s]`) lives in
+/// output slot `s` when the body's result `s` is a DynamicUpdateSlice of that leaf by a call
+/// kernel that runs after every other kernel reading the leaf, reads it only as its operand,
+/// and is the only writer of the slot. The loop then keeps one buffer for the leaf and a step
+/// writes only the update (a row per step costs a row, not the array). Returns which leaves.
+pub(crate) fn state_in_place(f: &Fused, plan: &mut Plan, paths: &[Vec<usize>]) -> Vec<bool> {
+    let mut out = vec![false; paths.len()];
+    for (slot, &v) in f.outputs.iter().enumerate() {
+        let Some(ki) = f.kernels.iter().position(|k| k.outputs.contains(&v)) else {
+            continue;
+        };
+        let (k, node) = (&f.kernels[ki], &f.graph.nodes[f.kernels[ki].node]);
+        if !matches!(node.kind, Kind::DynamicUpdateSlice)
+            || !matches!(k.kind, KernelKind::Call { .. })
+        {
+            continue;
+        }
+        let u = node.inputs[0];
+        let Kind::Param { index: 0, path } = &f.graph.nodes[u.node].kind else {
+            continue;
+        };
+        let param = Src::Param {
+            index: 0,
+            path: path.clone(),
+        };
+        let reads = |e: &Expr| match e {
+            Expr::Leaf { src, .. } => src.parts().contains(&&param),
+            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } | Expr::Guard { .. } => false,
+        };
+        let only_operand = k
+            .exprs
+            .iter()
+            .filter(|e| reads(e))
+            .all(|e| matches!(e, Expr::Leaf { src, .. } if *src == param));
+        let read_before = f.kernels[ki + 1..]
+            .iter()
+            .all(|later| !later.exprs.iter().any(reads) && !dot_reads(later, &param));
+        let sole_writer = plan
+            .storage
+            .iter()
+            .all(|(&w, &s)| w == v || s != Storage::Out(slot));
+        if paths.get(slot) == Some(path) && only_operand && read_before && sole_writer {
+            plan.storage.insert(u, Storage::Out(slot));
+            plan.params_in_place.insert((0, path.clone()), slot);
+            out[slot] = true;
+        }
+    }
+    out
+}
+
+/// Whether GEMM kernel `k` reads `src`.
+fn dot_reads(k: &Kernel, src: &Src) -> bool {
+    match &k.kind {
+        KernelKind::Dot { lhs, rhs, .. } => [&lhs.src, &rhs.src]
+            .iter()
+            .any(|s| s.parts().contains(&src)),
+        KernelKind::Loop { .. }
+        | KernelKind::Reduce { .. }
+        | KernelKind::BitcastResize { .. }
+        | KernelKind::Call { .. } => false,
+    }
 }
 
 /// The operand of DynamicUpdateSlice kernel `k` (number `i`) when the kernel can write it in

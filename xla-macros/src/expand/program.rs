@@ -117,9 +117,24 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
     let mut binds = TokenStream::new();
     // The kernel fn's parameters: (name, type) of every binding its body reads or writes.
     let mut params: Vec<(Ident, TokenStream)> = Vec::new();
+    let written: Vec<Option<&Storage>> = k.outputs.iter().map(|v| plan.storage.get(v)).collect();
     for src in kernel_srcs(k) {
         if let Src::Param { index, path } = src {
-            let ident = param_ident(index, &path);
+            let mut ident = param_ident(index, &path);
+            if let Some(&slot) = plan.params_in_place.get(&(index, path.clone())) {
+                // A state leaf updated in place: read through its output slot, or through
+                // the kernel's own output when the kernel writes it.
+                if written.contains(&Some(&Storage::Out(slot))) {
+                    continue;
+                }
+                let (r, o) = (format_ident!("r_out{}", slot), format_ident!("out{}", slot));
+                if !params.iter().any(|(p, _)| *p == r) {
+                    binds.extend(quote!(let #r = &*#o;));
+                    ident = r;
+                } else {
+                    continue;
+                }
+            }
             if params.iter().any(|(p, _)| *p == ident) {
                 continue;
             }
@@ -134,7 +149,6 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
             params.push((ident, quote!(&[#ty])));
         }
     }
-    let written: Vec<Option<&Storage>> = k.outputs.iter().map(|v| plan.storage.get(v)).collect();
     for v in kernel_reads(k) {
         let ty = rust_type(f.graph.shape(v).ty);
         if written.contains(&plan.storage.get(&v)) {

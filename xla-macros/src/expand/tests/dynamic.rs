@@ -117,3 +117,51 @@ fn an_update_in_scratch_reuses_its_operand_buffer() {
     assert_eq!(pl.buffers.len(), 1);
     assert!(!expand_text(&f).contains("w0 . copy_from_slice"));
 }
+
+/// A While body writing one row of its state per step: the state leaf lives in the body's
+/// output (no parameter of its own in `run`), one buffer in the loop, no copy of the array.
+#[test]
+fn a_loop_writing_rows_updates_its_state_in_place() {
+    let state = Shape::Tuple(vec![Shape::scalar(S32), Shape::array(F32, &[1024, 256])]);
+    let mut b = Builder::new("body");
+    let s = b.parameter(0, state.clone(), "s").unwrap();
+    let i = b.get_tuple_element(s, 0).unwrap();
+    let x = b.get_tuple_element(s, 1).unwrap();
+    let one = b.constant(Literal::scalar(1i32));
+    let zero = b.constant(Literal::scalar(0i32));
+    let row = b.dynamic_slice(x, &[i, zero], &[1, 256]).unwrap();
+    let row = b.binary(BinaryOp::Add, row, row, None).unwrap();
+    let x = b.dynamic_update_slice(x, row, &[i, zero]).unwrap();
+    let i = b.binary(BinaryOp::Add, i, one, None).unwrap();
+    let r = b.tuple(&[i, x]).unwrap();
+    let body = Arc::new(b.build(r).unwrap());
+    let mut b = Builder::new("cond");
+    let s = b.parameter(0, state.clone(), "s").unwrap();
+    let i = b.get_tuple_element(s, 0).unwrap();
+    let n = b.constant(Literal::scalar(1024i32));
+    let r = b
+        .compare(xla_core::ComparisonDirection::Lt, false, i, n, None)
+        .unwrap();
+    let cond = Arc::new(b.build(r).unwrap());
+    let mut b = Builder::new("rows");
+    let x = b
+        .parameter(0, Shape::array(F32, &[1024, 256]), "x")
+        .unwrap();
+    let zero = b.constant(Literal::scalar(0i32));
+    let init = b.tuple(&[zero, x]).unwrap();
+    let w = b.while_loop(&cond, &body, init).unwrap();
+    let r = b.get_tuple_element(w, 1).unwrap();
+    let text = expand_text(&fn_def("rows", b.build(r).unwrap()));
+    assert!(
+        text.contains("mem :: swap (cur0 , next0)"),
+        "the counter is swapped: {text}"
+    );
+    assert!(!text.contains("next1"), "one buffer for the array: {text}");
+    // The body updates its output in place: no copy of its operand before the update.
+    let body = &text[text.find("mod k1_body").unwrap()..];
+    assert!(body.contains("update_slice"), "{body}");
+    assert!(
+        !body.contains("w0 . copy_from_slice"),
+        "no copy of the array per step"
+    );
+}
