@@ -116,16 +116,16 @@ fn generated_dynamic_slices_on_every_type_match_xla() {
 #[test]
 fn generated_dynamic_slice_programs_match_xla() {
     let mut v = Vec::new();
-    for (i, j) in [(3, 5), (-4, 100), (60, -1), (48, 8)] {
+    for (i, j) in [(3i32, 5i32), (-4, 100), (60, -1), (48, 8)] {
         let g = gen!("slice_add", slice_add);
         let mut args = common::args_with(g, |k, a| {
             common::random_arg(&Shape::Array(a.clone()), 50 + k as u64, Dist::Any)
         });
-        args[2] = Literal::scalar(i as i32);
-        args[3] = Literal::scalar(j as i32);
+        args[2] = Literal::scalar(i);
+        args[3] = Literal::scalar(j);
         v.push(Case::new(g, &format!("{i},{j}"), args, Tol::Exact));
     }
-    for i in [-5, 0, 2, 7] {
+    for i in [-5i32, 0, 2, 7] {
         let g = gen!("slice_computed", slice_computed);
         let mut args = common::args_with(g, |k, a| {
             common::random_arg(
@@ -134,7 +134,7 @@ fn generated_dynamic_slice_programs_match_xla() {
                 Dist::Range(-2.0, 2.0),
             )
         });
-        args[1] = Literal::scalar(i as i32);
+        args[1] = Literal::scalar(i);
         v.push(Case::new(g, &format!("{i}"), args, Tol::Exact));
     }
     let g = gen!("slice_scalar", slice_scalar);

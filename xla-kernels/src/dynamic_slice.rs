@@ -4,6 +4,7 @@
 //! and that the box fits before writing anything.
 
 use crate::error::{element_count, KernelError};
+use crate::tensor::MAX_RANK;
 
 const OP: &str = "dynamic_update_slice";
 
@@ -42,16 +43,23 @@ pub fn update_slice<T: Copy>(
         return Ok(());
     }
     let rank = dims.len();
+    if rank > MAX_RANK {
+        return Err(KernelError::invalid(
+            OP,
+            format!("rank {rank} above {MAX_RANK}"),
+        ));
+    }
     let row = sizes.last().copied().unwrap_or(1);
-    // Row-major strides of the output, and the offset of the box's origin.
-    let mut strides = vec![1usize; rank];
+    // Row-major strides of the output and the box's origin, on the stack: a While step
+    // calls this once per update, so it allocates nothing.
+    let mut strides = [1usize; MAX_RANK];
     for d in (0..rank.saturating_sub(1)).rev() {
         strides[d] = strides[d + 1] * dims[d + 1];
     }
     let origin: usize = starts.iter().zip(&strides).map(|(s, t)| s * t).sum();
     // An odometer over the update's outer dimensions.
     let outer = &sizes[..rank.saturating_sub(1)];
-    let mut idx = vec![0usize; outer.len()];
+    let mut idx = [0usize; MAX_RANK];
     for src in update.chunks_exact(row) {
         let at = origin + idx.iter().zip(&strides).map(|(i, t)| i * t).sum::<usize>();
         out[at..at + row].copy_from_slice(src);
