@@ -91,6 +91,11 @@ xla_aot::xla! {
     pub fn slice_computed(x: f32[10, 12], i: s32[]) -> f32[3, 4] {
         DynamicSlice(Neg(x), Add(i, 2i32), Mul(i, 3i32), slice_sizes = [3, 4])
     }
+    /// u32 and u64 starts (the two index types the per-type programs leave out).
+    pub fn wide_starts(x: s32[5, 6], u: s32[2, 2], i: u32[], j: u32[], k: u64[], l: u64[])
+        -> (s32[2, 3], s32[5, 6]) {
+        Tuple(DynamicSlice(x, i, j, slice_sizes = [2, 3]), DynamicUpdateSlice(x, u, k, l))
+    }
     /// A scalar operand: no starts.
     pub fn slice_scalar(x: f64[]) -> f64[] {
         DynamicSlice(x, slice_sizes = [])
@@ -136,6 +141,17 @@ fn generated_dynamic_slice_programs_match_xla() {
         });
         args[1] = Literal::scalar(i);
         v.push(Case::new(g, &format!("{i}"), args, Tol::Exact));
+    }
+    for (a, b) in [(1i64, 2i64), (4_000_000_000, 0), (0, 3), (7, 9)] {
+        let g = gen!("wide_starts", wide_starts);
+        let mut args = common::args_with(g, |k, a| {
+            common::random_arg(&Shape::Array(a.clone()), 80 + k as u64, Dist::Any)
+        });
+        args[2] = index_literal(ElementType::U32, &[], &[a]);
+        args[3] = index_literal(ElementType::U32, &[], &[b]);
+        args[4] = index_literal(ElementType::U64, &[], &[b]);
+        args[5] = index_literal(ElementType::U64, &[], &[a]);
+        v.push(Case::new(g, &format!("{a},{b}"), args, Tol::Exact));
     }
     let g = gen!("slice_scalar", slice_scalar);
     v.push(Case::new(g, "x", vec![Literal::scalar(1.5f64)], Tol::Exact));
