@@ -97,6 +97,28 @@ xla! {
         s.1
     }
 
+    /// 1024 steps writing row i of a f32[1024, 256] state to i (DynamicUpdateSlice): the state
+    /// is updated in place, so a step costs a row, not the array.
+    fn while_rows_1024(x: f32[1024, 256]) -> f32[1024, 256] {
+        let s = While(|s| Lt(s.0, 1024i32), |s| {
+            let v = ConvertElementType(s.0, new_element_type = f32);
+            let row = Broadcast(v, broadcast_sizes = [1, 256]);
+            Tuple(Add(s.0, 1i32), DynamicUpdateSlice(s.1, row, s.0, 0i32))
+        }, Tuple(0i32, x));
+        s.1
+    }
+
+    /// The same 1024 steps on a state 4x larger (f32[4096, 256]): the same time per step when
+    /// nothing is copied.
+    fn while_rows_4096(x: f32[4096, 256]) -> f32[4096, 256] {
+        let s = While(|s| Lt(s.0, 1024i32), |s| {
+            let v = ConvertElementType(s.0, new_element_type = f32);
+            let row = Broadcast(v, broadcast_sizes = [1, 256]);
+            Tuple(Add(s.0, 1i32), DynamicUpdateSlice(s.1, row, Mul(s.0, 4i32), 0i32))
+        }, Tuple(0i32, x));
+        s.1
+    }
+
     /// An embedding lookup: 4096 rows of a 32000 x 512 table by id.
     fn gather_rows(table: f32[32000, 512], ids: s32[4096]) -> f32[4096, 512] {
         Gather(table, ids, offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0],
@@ -657,6 +679,35 @@ fn main() {
             || while_1000(&x).to_literal(),
             || while_1000::into(&x, &mut out, &mut scratch),
             (2 * 16 * 4) as f64,
+            0.0,
+        ));
+    }
+
+    {
+        let x: Tensor<f32, D2<1024, 256>> = Tensor::from_vec(data(23, 1024 * 256)).unwrap();
+        let mut out = Tensor::<f32, D2<1024, 256>>::zeros();
+        let mut scratch = while_rows_1024::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "While 1024 row writes, f32[1024,256]",
+            &while_rows_1024::stablehlo(),
+            &[x.to_literal()],
+            || while_rows_1024(&x).to_literal(),
+            || while_rows_1024::into(&x, &mut out, &mut scratch),
+            (2 * 1024 * 256 * 4) as f64,
+            0.0,
+        ));
+        let x: Tensor<f32, D2<4096, 256>> = Tensor::from_vec(data(24, 4096 * 256)).unwrap();
+        let mut out = Tensor::<f32, D2<4096, 256>>::zeros();
+        let mut scratch = while_rows_4096::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "While 1024 row writes, f32[4096,256]",
+            &while_rows_4096::stablehlo(),
+            &[x.to_literal()],
+            || while_rows_4096(&x).to_literal(),
+            || while_rows_4096::into(&x, &mut out, &mut scratch),
+            (2 * 4096 * 256 * 4) as f64,
             0.0,
         ));
     }

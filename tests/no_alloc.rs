@@ -73,6 +73,15 @@ xla! {
             inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1);
         Tuple(rows, back)
     }
+    /// A While writing one row per step (its state updated in place) and a box of the result.
+    pub fn row_writes(x: f32[64, 32], i: u32[]) -> (f32[64, 32], f32[2, 32]) {
+        let s = While(|s| Lt(s.0, 64i32), |s| {
+            let row = Broadcast(ConvertElementType(s.0, new_element_type = f32),
+                broadcast_sizes = [1, 32]);
+            Tuple(Add(s.0, 1i32), DynamicUpdateSlice(s.1, row, s.0, 0i32))
+        }, Tuple(0i32, x));
+        Tuple(s.1, DynamicSlice(s.1, i, 0u32, slice_sizes = [2, 32]))
+    }
     pub fn split(x: f32[512, 1024]) -> (f32[512], s32[512, 1024]{0, 1}) {
         let s = Reduce(x, 0.0, dimensions = [1], |a, b| a + b);
         Tuple(s, ConvertElementType(x, new_element_type = s32))
@@ -151,6 +160,18 @@ fn into_allocates_nothing_after_scratch_new() {
         "gather_scatter"
     );
     assert_eq!(rows.as_slice()[64], (7919 % 1000 * 64) as f32);
+
+    let x = Tensor::<f32, D2<64, 32>>::zeros();
+    let (mut w, mut b) = (Tensor::zeros(), Tensor::zeros());
+    let i = Tensor::<u32, xla_aot::D0>::scalar(70);
+    let mut s = row_writes::Scratch::new();
+    assert_eq!(
+        allocations(|| row_writes::into(&x, &i, &mut w, &mut b, &mut s)),
+        0,
+        "row_writes"
+    );
+    assert_eq!(w.as_slice()[63 * 32], 63.0);
+    assert_eq!(b.as_slice()[0], 62.0, "start 70 clamped to 62");
 
     // bf16 folds in XLA's nested windows of 32 (no buffers for the partial sums), on the pool.
     let x = Tensor::<half::bf16, D2<64, 4099>>::filled(half::bf16::ONE);

@@ -274,6 +274,8 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::TopK { .. }
             | Op::Gather { .. }
             | Op::BatchNorm { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

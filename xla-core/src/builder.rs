@@ -18,6 +18,7 @@ use crate::shape::{ArrayShape, Shape};
 
 mod control;
 mod conv;
+mod dynamic;
 mod indexing;
 mod movement;
 mod norm;

@@ -370,6 +370,11 @@ impl Writer {
                 self.ints(dimensions);
                 self.computation(computation);
             }
+            Op::DynamicSlice { slice_sizes } => {
+                self.u(32);
+                self.ints(slice_sizes);
+            }
+            Op::DynamicUpdateSlice => self.u(33),
         }
     }
 }
@@ -829,6 +834,10 @@ impl Reader<'_> {
                 dimensions: self.ints()?,
                 computation: Arc::new(self.computation(depth + 1)?),
             },
+            32 => Op::DynamicSlice {
+                slice_sizes: self.ints()?,
+            },
+            33 => Op::DynamicUpdateSlice,
             t => return Err(err(format!("op code {t}"))),
         })
     }

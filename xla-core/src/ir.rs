@@ -593,6 +593,15 @@ pub enum Op {
         /// N scalars (operand `k`'s element type) to one scalar.
         computation: Arc<Computation>,
     },
+    /// `DynamicSlice(operand, starts...)`: `out[i] = operand[s + i]` with one scalar start per
+    /// operand dimension, `s[d] = clamp(start[d], 0, dim[d] - slice_sizes[d])`.
+    DynamicSlice {
+        /// The extent of the slice per operand dimension (the result's dims).
+        slice_sizes: Vec<i64>,
+    },
+    /// `DynamicUpdateSlice(operand, update, starts...)`: the operand with
+    /// `out[s + i] = update[i]`, `s[d] = clamp(start[d], 0, dim[d] - update_dim[d])`.
+    DynamicUpdateSlice,
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -644,6 +653,8 @@ impl Op {
                 BatchNormKind::Grad => "batch-norm-grad",
             },
             Op::Map { .. } => "map",
+            Op::DynamicSlice { .. } => "dynamic-slice",
+            Op::DynamicUpdateSlice => "dynamic-update-slice",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -685,6 +696,8 @@ impl Op {
             | Op::Scatter { .. }
             | Op::BatchNorm { .. }
             | Op::Map { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -728,6 +741,8 @@ impl Op {
             | Op::Convolution { .. }
             | Op::Gather { .. }
             | Op::BatchNorm { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

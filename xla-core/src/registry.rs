@@ -80,6 +80,10 @@ pub enum OpKind {
     Map,
     /// BatchNormTraining, BatchNormInference or BatchNormGrad.
     BatchNorm(BatchNormKind),
+    /// A box at runtime scalar starts, clamped into the operand.
+    DynamicSlice,
+    /// The operand with a box overwritten at runtime scalar starts, clamped likewise.
+    DynamicUpdateSlice,
     /// Matrix and vector products.
     Dot,
     /// Generalised products.
@@ -397,7 +401,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 38] = [
+const OTHER: [OpSpec; 40] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -624,6 +628,24 @@ const OTHER: [OpSpec; 38] = [
             opt("unique_indices", K::Bool),
         ],
         Typing::Free,
+    ),
+    op(
+        "DynamicSlice",
+        OpKind::DynamicSlice,
+        "stablehlo.dynamic_slice",
+        Form::Variadic(1),
+        "(operand, start_indices...)",
+        &[req("slice_sizes", K::Ints)],
+        Typing::First,
+    ),
+    op(
+        "DynamicUpdateSlice",
+        OpKind::DynamicUpdateSlice,
+        "stablehlo.dynamic_update_slice",
+        Form::Variadic(2),
+        "(operand, update, start_indices...)",
+        NONE,
+        Typing::First,
     ),
     op(
         "Dot",
@@ -879,6 +901,10 @@ const ALIASES: &[(&str, &str)] = &[
     ("apply", "Map"),
     ("batch_norm", "BatchNormTraining"),
     ("batchnormalization", "BatchNormTraining"),
+    ("dynamic_slice", "DynamicSlice"),
+    ("dynamicslice", "DynamicSlice"),
+    ("dynamic_update_slice", "DynamicUpdateSlice"),
+    ("dynamicupdateslice", "DynamicUpdateSlice"),
 ];
 
 /// The op a name from another library means (`Convert` -> `ConvertElementType`).

@@ -470,3 +470,94 @@ fn select_examples() {
     .unwrap();
     assert_eq!(values::<i32>(&r), vec![1, 2, 3, 4]);
 }
+
+// ---------------------------------------------------------------- DynamicSlice, DynamicUpdateSlice
+
+fn b_4x3() -> Literal {
+    lit(&[4, 3], (0..12).map(|x| x as f32).collect())
+}
+
+#[test]
+fn dynamic_slice_examples() {
+    let a = lit(&[5], vec![0.0f32, 1.0, 2.0, 3.0, 4.0]);
+    let r = run(&[a, Literal::scalar(2i32)], |b, p| {
+        b.dynamic_slice(p[0], &p[1..], &[2])
+    })
+    .unwrap();
+    assert_eq!(values::<f32>(&r), vec![2.0, 3.0]);
+    let starts = [Literal::scalar(2i32), Literal::scalar(1i32)];
+    let r = run(&[b_4x3(), starts[0].clone(), starts[1].clone()], |b, p| {
+        b.dynamic_slice(p[0], &p[1..], &[2, 2])
+    })
+    .unwrap();
+    assert_eq!(r.shape(), s("f32[2,2]"));
+    assert_eq!(values::<f32>(&r), vec![7.0, 8.0, 10.0, 11.0]);
+}
+
+#[test]
+fn dynamic_update_slice_examples() {
+    let a = lit(&[5], vec![0.0f32, 1.0, 2.0, 3.0, 4.0]);
+    let u = lit(&[2], vec![5.0f32, 6.0]);
+    let r = run(&[a, u, Literal::scalar(2i32)], |b, p| {
+        b.dynamic_update_slice(p[0], p[1], &p[2..])
+    })
+    .unwrap();
+    assert_eq!(values::<f32>(&r), vec![0.0, 1.0, 5.0, 6.0, 4.0]);
+    let u = lit(&[3, 2], (12..18).map(|x| x as f32).collect());
+    let starts = [Literal::scalar(1i32), Literal::scalar(1i32)];
+    let r = run(
+        &[b_4x3(), u, starts[0].clone(), starts[1].clone()],
+        |b, p| b.dynamic_update_slice(p[0], p[1], &p[2..]),
+    )
+    .unwrap();
+    let want = [0., 1., 2., 3., 12., 13., 6., 14., 15., 9., 16., 17.];
+    assert_eq!(values::<f32>(&r), want.to_vec());
+}
+
+/// Starts are clamped into `[0, dim - size]`: negative ones to 0, too large ones to the last
+/// position the slice fits at, whatever the integer type (u64 beyond i64::MAX included).
+#[test]
+fn dynamic_slice_clamps_starts() {
+    let cases: Vec<(Literal, Literal, Vec<f32>)> = vec![
+        (
+            Literal::scalar(-5i8),
+            Literal::scalar(7i8),
+            vec![1., 2., 4., 5.],
+        ),
+        (
+            Literal::scalar(i64::MIN),
+            Literal::scalar(i64::MAX),
+            vec![1., 2., 4., 5.],
+        ),
+        (
+            Literal::scalar(u64::MAX),
+            Literal::scalar(0u64),
+            vec![6., 7., 9., 10.],
+        ),
+        (
+            Literal::scalar(3u8),
+            Literal::scalar(1u8),
+            vec![7., 8., 10., 11.],
+        ),
+        (
+            Literal::scalar(-1i16),
+            Literal::scalar(-1i16),
+            vec![0., 1., 3., 4.],
+        ),
+    ];
+    for (i, j, want) in cases {
+        let r = run(&[b_4x3(), i.clone(), j.clone()], |b, p| {
+            b.dynamic_slice(p[0], &p[1..], &[2, 2])
+        })
+        .unwrap();
+        assert_eq!(values::<f32>(&r), want, "starts {i:?} {j:?}");
+        // The update lands where the slice is read.
+        let u = lit(&[2, 2], vec![-1.0f32; 4]);
+        let r = run(&[b_4x3(), u, i, j], |b, p| {
+            let w = b.dynamic_update_slice(p[0], p[1], &p[2..])?;
+            b.dynamic_slice(w, &p[2..], &[2, 2])
+        })
+        .unwrap();
+        assert_eq!(values::<f32>(&r), vec![-1.0; 4]);
+    }
+}

@@ -264,6 +264,16 @@ fn movement_and_constants() {
         one_op("concat", &[(S32, &[2, 2]), (S32, &[1, 2])], |b, p| {
             b.concat_in_dim(&[p[0], p[1]], 0)
         }),
+        one_op(
+            "dynamic_slice",
+            &[(F32, &[5, 6]), (S32, &[]), (S32, &[])],
+            |b, p| b.dynamic_slice(p[0], &p[1..], &[2, 3]),
+        ),
+        one_op(
+            "dynamic_update_slice",
+            &[(C64, &[5, 6]), (C64, &[3, 2]), (S64, &[]), (S64, &[])],
+            |b, p| b.dynamic_update_slice(p[0], p[1], &p[2..]),
+        ),
         one_op("iota", &[], |b, _| b.iota(Shape::array(F32, &[3, 4]), 1)),
         one_op("constants", &[(F32, &[2])], |b, p| {
             let k = b.constant(Literal::from_vec(&[2], vec![f32::NAN, -0.0])?);

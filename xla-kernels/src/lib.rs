@@ -22,6 +22,7 @@
 pub mod aligned;
 pub mod cpu;
 pub mod display;
+pub mod dynamic_slice;
 pub mod error;
 pub mod fused;
 pub mod gather;

@@ -62,6 +62,20 @@ xla! {
             inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1);
         Tuple(sums, counts, best.0, best.1)
     }
+
+    /// A 2 x 3 window of x at (i, j) scaled (a box fused into the loop), x with that window
+    /// zeroed (an update in place) and a running sum of x's rows written one row per step
+    /// (a While whose state is updated in place); starts outside x clamp.
+    pub fn windows(x: f32[4, 6], i: s32[], j: s32[]) -> (f32[2, 3], f32[4, 6], f32[4, 6]) {
+        let w = Mul(DynamicSlice(x, i, j, slice_sizes = [2, 3]), 2.0);
+        let z = DynamicUpdateSlice(Neg(x), Broadcast(0.0f32, broadcast_sizes = [2, 3]), i, j);
+        let s = While(|s| Lt(s.0, 4i32), |s| {
+            let prev = DynamicSlice(s.1, Max(Sub(s.0, 1i32), 0i32), 0i32, slice_sizes = [1, 6]);
+            let row = Add(DynamicSlice(s.2, s.0, 0i32, slice_sizes = [1, 6]), prev);
+            Tuple(Add(s.0, 1i32), DynamicUpdateSlice(s.1, row, s.0, 0i32), s.2)
+        }, Tuple(0i32, Broadcast(0.0f32, broadcast_sizes = [4, 6]), x));
+        Tuple(w, z, s.1)
+    }
 }
 
 /// Eight rows of three features (deterministic, no dependency).
@@ -70,6 +84,9 @@ fn features() -> Tensor<f32, D2<8, 3>> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let grid: Tensor<f32, D2<4, 6>> = Tensor::from_fn(|i| (i[0] * 6 + i[1]) as f32);
+    let (w, z, sums) = windows(&grid, &Tensor::scalar(-1), &Tensor::scalar(5));
+    println!("window {w}; zeroed {z}; row sums {sums}");
     let x = standardize(&features());
     let w: Tensor<f32, D1<3>> = Tensor::from_vec(vec![0.5, -1.0, 2.0])?;
     let mut scores = Tensor::<f32, D1<8>>::zeros();

@@ -162,6 +162,10 @@ fn every_op() -> Computation {
             feature_index: 0,
             epsilon: 0.25,
         },
+        Op::DynamicSlice {
+            slice_sizes: vec![2, 1],
+        },
+        Op::DynamicUpdateSlice,
     ];
     for op in ops {
         instrs.push(ins(op, &[0, 0], t.clone()));

@@ -31,7 +31,7 @@ use crate::with_array_data;
 mod tests;
 
 /// The integer values of an index array, widened (u64 above `i64::MAX` stays large).
-fn index_values(ctx: &Ctx<'_>, data: &ArrayData) -> Result<Vec<i128>> {
+pub(super) fn index_values(ctx: &Ctx<'_>, data: &ArrayData) -> Result<Vec<i128>> {
     macro_rules! wide {
         ($v:expr) => {
             $v.iter().map(|&x| i128::from(x)).collect()

@@ -14,6 +14,7 @@ mod control;
 mod conv;
 mod data_movement;
 mod dot;
+mod dynamic;
 mod elementwise;
 mod indexing;
 mod movement;
@@ -156,6 +157,8 @@ fn op_name(op: &Op) -> String {
         Op::Scatter { .. } => "Scatter".into(),
         Op::BatchNorm { kind, .. } => kind.name().into(),
         Op::Map { .. } => "Map".into(),
+        Op::DynamicSlice { .. } => "DynamicSlice".into(),
+        Op::DynamicUpdateSlice => "DynamicUpdateSlice".into(),
     }
 }
 
@@ -330,6 +333,8 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             unique_indices: _,
             update_computation,
         } => indexing::scatter(ctx, operands, dimension_numbers, update_computation),
+        Op::DynamicSlice { slice_sizes } => dynamic::dynamic_slice(ctx, operands, slice_sizes),
+        Op::DynamicUpdateSlice => dynamic::dynamic_update_slice(ctx, operands),
         Op::TopK { k, largest } => {
             ctx.arity(operands, 1)?;
             sort::top_k(ctx, operands[0], *k, *largest)

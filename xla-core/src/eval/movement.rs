@@ -16,7 +16,7 @@ use crate::with_array_data;
 
 /// The instruction's array shape, checked equal (type and dims) to what inference gives for the
 /// operands (`inferred`, or its error).
-fn checked_out<'a>(ctx: &'a Ctx<'_>, inferred: Result<Shape>) -> Result<&'a ArrayShape> {
+pub(super) fn checked_out<'a>(ctx: &'a Ctx<'_>, inferred: Result<Shape>) -> Result<&'a ArrayShape> {
     let inferred = inferred.map_err(|e| ctx.err(e.to_string()))?;
     let out = ctx.out_array()?;
     match inferred.as_array() {
@@ -29,7 +29,7 @@ fn checked_out<'a>(ctx: &'a Ctx<'_>, inferred: Result<Shape>) -> Result<&'a Arra
 
 /// `base + sum_d idx[d] * steps[d]` for every multi-index `idx` of `sizes` in row-major order (an
 /// odometer with signed steps). Callers guarantee every offset is a valid index.
-fn affine_offsets(sizes: &[usize], base: usize, steps: &[isize]) -> Vec<usize> {
+pub(super) fn affine_offsets(sizes: &[usize], base: usize, steps: &[isize]) -> Vec<usize> {
     let count: usize = sizes.iter().product();
     let mut out = Vec::with_capacity(count);
     if count == 0 {
@@ -54,7 +54,7 @@ fn affine_offsets(sizes: &[usize], base: usize, steps: &[isize]) -> Vec<usize> {
 }
 
 /// `out[k] = data[offsets[k]]`.
-fn gather(data: &ArrayData, offsets: &[usize]) -> ArrayData {
+pub(super) fn gather(data: &ArrayData, offsets: &[usize]) -> ArrayData {
     with_array_data!(data, v: T => <T as ArrayElement>::wrap(offsets.iter().map(|&o| v[o]).collect()))
 }
 

@@ -8,6 +8,7 @@
 pub mod control;
 pub mod conv;
 pub mod dot;
+pub mod dynamic;
 pub mod elementwise;
 pub mod indexing;
 pub mod map;
@@ -21,6 +22,7 @@ pub mod tuple;
 pub use control::{conditional, while_loop};
 pub use conv::{convolution, default_dimension_numbers, explicit_padding, padding_for, Padding};
 pub use dot::{dot, dot_compute_type, dot_general};
+pub use dynamic::{dynamic_slice, dynamic_update_slice};
 pub use elementwise::{
     binary, binary_op, bitcast_convert, clamp, compare, compare_name, convert, reduce_precision,
     select, unary, BinaryPlan,

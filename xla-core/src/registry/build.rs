@@ -284,6 +284,13 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 .ok_or_else(|| attr_missing("epsilon"))?;
             b.batch_norm(kind, a.operands, epsilon as f32, int("feature_index")?)
         }
+        OpKind::DynamicSlice => match a.operands.split_first() {
+            Some((&x, starts)) => b.dynamic_slice(x, starts, &ints("slice_sizes")?),
+            None => Err(missing(name, "operand 0")),
+        },
+        OpKind::DynamicUpdateSlice => {
+            b.dynamic_update_slice(op(0)?, op(1)?, a.operands.get(2..).unwrap_or_default())
+        }
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
         OpKind::DotGeneral => {
@@ -375,6 +382,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::TopK
         | OpKind::Gather
         | OpKind::BatchNorm(_)
+        | OpKind::DynamicSlice
+        | OpKind::DynamicUpdateSlice
         | OpKind::Dot
         | OpKind::DotGeneral
         | OpKind::Conv

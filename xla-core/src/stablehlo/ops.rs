@@ -133,6 +133,32 @@ impl Body<'_> {
         Val::Leaf { name, ty }
     }
 
+    /// `"name"(%a, %b, ...) attrs : (A, B, ...) -> R`: an op of array operands in the generic
+    /// form (DynamicSlice, DynamicUpdateSlice: the operand, the update, then scalar starts).
+    fn positional(
+        &mut self,
+        ins: &Instruction,
+        ops: &[Val],
+        name: &str,
+        attrs: &str,
+        depth: usize,
+    ) -> Result<Val> {
+        let opcode = ins.op.opcode();
+        let leaves = ops
+            .iter()
+            .map(|v| v.leaf(opcode))
+            .collect::<Result<Vec<_>>>()?;
+        let names: Vec<&str> = leaves.iter().map(|l| l.0).collect();
+        let types: Vec<&str> = leaves.iter().map(|l| l.1).collect();
+        let ty = array_result(ins, opcode)?;
+        let rhs = format!(
+            "\"{name}\"({}){attrs} : ({}) -> {ty}",
+            names.join(", "),
+            types.join(", ")
+        );
+        Ok(self.single(depth, &rhs, ty))
+    }
+
     /// Prints `%n:k = <rhs>` (or `%n = ` when k = 1) for an op returning the leaves of `shape`,
     /// and returns the value tree.
     fn multi(&mut self, depth: usize, rhs: &str, shape: &Shape) -> Val {
@@ -488,6 +514,14 @@ impl Body<'_> {
                 update_computation,
                 depth,
             ),
+            Op::DynamicSlice { slice_sizes } => {
+                let sizes = super::text::i64_array(slice_sizes);
+                let attrs = format!(" {{slice_sizes = {sizes}}}");
+                self.positional(ins, ops, "stablehlo.dynamic_slice", &attrs, depth)
+            }
+            Op::DynamicUpdateSlice => {
+                self.positional(ins, ops, "stablehlo.dynamic_update_slice", "", depth)
+            }
             Op::Convolution {
                 window: w,
                 dimension_numbers: dn,

@@ -14,6 +14,7 @@ use super::fuse::{Expr, ExprId, Fused, Kernel};
 use super::graph::Kind;
 use super::plan::Plan;
 
+mod dynamic;
 mod indexing;
 
 /// One scratch field a kernel keeps across calls: name (unique within the kernel), type,
@@ -65,7 +66,15 @@ pub(crate) fn call_kernel(
     // Every input cut to its value's length first: a scratch buffer can be longer, reused from
     // a larger value that died before (a Sort copying its whole input panicked on that).
     let mut cuts = TokenStream::new();
-    for (x, dims) in ins.iter().zip(&in_dims) {
+    // An input stored where the kernel writes is read through its output (in place): no
+    // binding of its own to cut.
+    let written: Vec<_> = k.outputs.iter().map(|v| plan.storage.get(v)).collect();
+    let in_place: Vec<bool> = node
+        .inputs
+        .iter()
+        .map(|v| written.contains(&plan.storage.get(v)))
+        .collect();
+    for ((x, dims), _) in ins.iter().zip(&in_dims).zip(&in_place).filter(|(_, &p)| !p) {
         let n = lit_usize(dims.iter().product::<i64>());
         cuts.extend(quote!(let #x = &#x[..#n];));
     }
@@ -109,6 +118,7 @@ pub(crate) fn call_kernel(
         Kind::Scatter { dn, computation } => {
             indexing::scatter(ins, in_dims, in_tys, dn, computation, ws)
         }
+        Kind::DynamicUpdateSlice => Ok(dynamic::update_slice(ins, in_dims, in_place[0], &ws[0])),
         Kind::While { condition, body } => {
             super::nested::while_loop(f, k, ins, condition, body, ws, id)
         }
@@ -131,6 +141,7 @@ pub(crate) fn call_kernel(
         | Kind::Transpose { .. }
         | Kind::Rev { .. }
         | Kind::Slice { .. }
+        | Kind::DynamicSlice { .. }
         | Kind::Pad { .. }
         | Kind::Concat { .. }
         | Kind::Copy

@@ -226,6 +226,7 @@ pub(crate) fn scalar_op(
         | Kind::Transpose { .. }
         | Kind::Rev { .. }
         | Kind::Slice { .. }
+        | Kind::DynamicSlice { .. }
         | Kind::Pad { .. }
         | Kind::Concat { .. }
         | Kind::BitcastResize
@@ -237,7 +238,8 @@ pub(crate) fn scalar_op(
         | Kind::While { .. }
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
-        | Kind::Scatter { .. } => {
+        | Kind::Scatter { .. }
+        | Kind::DynamicUpdateSlice => {
             let _ = scalar_trait();
             quote!(compile_error!(
                 "xla!: internal: non-elementwise op in an expression"
@@ -375,6 +377,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Transpose { .. }
                     | Kind::Rev { .. }
                     | Kind::Slice { .. }
+                    | Kind::DynamicSlice { .. }
                     | Kind::Pad { .. }
                     | Kind::Concat { .. }
                     | Kind::BitcastResize
@@ -386,7 +389,8 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
                     | Kind::Gather { .. }
-                    | Kind::Scatter { .. } => false,
+                    | Kind::Scatter { .. }
+                    | Kind::DynamicUpdateSlice => false,
                 }
             }
         }
@@ -651,6 +655,7 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Transpose { .. }
         | Kind::Rev { .. }
         | Kind::Slice { .. }
+        | Kind::DynamicSlice { .. }
         | Kind::Pad { .. }
         | Kind::Concat { .. }
         | Kind::BitcastResize
@@ -662,7 +667,8 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::While { .. }
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
-        | Kind::Scatter { .. } => {
+        | Kind::Scatter { .. }
+        | Kind::DynamicUpdateSlice => {
             quote!(compile_error!("xla!: internal: op without a vector form"))
         }
     }

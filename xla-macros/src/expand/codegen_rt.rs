@@ -277,8 +277,12 @@ pub(crate) fn lanes_of(v: &TokenStream) -> TokenStream {
 /// The variable naming the slice of a leaf source inside a kernel.
 pub(crate) fn src_ident(plan: &Plan, src: &Src) -> Ident {
     match src {
-        Src::Param { index, path } => param_ident(*index, path),
+        Src::Param { index, path } => match plan.params_in_place.get(&(*index, path.clone())) {
+            Some(slot) => format_ident!("r_out{}", slot),
+            None => param_ident(*index, path),
+        },
         Src::Const(n) => format_ident!("C{}", n),
+        Src::Dyn(d) => format_ident!("ds{}", d.node),
         Src::Buf(v) => match plan.storage.get(v) {
             Some(Storage::Out(slot)) => format_ident!("r_out{}", slot),
             Some(Storage::Scratch(b)) => format_ident!("r_b{}", b),

@@ -45,6 +45,38 @@ pub(crate) enum Src {
     Const(usize),
     /// A materialised value: a scratch buffer (row-major) or an output (its layout).
     Buf(Value),
+    /// A DynamicSlice of a stored source: its elements are those of the base from an offset
+    /// read when the kernel starts (see [`DynBox`]).
+    Dyn(Box<DynBox>),
+}
+
+/// The box a DynamicSlice reads: element `o` of it is element `off + o` of `base`, with
+/// `off = Σ strides[d]·clamp(start_d, 0, max[d])` computed once when the kernel starts, so the
+/// per-element maps stay affine and static (offsets relative to the box's origin).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct DynBox {
+    /// The DynamicSlice node (names the kernel's binding of the box).
+    pub node: usize,
+    /// Where the operand is stored.
+    pub base: Src,
+    /// Each start's source (a scalar) and integer type.
+    pub starts: Vec<(Src, ElementType)>,
+    /// The base's storage strides.
+    pub strides: Vec<i64>,
+    /// `dims[d] - sizes[d]`: the largest start.
+    pub max: Vec<i64>,
+}
+
+impl Src {
+    /// The stored sources this one reads: itself, or a box's base and starts.
+    pub fn parts(&self) -> Vec<&Src> {
+        match self {
+            Src::Param { .. } | Src::Const(_) | Src::Buf(_) => vec![self],
+            Src::Dyn(d) => std::iter::once(&d.base)
+                .chain(d.starts.iter().map(|(s, _)| s))
+                .collect(),
+        }
+    }
 }
 
 /// One expression node of a kernel.
@@ -150,6 +182,7 @@ impl Fused {
 fn src_strides(g: &Graph, src: &Src) -> Vec<i64> {
     match src {
         Src::Buf(v) => storage_strides(g, *v),
+        Src::Dyn(d) => d.strides.clone(),
         Src::Const(n) => row_major_strides(&g.nodes[*n].shapes[0].dims),
         // Parameter leaves keep their node's shape, layout included.
         Src::Param { index, path } => g
@@ -369,7 +402,8 @@ fn build_kernels(
             | Kind::While { .. }
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
-            | Kind::Scatter { .. } => match b.dense_inputs(&node.inputs) {
+            | Kind::Scatter { .. }
+            | Kind::DynamicUpdateSlice => match b.dense_inputs(&node.inputs) {
                 Some(inputs) => KernelKind::Call { inputs },
                 None => {
                     b.finish()?;
@@ -392,6 +426,7 @@ fn build_kernels(
             | Kind::Transpose { .. }
             | Kind::Rev { .. }
             | Kind::Slice { .. }
+            | Kind::DynamicSlice { .. }
             | Kind::Pad { .. }
             | Kind::Concat { .. }
             | Kind::Copy => {
@@ -571,6 +606,7 @@ impl ExprBuilder<'_> {
             | Kind::Transpose { .. }
             | Kind::Rev { .. }
             | Kind::Slice { .. }
+            | Kind::DynamicSlice { .. }
             | Kind::Pad { .. }
             | Kind::Concat { .. }
             | Kind::Reshape => self.view(v, m),
@@ -583,7 +619,8 @@ impl ExprBuilder<'_> {
             | Kind::While { .. }
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
-            | Kind::Scatter { .. } => {
+            | Kind::Scatter { .. }
+            | Kind::DynamicUpdateSlice => {
                 // Always materialised, so only reached as a leaf above.
                 self.error = Some(format!(
                     "internal: kernel node {} reached as an expression",
@@ -634,6 +671,7 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Transpose { .. }
         | Kind::Rev { .. }
         | Kind::Slice { .. }
+        | Kind::DynamicSlice { .. }
         | Kind::Pad { .. }
         | Kind::Concat { .. }
         | Kind::BitcastResize
@@ -645,8 +683,20 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::While { .. }
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
-        | Kind::Scatter { .. } => false,
+        | Kind::Scatter { .. }
+        | Kind::DynamicUpdateSlice => false,
     }
+}
+
+/// The materialised values a source reads.
+fn buffers_of(src: &Src) -> Vec<Value> {
+    src.parts()
+        .into_iter()
+        .filter_map(|s| match s {
+            Src::Buf(v) => Some(*v),
+            Src::Param { .. } | Src::Const(_) | Src::Dyn(_) => None,
+        })
+        .collect()
 }
 
 /// Values a kernel reads from buffers (materialised values only, not params/constants).
@@ -654,24 +704,17 @@ pub(crate) fn kernel_reads(k: &Kernel) -> Vec<Value> {
     let mut reads: Vec<Value> = k
         .exprs
         .iter()
-        .filter_map(|e| match e {
-            Expr::Leaf {
-                src: Src::Buf(v), ..
-            } => Some(*v),
-            Expr::Leaf { .. }
-            | Expr::Index { .. }
-            | Expr::Scalar(_)
-            | Expr::Op { .. }
-            | Expr::Guard { .. } => None,
+        .flat_map(|e| match e {
+            Expr::Leaf { src, .. } => buffers_of(src),
+            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } | Expr::Guard { .. } => {
+                Vec::new()
+            }
         })
         .collect();
     match &k.kind {
         KernelKind::Dot { lhs, rhs, .. } => {
-            for s in [&lhs.src, &rhs.src] {
-                if let Src::Buf(v) = s {
-                    reads.push(*v);
-                }
-            }
+            reads.extend(buffers_of(&lhs.src));
+            reads.extend(buffers_of(&rhs.src));
         }
         KernelKind::Loop { .. }
         | KernelKind::Reduce { .. }

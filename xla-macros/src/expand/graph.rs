@@ -125,6 +125,14 @@ pub(crate) enum Kind {
         dn: xla_core::ScatterDimensionNumbers,
         computation: Arc<Computation>,
     },
+    /// `operand[d] = clamp(start_d, 0, n[d] - sizes[d]) + out[d]`: input 0 the operand, then
+    /// one scalar start per operand dim (a view whose offset is read when its kernel starts).
+    DynamicSlice {
+        sizes: Vec<i64>,
+    },
+    /// The operand (input 0) with the update (input 1) written at the clamped starts (inputs
+    /// 2..): a kernel, in place when the operand dies there.
+    DynamicUpdateSlice,
     /// Bitcast between types of different widths: the minor dim appears or disappears.
     BitcastResize,
     /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
@@ -153,7 +161,8 @@ impl Kind {
             | Kind::While { .. }
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
-            | Kind::Scatter { .. } => true,
+            | Kind::Scatter { .. }
+            | Kind::DynamicUpdateSlice => true,
             Kind::Param { .. }
             | Kind::Constant(_)
             | Kind::Iota { .. }
@@ -170,6 +179,7 @@ impl Kind {
             | Kind::Transpose { .. }
             | Kind::Rev { .. }
             | Kind::Slice { .. }
+            | Kind::DynamicSlice { .. }
             | Kind::Pad { .. }
             | Kind::Concat { .. }
             | Kind::Copy => false,
@@ -583,6 +593,13 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            Op::DynamicSlice { slice_sizes } => simple(
+                self,
+                Kind::DynamicSlice {
+                    sizes: slice_sizes.clone(),
+                },
+            ),
+            Op::DynamicUpdateSlice => simple(self, Kind::DynamicUpdateSlice),
             Op::Call { computation } => self.inline(computation, &trees()?),
             // The computation lifted to arrays, inlined: it fuses like any elementwise chain.
             Op::Map { computation, .. } => {

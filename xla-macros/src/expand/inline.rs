@@ -200,7 +200,9 @@ impl Inliner {
                 | Op::Gather { .. }
                 | Op::Scatter { .. }
                 | Op::BatchNorm { .. }
-                | Op::Map { .. } => {
+                | Op::Map { .. }
+                | Op::DynamicSlice { .. }
+                | Op::DynamicUpdateSlice => {
                     return Err(format!(
                         "computation: {} inside a reducer has no code generation",
                         instr.op.opcode()
@@ -310,7 +312,9 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::Conditional { .. }
             | Op::Gather { .. }
             | Op::Scatter { .. }
-            | Op::BatchNorm { .. } => {
+            | Op::BatchNorm { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice => {
                 return Err(format!(
                     "Map: a computation with {} has no code generation (elementwise ops, \
                      constants, tuples and calls do)",

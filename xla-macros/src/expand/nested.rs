@@ -19,6 +19,9 @@ struct Nested {
     item: TokenStream,
     params: Vec<ElementType>,
     results: Vec<(ElementType, i64)>,
+    /// Per result leaf: updated in place (its parameter leaf is the output; `run` takes no
+    /// parameter for it).
+    in_place: Vec<bool>,
 }
 
 fn flat(s: &Shape, out: &mut Vec<(ElementType, i64)>) {
@@ -44,11 +47,20 @@ fn leaf_paths(s: &Shape, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
     }
 }
 
-/// Compile `c` into module `name`.
-fn nested(c: &Computation, name: Ident) -> Result<Nested, String> {
+/// Compile `c` into module `name`; a While body (`state`) may update state leaves in place.
+fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
     let g = super::graph::Graph::from_computation(c)?;
     let fused = super::fuse::fuse(g, c.result_shape())?;
-    let plan = super::plan::plan(&fused);
+    let mut plan = super::plan::plan(&fused);
+    let mut state_paths = Vec::new();
+    if let Some(s) = c.params.first() {
+        leaf_paths(s, &mut Vec::new(), &mut state_paths);
+    }
+    let in_place = if state && c.params.len() == 1 {
+        super::plan::state_in_place(&fused, &mut plan, &state_paths)
+    } else {
+        Vec::new()
+    };
     let prog = program(&fused, &plan)?;
     // Every parameter leaf, read or not, is a parameter of `run`.
     let mut params = Vec::new();
@@ -59,6 +71,9 @@ fn nested(c: &Computation, name: Ident) -> Result<Nested, String> {
         let mut tys = Vec::new();
         flat(shape, &mut tys);
         for (path, (ty, _)) in paths.iter().zip(tys) {
+            if plan.params_in_place.contains_key(&(index, path.clone())) {
+                continue;
+            }
             let id = param_ident(index, path);
             let t = rust_type(ty);
             params.push(quote!(#id: &[#t]));
@@ -113,6 +128,9 @@ fn nested(c: &Computation, name: Ident) -> Result<Nested, String> {
         module: name,
         item,
         params: param_tys,
+        in_place: (0..results.len())
+            .map(|i| in_place.get(i).copied().unwrap_or(false))
+            .collect(),
         results,
     })
 }
@@ -139,26 +157,33 @@ pub(crate) fn while_loop(
     ws: &[Ident],
     id: usize,
 ) -> Result<CallCode, String> {
-    let cond = nested(condition, format_ident!("k{}_condition", id))?;
-    let step = nested(body, format_ident!("k{}_body", id))?;
+    let cond = nested(condition, format_ident!("k{}_condition", id), false)?;
+    let step = nested(body, format_ident!("k{}_body", id), true)?;
     if cond.results.len() != 1 || cond.results[0].0 != ElementType::Pred {
         return Err("While: the condition must return one pred".into());
     }
     let n = ws.len();
-    if step.results.len() != n || cond.params.len() != n || step.params.len() != n {
+    let kept = step.in_place.iter().filter(|&&p| !p).count();
+    if step.results.len() != n || cond.params.len() != n || step.params.len() != kept {
         return Err("internal: While state leaves differ between condition, body and init".into());
     }
     let _ = f.graph.shape(k.outputs[0]);
     let mut scratch = vec![scratch_of(&cond, "condition"), scratch_of(&step, "body")];
     // The state in two buffers per leaf, swapped after each step (the body reads one and
     // writes the other): O(1) per iteration whatever the state's size; the node's outputs get
-    // the final state once.
+    // the final state once. A leaf the body updates in place has one buffer, which the body
+    // both reads and writes (no swap).
     let curs: Vec<Ident> = (0..n).map(|i| format_ident!("cur{}", i)).collect();
     let nexts: Vec<Ident> = (0..n).map(|i| format_ident!("next{}", i)).collect();
     for (i, (ty, len)) in step.results.iter().enumerate() {
         let t = rust_type(*ty);
         let len = lit_usize(*len);
-        for name in [&curs[i], &nexts[i]] {
+        let names = if step.in_place[i] {
+            vec![&curs[i]]
+        } else {
+            vec![&curs[i], &nexts[i]]
+        };
+        for name in names {
             scratch.push(ScratchField {
                 name: name.clone(),
                 ty: quote!(::std::vec::Vec<#t>),
@@ -168,6 +193,19 @@ pub(crate) fn while_loop(
         }
     }
     let (cm, bm) = (&cond.module, &step.module);
+    let kept = |i: &usize| !step.in_place[*i];
+    let reads: Vec<&Ident> = (0..n).filter(kept).map(|i| &curs[i]).collect();
+    let writes: Vec<&Ident> = (0..n)
+        .map(|i| {
+            if step.in_place[i] {
+                &curs[i]
+            } else {
+                &nexts[i]
+            }
+        })
+        .collect();
+    let (swap_c, swap_n): (Vec<&Ident>, Vec<&Ident>) =
+        (0..n).filter(kept).map(|i| (&curs[i], &nexts[i])).unzip();
     let body_code = quote! {
         #(#curs.copy_from_slice(#ins);)*
         loop {
@@ -176,8 +214,8 @@ pub(crate) fn while_loop(
             if !flag[0] {
                 break;
             }
-            #bm::run(#(&#curs[..],)* #(&mut #nexts[..],)* body);
-            #(::core::mem::swap(#curs, #nexts);)*
+            #bm::run(#(&#reads[..],)* #(&mut #writes[..],)* body);
+            #(::core::mem::swap(#swap_c, #swap_n);)*
         }
         #(#ws.copy_from_slice(&#curs[..]);)*
     };
@@ -222,7 +260,7 @@ pub(crate) fn conditional(
     let mut arms = TokenStream::new();
     let mut start = 1;
     for (b, c) in branches.iter().enumerate() {
-        let prog = nested(c, format_ident!("k{}_branch{}", id, b))?;
+        let prog = nested(c, format_ident!("k{}_branch{}", id, b), false)?;
         let field = format!("branch{b}");
         scratch.push(scratch_of(&prog, &field));
         let fi = format_ident!("{}", field);

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use xla_core::ElementType;
 
-use super::fuse::{kernel_reads, Expr, Fused, KernelKind, Src};
-use super::graph::{row_major_strides, Value};
+use super::fuse::{kernel_reads, Expr, Fused, Kernel, KernelKind, Src};
+use super::graph::{row_major_strides, Kind, Value};
 
 /// Where a materialised value is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +32,9 @@ pub(crate) struct Buffer {
 pub(crate) struct Plan {
     pub storage: BTreeMap<Value, Storage>,
     pub buffers: Vec<Buffer>,
+    /// Parameter leaves `(index, path)` that live in an output slot (a While body's state
+    /// updated in place, see [`state_in_place`]): read through that slot.
+    pub params_in_place: BTreeMap<(usize, Vec<usize>), usize>,
 }
 
 /// Assign storage to every kernel output.
@@ -42,7 +45,8 @@ pub(crate) fn plan(f: &Fused) -> Plan {
             last_use.insert(v, i);
         }
     }
-    let alias = in_place(f, &last_use);
+    let mut alias = in_place(f, &last_use);
+    alias.extend(updates_in_place(f, &last_use));
     let mut storage = BTreeMap::new();
     let mut buffers: Vec<Buffer> = Vec::new();
     // busy_until[b]: index of the last kernel reading the value now held by buffer b.
@@ -51,6 +55,14 @@ pub(crate) fn plan(f: &Fused) -> Plan {
         for &v in &k.outputs {
             if let Some(slot) = f.output_slot(v).or_else(|| alias.get(&v).copied()) {
                 storage.insert(v, Storage::Out(slot));
+                continue;
+            }
+            // A DynamicUpdateSlice writes its operand's buffer when the operand dies here.
+            if let Some(Storage::Scratch(b)) =
+                updated_operand(f, k, i, &last_use).and_then(|u| storage.get(&u).copied())
+            {
+                busy_until[b] = last_use.get(&v).copied().unwrap_or(i).max(i);
+                storage.insert(v, Storage::Scratch(b));
                 continue;
             }
             let shape = f.graph.shape(v);
@@ -79,7 +91,117 @@ pub(crate) fn plan(f: &Fused) -> Plan {
             storage.insert(v, Storage::Scratch(b));
         }
     }
-    Plan { storage, buffers }
+    Plan {
+        storage,
+        buffers,
+        params_in_place: BTreeMap::new(),
+    }
+}
+
+/// A While body's state leaves updated in place: leaf `s` (parameter 0 at `paths[s]`) lives in
+/// output slot `s` when the body's result `s` is a DynamicUpdateSlice of that leaf by a call
+/// kernel that runs after every other kernel reading the leaf, reads it only as its operand,
+/// and is the only writer of the slot. The loop then keeps one buffer for the leaf and a step
+/// writes only the update (a row per step costs a row, not the array). Returns which leaves.
+pub(crate) fn state_in_place(f: &Fused, plan: &mut Plan, paths: &[Vec<usize>]) -> Vec<bool> {
+    let mut out = vec![false; paths.len()];
+    for (slot, &v) in f.outputs.iter().enumerate() {
+        let Some(ki) = f.kernels.iter().position(|k| k.outputs.contains(&v)) else {
+            continue;
+        };
+        let (k, node) = (&f.kernels[ki], &f.graph.nodes[f.kernels[ki].node]);
+        if !matches!(node.kind, Kind::DynamicUpdateSlice)
+            || !matches!(k.kind, KernelKind::Call { .. })
+        {
+            continue;
+        }
+        let u = node.inputs[0];
+        let Kind::Param { index: 0, path } = &f.graph.nodes[u.node].kind else {
+            continue;
+        };
+        let param = Src::Param {
+            index: 0,
+            path: path.clone(),
+        };
+        let reads = |e: &Expr| match e {
+            Expr::Leaf { src, .. } => src.parts().contains(&&param),
+            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } | Expr::Guard { .. } => false,
+        };
+        let only_operand = k
+            .exprs
+            .iter()
+            .filter(|e| reads(e))
+            .all(|e| matches!(e, Expr::Leaf { src, .. } if *src == param));
+        let read_before = f.kernels[ki + 1..]
+            .iter()
+            .all(|later| !later.exprs.iter().any(reads) && !dot_reads(later, &param));
+        let sole_writer = plan
+            .storage
+            .iter()
+            .all(|(&w, &s)| w == v || s != Storage::Out(slot));
+        if paths.get(slot) == Some(path) && only_operand && read_before && sole_writer {
+            plan.storage.insert(u, Storage::Out(slot));
+            plan.params_in_place.insert((0, path.clone()), slot);
+            out[slot] = true;
+        }
+    }
+    out
+}
+
+/// Whether GEMM kernel `k` reads `src`.
+fn dot_reads(k: &Kernel, src: &Src) -> bool {
+    match &k.kind {
+        KernelKind::Dot { lhs, rhs, .. } => [&lhs.src, &rhs.src]
+            .iter()
+            .any(|s| s.parts().contains(&src)),
+        KernelKind::Loop { .. }
+        | KernelKind::Reduce { .. }
+        | KernelKind::BitcastResize { .. }
+        | KernelKind::Call { .. } => false,
+    }
+}
+
+/// The operand of DynamicUpdateSlice kernel `k` (number `i`) when the kernel can write it in
+/// place: a stored value (not a parameter or constant), no output of the fn, read last here
+/// and only as the operand (the update is another value).
+fn updated_operand(
+    f: &Fused,
+    k: &Kernel,
+    i: usize,
+    last_use: &BTreeMap<Value, usize>,
+) -> Option<Value> {
+    let node = &f.graph.nodes[k.node];
+    if !matches!(node.kind, Kind::DynamicUpdateSlice) || !matches!(k.kind, KernelKind::Call { .. })
+    {
+        return None;
+    }
+    let u = node.inputs[0];
+    let stored = f.kernels[..i].iter().any(|p| p.outputs.contains(&u));
+    let ok = stored
+        && f.output_slot(u).is_none()
+        && last_use.get(&u) == Some(&i)
+        && !node.inputs[1..].contains(&u)
+        && f.graph.shape(u).layout.is_none();
+    ok.then_some(u)
+}
+
+/// DynamicUpdateSlice kernels writing an output slot whose operand can live in that slot:
+/// the operand's kernel writes the slot, the update then lands where it lies.
+fn updates_in_place(f: &Fused, last_use: &BTreeMap<Value, usize>) -> BTreeMap<Value, usize> {
+    let mut alias = BTreeMap::new();
+    for (i, k) in f.kernels.iter().enumerate() {
+        let v = k.outputs[0];
+        let Some(slot) = f.output_slot(v) else {
+            continue;
+        };
+        if f.graph.shape(v).layout.is_some() {
+            continue;
+        }
+        if let Some(u) = updated_operand(f, k, i, last_use) {
+            alias.insert(u, slot);
+        }
+    }
+    alias
 }
 
 /// Values stored straight into an output slot instead of scratch: when a loop kernel writing
@@ -118,6 +240,11 @@ fn in_place(f: &Fused, last_use: &BTreeMap<Value, usize>) -> BTreeMap<Value, usi
                     guarded,
                     ..
                 } if *x == u => *coef == own && *off == 0 && !*guarded,
+                // A box's elements are not the kernel's own.
+                Expr::Leaf {
+                    src: s @ Src::Dyn(_),
+                    ..
+                } => !s.parts().contains(&&Src::Buf(u)),
                 Expr::Leaf { .. }
                 | Expr::Index { .. }
                 | Expr::Scalar(_)

@@ -14,13 +14,67 @@ use super::codegen_dot::{bitcast_resize_kernel, dot_kernel};
 use super::codegen_expr::reachable;
 use super::codegen_loops::loop_kernel;
 use super::codegen_reduce::reduce_kernel;
-use super::codegen_rt::{element, lit_usize, param_ident, rust_type};
+use super::codegen_rt::{element, lit_usize, param_ident, rust_type, src_ident};
 use super::fuse::{kernel_reads, Expr, Fused, Kernel, KernelKind, Src};
 use super::graph::Kind;
 use super::plan::{Plan, Storage};
 
-/// Every leaf source a kernel reads.
+/// Every stored source a kernel reads (a DynamicSlice box's base and starts, not the box).
 fn kernel_srcs(k: &Kernel) -> Vec<Src> {
+    leaf_srcs(k)
+        .iter()
+        .flat_map(|s| s.parts().into_iter().cloned())
+        .collect()
+}
+
+/// The bindings of the DynamicSlice boxes a kernel reads, at the start of its body: the
+/// clamped starts read once, the box a subslice of its base from the offset they give.
+fn box_bindings(f: &Fused, plan: &Plan, k: &Kernel) -> TokenStream {
+    let mut seen = BTreeSet::new();
+    let mut out = TokenStream::new();
+    for src in leaf_srcs(k) {
+        let Src::Dyn(d) = &src else { continue };
+        if !seen.insert(d.node) {
+            continue;
+        }
+        let name = src_ident(plan, &src);
+        let base = src_ident(plan, &d.base);
+        let ty = rust_type(f.graph.nodes[d.node].shapes[0].ty);
+        // No `0 +` or `* 1` terms: generated code passes clippy's identity_op.
+        let terms: Vec<TokenStream> = d
+            .starts
+            .iter()
+            .zip(&d.strides)
+            .zip(&d.max)
+            .map(|(((s, _), &stride), &max)| {
+                let s = src_ident(plan, s);
+                let max = proc_macro2::Literal::i128_suffixed(i128::from(max));
+                let start = quote!(i128::from(#s[0]).clamp(0, #max) as usize);
+                match stride {
+                    1 => start,
+                    _ => {
+                        let stride = lit_usize(stride);
+                        quote!(#start * #stride)
+                    }
+                }
+            })
+            .collect();
+        let off = if terms.is_empty() {
+            quote!(0usize)
+        } else {
+            quote!(#(#terms)+*)
+        };
+        let off_name = format_ident!("{}_off", name);
+        out.extend(quote! {
+            let #off_name: usize = #off;
+            let #name: &[#ty] = &#base[#off_name..];
+        });
+    }
+    out
+}
+
+/// Every leaf source a kernel reads.
+fn leaf_srcs(k: &Kernel) -> Vec<Src> {
     let roots = match &k.kind {
         KernelKind::Loop { root } => vec![*root],
         KernelKind::Reduce {
@@ -63,9 +117,24 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
     let mut binds = TokenStream::new();
     // The kernel fn's parameters: (name, type) of every binding its body reads or writes.
     let mut params: Vec<(Ident, TokenStream)> = Vec::new();
+    let written: Vec<Option<&Storage>> = k.outputs.iter().map(|v| plan.storage.get(v)).collect();
     for src in kernel_srcs(k) {
         if let Src::Param { index, path } = src {
-            let ident = param_ident(index, &path);
+            let mut ident = param_ident(index, &path);
+            if let Some(&slot) = plan.params_in_place.get(&(index, path.clone())) {
+                // A state leaf updated in place: read through its output slot, or through
+                // the kernel's own output when the kernel writes it.
+                if written.contains(&Some(&Storage::Out(slot))) {
+                    continue;
+                }
+                let (r, o) = (format_ident!("r_out{}", slot), format_ident!("out{}", slot));
+                if !params.iter().any(|(p, _)| *p == r) {
+                    binds.extend(quote!(let #r = &*#o;));
+                    ident = r;
+                } else {
+                    continue;
+                }
+            }
             if params.iter().any(|(p, _)| *p == ident) {
                 continue;
             }
@@ -80,7 +149,6 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
             params.push((ident, quote!(&[#ty])));
         }
     }
-    let written: Vec<Option<&Storage>> = k.outputs.iter().map(|v| plan.storage.get(v)).collect();
     for v in kernel_reads(k) {
         let ty = rust_type(f.graph.shape(v).ty);
         if written.contains(&plan.storage.get(&v)) {
@@ -151,6 +219,8 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
         }
         KernelKind::BitcastResize { src } => bitcast_resize_kernel(f, plan, k, *src, &ws[0])?,
     };
+    let boxes = box_bindings(f, plan, k);
+    let body = quote!(#boxes #body);
     let mut scratch = Vec::with_capacity(declared.len());
     for field in declared {
         let (n, ty) = (&field.name, &field.ty);
@@ -218,7 +288,7 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
                 Src::Const(n) => {
                     used_consts.insert(n);
                 }
-                Src::Buf(_) => {}
+                Src::Buf(_) | Src::Dyn(_) => {}
             }
         }
     }

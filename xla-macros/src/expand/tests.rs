@@ -575,3 +575,4 @@ fn map_fuses_into_its_consumer_loop() {
         "{text}"
     );
 }
+mod dynamic;

@@ -5,7 +5,7 @@
 //! guard, ConcatInDim picks its piece by guards, Reshape re-derives rows where the row-major
 //! index splits without carries (else its operand is stored).
 
-use super::{src_strides, Cond, Expr, ExprBuilder, ExprId, Map, Src};
+use super::{src_strides, Cond, DynBox, Expr, ExprBuilder, ExprId, Map, Src};
 use crate::expand::graph::{row_major_strides, Kind, Value};
 
 impl ExprBuilder<'_> {
@@ -64,6 +64,33 @@ impl ExprBuilder<'_> {
                     row[cols] += start[d];
                 }
                 self.expr(node.inputs[0], &rows, false)
+            }
+            Kind::DynamicSlice { sizes } => {
+                // A box of a stored operand whose origin is read when the kernel starts: the
+                // map is the same relative to the box (see `DynBox`). An operand or start that
+                // is not stored yet is stored first.
+                let input = node.inputs[0];
+                let mut wanted = Vec::new();
+                let base = self.stored(input, &mut wanted);
+                let starts: Vec<_> = node.inputs[1..]
+                    .iter()
+                    .map(|&s| self.stored(s, &mut wanted).map(|src| (src, g.shape(s).ty)))
+                    .collect();
+                if !wanted.is_empty() {
+                    wanted.into_iter().for_each(|w| self.need(w));
+                    return None;
+                }
+                let base = base?;
+                let strides = src_strides(g, &base);
+                let max = g.shape(input).dims.iter().zip(sizes).map(|(n, s)| n - s);
+                let dyn_box = DynBox {
+                    node: v.node,
+                    base,
+                    starts: starts.into_iter().collect::<Option<_>>()?,
+                    strides,
+                    max: max.collect(),
+                };
+                Some(self.leaf(Src::Dyn(Box::new(dyn_box)), ty, m))
             }
             Kind::Pad { low } => {
                 // operand[d] = out[d] - low[d], where that is inside the operand.
@@ -215,11 +242,34 @@ impl ExprBuilder<'_> {
             | Kind::While { .. }
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
-            | Kind::Scatter { .. } => {
+            | Kind::Scatter { .. }
+            | Kind::DynamicUpdateSlice => {
                 self.error = Some(format!("internal: node {} is not a view", v.node));
                 None
             }
         }
+    }
+}
+
+impl ExprBuilder<'_> {
+    /// Where `v` is stored, if it is (a parameter, a constant or a materialised value); else
+    /// `v` is added to `wanted`.
+    fn stored(&self, v: Value, wanted: &mut Vec<Value>) -> Option<Src> {
+        if self.mat.contains(&v) {
+            return Some(Src::Buf(v));
+        }
+        let kind = &self.g.nodes[v.node].kind;
+        if let Kind::Param { index, path } = kind {
+            return Some(Src::Param {
+                index: *index,
+                path: path.clone(),
+            });
+        }
+        if matches!(kind, Kind::Constant(_)) {
+            return Some(Src::Const(v.node));
+        }
+        wanted.push(v);
+        None
     }
 }
 

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[4, 3], i: s32[], j: s32[]) -> f32[2, 0] {
+        DynamicSlice(x, i, j, slice_sizes = [2, 0])
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[4, 3], i: s32[2]) -> f32[2, 2] {
+        DynamicSlice(x, i, i, slice_sizes = [2, 2])
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[4, 3], u: f32[2, 2], i: pred[]) -> f32[4, 3] {
+        DynamicUpdateSlice(x, u, i, i)
+    }
+}
+
+fn main() {}
