@@ -21,6 +21,7 @@ mod conv;
 mod indexing;
 mod movement;
 mod sort;
+mod window;
 
 /// A handle to an instruction of the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

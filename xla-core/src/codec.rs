@@ -348,6 +348,14 @@ impl Writer {
                 self.scatter(dimension_numbers, *indices_are_sorted, *unique_indices);
                 self.computation(update_computation);
             }
+            Op::ReduceWindow {
+                window,
+                computation,
+            } => {
+                self.u(30);
+                self.window(window);
+                self.computation(computation);
+            }
         }
     }
 }
@@ -791,6 +799,10 @@ impl Reader<'_> {
                     update_computation: Arc::new(self.computation(depth + 1)?),
                 }
             }
+            30 => Op::ReduceWindow {
+                window: self.window()?,
+                computation: Arc::new(self.computation(depth + 1)?),
+            },
             t => return Err(err(format!("op code {t}"))),
         })
     }
@@ -888,3 +900,4 @@ fn code_direction(c: u64) -> Result<ComparisonDirection> {
 mod indexing;
 #[cfg(test)]
 mod tests;
+mod window;

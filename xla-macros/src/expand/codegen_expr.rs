@@ -237,7 +237,8 @@ pub(crate) fn scalar_op(
         | Kind::While { .. }
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
-        | Kind::Scatter { .. } => {
+        | Kind::Scatter { .. }
+        | Kind::ReduceWindow { .. } => {
             let _ = scalar_trait();
             quote!(compile_error!(
                 "xla!: internal: non-elementwise op in an expression"
@@ -386,7 +387,8 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
                     | Kind::Gather { .. }
-                    | Kind::Scatter { .. } => false,
+                    | Kind::Scatter { .. }
+                    | Kind::ReduceWindow { .. } => false,
                 }
             }
         }
@@ -662,7 +664,8 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::While { .. }
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
-        | Kind::Scatter { .. } => {
+        | Kind::Scatter { .. }
+        | Kind::ReduceWindow { .. } => {
             quote!(compile_error!("xla!: internal: op without a vector form"))
         }
     }

@@ -369,7 +369,8 @@ fn build_kernels(
             | Kind::While { .. }
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
-            | Kind::Scatter { .. } => match b.dense_inputs(&node.inputs) {
+            | Kind::Scatter { .. }
+            | Kind::ReduceWindow { .. } => match b.dense_inputs(&node.inputs) {
                 Some(inputs) => KernelKind::Call { inputs },
                 None => {
                     b.finish()?;
@@ -583,7 +584,8 @@ impl ExprBuilder<'_> {
             | Kind::While { .. }
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
-            | Kind::Scatter { .. } => {
+            | Kind::Scatter { .. }
+            | Kind::ReduceWindow { .. } => {
                 // Always materialised, so only reached as a leaf above.
                 self.error = Some(format!(
                     "internal: kernel node {} reached as an expression",
@@ -645,7 +647,8 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::While { .. }
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
-        | Kind::Scatter { .. } => false,
+        | Kind::Scatter { .. }
+        | Kind::ReduceWindow { .. } => false,
     }
 }
 

@@ -125,6 +125,11 @@ pub(crate) enum Kind {
         dn: xla_core::ScatterDimensionNumbers,
         computation: Arc<Computation>,
     },
+    /// ReduceWindow: inputs are N operands then N scalar inits; N outputs.
+    ReduceWindow {
+        window: xla_core::Window,
+        computation: Arc<Computation>,
+    },
     /// Bitcast between types of different widths: the minor dim appears or disappears.
     BitcastResize,
     /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
@@ -153,7 +158,8 @@ impl Kind {
             | Kind::While { .. }
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
-            | Kind::Scatter { .. } => true,
+            | Kind::Scatter { .. }
+            | Kind::ReduceWindow { .. } => true,
             Kind::Param { .. }
             | Kind::Constant(_)
             | Kind::Iota { .. }
@@ -573,6 +579,17 @@ impl Graph {
                 let kind = Kind::Scatter {
                     dn: dimension_numbers.clone(),
                     computation: update_computation.clone(),
+                };
+                let inputs = leaves(n_ops)?;
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::ReduceWindow {
+                window,
+                computation,
+            } => {
+                let kind = Kind::ReduceWindow {
+                    window: window.clone(),
+                    computation: computation.clone(),
                 };
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)

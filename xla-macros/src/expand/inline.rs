@@ -197,7 +197,8 @@ impl Inliner {
                 | Op::While { .. }
                 | Op::Conditional { .. }
                 | Op::Gather { .. }
-                | Op::Scatter { .. } => {
+                | Op::Scatter { .. }
+                | Op::ReduceWindow { .. } => {
                     return Err(format!(
                         "computation: {} inside a reducer has no code generation",
                         instr.op.opcode()

@@ -215,7 +215,8 @@ impl ExprBuilder<'_> {
             | Kind::While { .. }
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
-            | Kind::Scatter { .. } => {
+            | Kind::Scatter { .. }
+            | Kind::ReduceWindow { .. } => {
                 self.error = Some(format!("internal: node {} is not a view", v.node));
                 None
             }
