@@ -270,6 +270,10 @@ fn reach(n: usize, on: usize, k: usize, s: usize, dil: usize, pad: i64) -> (usiz
 fn pool_plane<T: Copy, L: Lanewise<T>>(p: &Pool, x: &[T], out: &mut [T], f: &L) {
     let [(h, oh, kh, sh, dh, ph), (w, ow, kw, sw, dw, pw)] = p.hw;
     let c = p.inner;
+    // The phase buffer of `pool_row_phased`, once per plane (only when that path runs).
+    let phased = c == 1 && (2..=MAX_PHASES).contains(&sw) && w <= PHASE_BUF;
+    let mut buf = [x[0]; PHASE_BUF];
+    let buf = if phased { &mut buf[..] } else { &mut buf[..0] };
     for r in 0..oh {
         let orow = &mut out[r * ow * c..][..ow * c];
         for i in 0..kh {
@@ -278,6 +282,10 @@ fn pool_plane<T: Copy, L: Lanewise<T>>(p: &Pool, x: &[T], out: &mut [T], f: &L) 
                 continue;
             }
             let irow = &x[ih as usize * w * c..][..w * c];
+            if phased {
+                pool_row_phased(p, irow, orow, buf, f);
+                continue;
+            }
             for j in 0..kw {
                 let (lo, hi) = reach(w, ow, j, sw, dw, pw);
                 if lo >= hi {
@@ -295,6 +303,41 @@ fn pool_plane<T: Copy, L: Lanewise<T>>(p: &Pool, x: &[T], out: &mut [T], f: &L) 
                 }
             }
         }
+    }
+}
+
+/// Strides up to this many use the phase-split row (below); larger ones read lane by lane.
+const MAX_PHASES: usize = 4;
+/// The longest row split into phases (on the stack).
+const PHASE_BUF: usize = 4096;
+
+/// One input row's taps into an output row for a W stride `sw` in 2..=MAX_PHASES: the row is
+/// split into its `sw` phases once (`phase[q][i] = row[i * sw + q]`), so every tap reads its
+/// outputs' elements contiguously (whole vectors) instead of lane by lane. Same taps, same
+/// order as the strided loop.
+fn pool_row_phased<T: Copy, L: Lanewise<T>>(
+    p: &Pool,
+    irow: &[T],
+    orow: &mut [T],
+    buf: &mut [T],
+    f: &L,
+) {
+    let [_, (w, ow, kw, sw, dw, pw)] = p.hw;
+    let pwl = w.div_ceil(sw);
+    for q in 0..sw {
+        let dst = &mut buf[q * pwl..][..pwl];
+        for (i, v) in irow[q..].iter().step_by(sw).enumerate() {
+            dst[i] = *v;
+        }
+    }
+    for j in 0..kw {
+        let (lo, hi) = reach(w, ow, j, sw, dw, pw);
+        if lo >= hi {
+            continue;
+        }
+        let iw0 = ((lo * sw + j * dw) as i64 - pw) as usize;
+        let src = &buf[(iw0 % sw) * pwl + iw0 / sw..][..hi - lo];
+        f.strided(&mut orow[lo..hi], src, 1);
     }
 }
 

@@ -95,6 +95,25 @@ fn pooling_nchw_nhwc_and_1d() {
         &one,
         &one,
     );
+    // Phase-split rows: strides 3 and 4 with window dilation and uneven padding.
+    check(
+        &[1, 2, 7, 37],
+        &[1, 1, 2, 5],
+        &[1, 1, 1, 3],
+        &[0, 0, 1, 2],
+        &[0, 0, 0, 3],
+        &one,
+        &[1, 1, 1, 2],
+    );
+    check(
+        &[1, 2, 5, 50],
+        &[1, 1, 1, 6],
+        &[1, 1, 1, 4],
+        &[0, 0, 0, -1],
+        &[0, 0, 0, 5],
+        &one,
+        &one,
+    );
     // NHWC, window dilation 2, stride > window.
     check(
         &[2, 7, 8, 5],
