@@ -141,6 +141,12 @@ xla! {
         BatchNormTraining(x, scale, offset, epsilon = 0.001, feature_index = 1)
     }
 
+    /// Max pooling 3x3 stride 2 (padding 1) over NCHW, as ResNet's stem does.
+    fn max_pool(x: f32[8, 64, 112, 112]) -> f32[8, 64, 56, 56] {
+        ReduceWindow(x, f32::NEG_INFINITY, |a, b| Max(a, b), window_dimensions = [1, 1, 3, 3],
+            window_strides = [1, 1, 2, 2], padding = [[0, 0], [0, 0], [1, 1], [1, 1]])
+    }
+
     /// The README's MLP (`examples/src/mnist_mlp.rs`): 784 -> 128 -> 10, ReLU, softmax.
     fn mlp(x: f32[64, 784], w1: f32[784, 128], b1: f32[128], w2: f32[128, 10], b2: f32[10])
         -> f32[64, 10]
@@ -778,6 +784,23 @@ fn main() {
             },
             // x read (at least once), y written.
             (2 * len * 4) as f64,
+            0.0,
+        ));
+    }
+    {
+        const IN: usize = 8 * 64 * 112 * 112;
+        const OUT: usize = 8 * 64 * 56 * 56;
+        let x: Tensor<f32, D4<8, 64, 112, 112>> = Tensor::from_vec(data(31, IN)).unwrap();
+        let mut out = Tensor::<f32, D4<8, 64, 56, 56>>::zeros();
+        let mut scratch = max_pool::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "MaxPool 3x3/2 f32[8,64,112,112]",
+            &max_pool::stablehlo(),
+            &[x.to_literal()],
+            || max_pool(&x).to_literal(),
+            || max_pool::into(&x, &mut out, &mut scratch),
+            ((IN + OUT) * 4) as f64,
             0.0,
         ));
     }

@@ -99,6 +99,11 @@ pub fn count_terms(comp: &Computation) -> (u64, f64, u64) {
                     (1 + reduced.iter().product::<usize>() as u64, own_eps)
                 }
             }
+            // Each output folds at most one window's taps.
+            Op::ReduceWindow { window, .. } => (
+                1 + window.dimensions.iter().product::<i64>().max(1) as u64,
+                own_eps,
+            ),
             Op::DotGeneral {
                 dimension_numbers, ..
             } => {
@@ -193,6 +198,13 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
                 computation,
             } => Op::Reduce {
                 dimensions: dimensions.clone(),
+                computation: Arc::new(widen(computation)?),
+            },
+            Op::ReduceWindow {
+                window,
+                computation,
+            } => Op::ReduceWindow {
+                window: window.clone(),
                 computation: Arc::new(widen(computation)?),
             },
             Op::Call { computation } => Op::Call {

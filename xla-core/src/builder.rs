@@ -23,6 +23,7 @@ mod indexing;
 mod movement;
 mod norm;
 mod sort;
+mod window;
 
 pub use norm::expand_batch_norm;
 

@@ -375,6 +375,14 @@ impl Writer {
                 self.ints(slice_sizes);
             }
             Op::DynamicUpdateSlice => self.u(33),
+            Op::ReduceWindow {
+                window,
+                computation,
+            } => {
+                self.u(34);
+                self.window(window);
+                self.computation(computation);
+            }
         }
     }
 }
@@ -838,6 +846,10 @@ impl Reader<'_> {
                 slice_sizes: self.ints()?,
             },
             33 => Op::DynamicUpdateSlice,
+            34 => Op::ReduceWindow {
+                window: self.window()?,
+                computation: Arc::new(self.computation(depth + 1)?),
+            },
             t => return Err(err(format!("op code {t}"))),
         })
     }
@@ -935,3 +947,4 @@ fn code_direction(c: u64) -> Result<ComparisonDirection> {
 mod indexing;
 #[cfg(test)]
 mod tests;
+mod window;

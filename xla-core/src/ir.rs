@@ -281,6 +281,23 @@ pub struct ConvWindow {
     pub window_reversal: Vec<bool>,
 }
 
+/// A window slid over an array (XLA's `Window` of ReduceWindow and SelectAndScatter), one
+/// entry per array dimension: window position `o` covers the (base-dilated, padded) indices
+/// `o * stride + k * window_dilation` for `k < dimension`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Window {
+    /// Window size per dimension (at least 1).
+    pub dimensions: Vec<i64>,
+    /// Step between window positions (at least 1).
+    pub strides: Vec<i64>,
+    /// `(low, high)` padding of the base-dilated array; negative values cut.
+    pub padding: Vec<(i64, i64)>,
+    /// `d - 1` holes between array elements (at least 1).
+    pub base_dilations: Vec<i64>,
+    /// `d - 1` holes between window taps (at least 1).
+    pub window_dilations: Vec<i64>,
+}
+
 /// Gather's dimension numbers (XLA's `GatherDimensionNumbers`): how an output index splits into
 /// a batch position (which start index vector) and an offset inside the gathered slice.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -471,6 +488,15 @@ pub enum Op {
         /// The reducer: 2N scalars (accumulators, then elements) to N scalars.
         computation: Arc<Computation>,
     },
+    /// Variadic `ReduceWindow(operands..., init_values...)`: N arrays then N scalar inits;
+    /// `out[o] = computation(init, every element of window o)`, padding and holes reading
+    /// the init; the result is one array (N = 1) or a tuple of them.
+    ReduceWindow {
+        /// Sizes, strides, padding and dilations per operand dimension.
+        window: Window,
+        /// The reducer: 2N scalars (accumulators, then elements) to N scalars.
+        computation: Arc<Computation>,
+    },
     /// Generalised matrix product; result dims: batch, lhs free, rhs free.
     DotGeneral {
         /// Which dimensions are contracted and which are batch.
@@ -635,6 +661,7 @@ impl Op {
             Op::Reshape => "reshape",
             Op::Transpose { .. } => "transpose",
             Op::Reduce { .. } => "reduce",
+            Op::ReduceWindow { .. } => "reduce-window",
             Op::DotGeneral { .. } => "dot",
             Op::Rev { .. } => "reverse",
             Op::Slice { .. } => "slice",
@@ -686,6 +713,7 @@ impl Op {
             | Op::Pad { .. }
             | Op::Concatenate { .. }
             | Op::Reduce { .. }
+            | Op::ReduceWindow { .. }
             | Op::DotGeneral { .. }
             | Op::Sort { .. }
             | Op::TopK { .. }
@@ -708,10 +736,9 @@ impl Op {
     pub fn computations(&self) -> Vec<&Arc<Computation>> {
         match self {
             Op::Reduce { computation, .. }
+            | Op::ReduceWindow { computation, .. }
             | Op::Call { computation }
-            | Op::Map { computation, .. } => {
-                vec![computation]
-            }
+            | Op::Map { computation, .. } => vec![computation],
             Op::Sort { comparator, .. } => vec![comparator],
             Op::Scatter {
                 update_computation, ..

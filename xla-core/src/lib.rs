@@ -30,7 +30,7 @@ pub use error::{Blame, Error, Result};
 pub use ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
     DotDimensionNumbers, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
-    ScatterDimensionNumbers, UnaryOp,
+    ScatterDimensionNumbers, UnaryOp, Window,
 };
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};

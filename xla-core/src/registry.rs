@@ -68,6 +68,8 @@ pub enum OpKind {
     Constant,
     /// Variadic reduction by a computation.
     Reduce,
+    /// Variadic reduction of every window position by a computation.
+    ReduceWindow,
     /// Variadic sort by a comparator.
     Sort,
     /// The k largest or smallest along the last dimension.
@@ -161,6 +163,8 @@ pub enum AttrKind {
     Pairs,
     /// `SAME` or `VALID`.
     PaddingKind,
+    /// `SAME`, `VALID` or `[[low, high], ...]`, one pair per dimension (a window's padding).
+    WindowPadding,
     /// `[NHWC, HWIO, NHWC]`: lhs, rhs and output dimension letters.
     ConvDims,
     /// `DEFAULT`, `HIGH` or `HIGHEST` (or a list of two): accepted, no effect on CPU.
@@ -187,6 +191,9 @@ impl AttrKind {
                 "one `[low, high]` per spatial dimension, such as `[[1, 1], [0, 2]]`"
             }
             AttrKind::PaddingKind => "`SAME` or `VALID`",
+            AttrKind::WindowPadding => {
+                "`SAME`, `VALID` or one `[low, high]` per dimension, such as `[[0, 0], [1, 1]]`"
+            }
             AttrKind::ConvDims => {
                 "lhs, rhs and output dimension letters such as `[NHWC, HWIO, NHWC]`"
             }
@@ -401,7 +408,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 40] = [
+const OTHER: [OpSpec; 41] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -573,6 +580,21 @@ const OTHER: [OpSpec; 40] = [
         Form::Reduce,
         "(operands..., init_values..., computation)",
         &[req("dimensions", K::Ints)],
+        Typing::Reduce,
+    ),
+    op(
+        "ReduceWindow",
+        OpKind::ReduceWindow,
+        "stablehlo.reduce_window",
+        Form::Reduce,
+        "(operands..., init_values..., computation)",
+        &[
+            req("window_dimensions", K::Ints),
+            opt("window_strides", K::Ints),
+            opt("base_dilations", K::Ints),
+            opt("window_dilations", K::Ints),
+            opt("padding", K::WindowPadding),
+        ],
         Typing::Reduce,
     ),
     op(
@@ -852,6 +874,13 @@ const ALIASES: &[(&str, &str)] = &[
     ("einsum", "DotGeneral"),
     ("permute", "Transpose"),
     ("sum", "Reduce"),
+    ("pool", "ReduceWindow"),
+    ("maxpool", "ReduceWindow"),
+    ("max_pool", "ReduceWindow"),
+    ("avgpool", "ReduceWindow"),
+    ("avg_pool", "ReduceWindow"),
+    ("reduce_window", "ReduceWindow"),
+    ("cumsum", "ReduceWindow"),
     ("reducesum", "Reduce"),
     ("maximum", "Max"),
     ("minimum", "Min"),

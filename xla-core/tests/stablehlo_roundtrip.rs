@@ -478,3 +478,35 @@ fn map_op() {
     });
     round_trip(&m.expect("builds"), true);
 }
+
+#[test]
+fn reduce_window() {
+    use xla_core::infer::{Padding, WindowPadding, WindowSpec};
+    let windows = [
+        WindowSpec::new(&[2, 3]),
+        WindowSpec {
+            strides: Some(vec![2, 1]),
+            base_dilations: Some(vec![2, 1]),
+            window_dilations: Some(vec![1, 2]),
+            padding: WindowPadding::Explicit(vec![(2, 1), (-1, 1)]),
+            ..WindowSpec::new(&[2, 2])
+        },
+        WindowSpec {
+            padding: WindowPadding::Kind(Padding::Same),
+            ..WindowSpec::new(&[3, 3])
+        },
+    ];
+    for w in &windows {
+        for (ty, op) in [
+            (F32, BinaryOp::Max),
+            (S32, BinaryOp::Add),
+            (F64, BinaryOp::Add),
+        ] {
+            let c = one_op("reduce_window", &[(ty, &[4, 5]), (ty, &[])], |b, p| {
+                b.reduce_window(&[p[0]], &[p[1]], &scalar_fn(ty, op), w)
+            })
+            .unwrap();
+            round_trip(&c, true);
+        }
+    }
+}

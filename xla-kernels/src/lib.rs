@@ -38,3 +38,4 @@ pub mod reduce;
 pub mod scatter;
 pub mod sort;
 pub mod transpose;
+pub mod window;

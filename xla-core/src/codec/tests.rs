@@ -166,6 +166,16 @@ fn every_op() -> Computation {
             slice_sizes: vec![2, 1],
         },
         Op::DynamicUpdateSlice,
+        Op::ReduceWindow {
+            window: crate::ir::Window {
+                dimensions: vec![2, 3],
+                strides: vec![1, 2],
+                padding: vec![(-1, 2), (0, 1)],
+                base_dilations: vec![1, 3],
+                window_dilations: vec![2, 1],
+            },
+            computation: adder(S32),
+        },
     ];
     for op in ops {
         instrs.push(ins(op, &[0, 0], t.clone()));

@@ -20,6 +20,7 @@ mod indexing;
 mod movement;
 mod reduce;
 mod sort;
+mod window;
 
 #[cfg(test)]
 mod tests;
@@ -140,6 +141,7 @@ fn op_name(op: &Op) -> String {
         Op::Reshape => "Reshape".into(),
         Op::Transpose { .. } => "Transpose".into(),
         Op::Reduce { .. } => "Reduce".into(),
+        Op::ReduceWindow { .. } => "ReduceWindow".into(),
         Op::DotGeneral { .. } => "DotGeneral".into(),
         Op::Tuple => "Tuple".into(),
         Op::GetTupleElement { .. } => "GetTupleElement".into(),
@@ -243,6 +245,10 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             dimensions,
             computation,
         } => reduce::reduce(ctx, operands, dimensions, computation),
+        Op::ReduceWindow {
+            window,
+            computation,
+        } => window::reduce_window(ctx, operands, window, computation),
         Op::DotGeneral {
             dimension_numbers,
             preferred_element_type: _,

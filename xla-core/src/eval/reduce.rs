@@ -148,7 +148,7 @@ pub(super) fn reduce(
 }
 
 /// The single element of a scalar init of type `T`.
-fn typed_scalar<T: ArrayElement>(ctx: &Ctx<'_>, data: &ArrayData) -> Result<T> {
+pub(super) fn typed_scalar<T: ArrayElement>(ctx: &Ctx<'_>, data: &ArrayData) -> Result<T> {
     T::unwrap(data)
         .and_then(|v| v.first().copied())
         .ok_or_else(|| ctx.err(format!("init must be a {} scalar", T::TYPE)))
@@ -230,7 +230,7 @@ fn general_reduce(
 
 /// Element `i` of `data` as a scalar literal (`data` non-empty, `i` in range by construction;
 /// an empty array yields its type's zero, never read).
-fn scalar_at(data: &ArrayData, i: usize) -> Literal {
+pub(super) fn scalar_at(data: &ArrayData, i: usize) -> Literal {
     with_array_data!(data, v: T => Literal::scalar::<T>(v.get(i).copied().unwrap_or_default()))
 }
 
@@ -268,7 +268,7 @@ pub(super) fn map(
 }
 
 /// Append the scalar `lit` to `out` (same element type).
-fn push_scalar(ctx: &Ctx<'_>, out: &mut ArrayData, lit: &Literal) -> Result<()> {
+pub(super) fn push_scalar(ctx: &Ctx<'_>, out: &mut ArrayData, lit: &Literal) -> Result<()> {
     let ty = out.element_type();
     with_array_data!(out, v: T => {
         let x = lit

@@ -18,6 +18,7 @@ pub mod reduce;
 pub mod shape_ops;
 pub mod sort;
 pub mod tuple;
+pub mod window;
 
 pub use control::{conditional, while_loop};
 pub use conv::{convolution, default_dimension_numbers, explicit_padding, padding_for, Padding};
@@ -35,6 +36,7 @@ pub use reduce::reduce;
 pub use shape_ops::{broadcast, broadcast_in_dim, collapse, iota, reshape, transpose};
 pub use sort::{comparator_params, sort, sort_dimension, top_k};
 pub use tuple::{call, get_tuple_element, tuple};
+pub use window::{reduce_window, WindowPadding, WindowSpec};
 
 use crate::element::ElementType;
 use crate::error::{Blame, Error, Result};

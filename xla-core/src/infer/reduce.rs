@@ -16,6 +16,37 @@ pub fn reduce(
 ) -> Result<Shape> {
     let op = "Reduce";
     let n = operands.len();
+    let arrays = reduce_operands(op, operands, init_values)?;
+    let first = arrays[0];
+    check_dims(op, "dimensions", dimensions, first)?;
+
+    check_reducer(op, &arrays, computation)?;
+
+    let reduced = |a: &ArrayShape| {
+        let mut out = ArrayShape::new(a.ty, &[]);
+        for d in 0..a.rank() {
+            if !dimensions.contains(&(d as i64)) {
+                out.dims.push(a.dims[d]);
+                out.dynamic.push(a.dynamic[d]);
+            }
+        }
+        Shape::Array(out)
+    };
+    Ok(if n == 1 {
+        reduced(first)
+    } else {
+        Shape::Tuple(arrays.iter().map(|a| reduced(a)).collect())
+    })
+}
+
+/// The N operands of a variadic reduction (`Reduce`, `ReduceWindow`) as arrays of one shape,
+/// each with a scalar init of its element type (operands blamed in order, inits after them).
+pub(crate) fn reduce_operands<'a>(
+    op: &str,
+    operands: &[&'a Shape],
+    init_values: &[&Shape],
+) -> Result<Vec<&'a ArrayShape>> {
+    let n = operands.len();
     if n == 0 {
         return Err(Error::new(op, "needs at least one operand"));
     }
@@ -59,9 +90,17 @@ pub fn reduce(
             .blame(blame));
         }
     }
-    check_dims(op, "dimensions", dimensions, first)?;
+    Ok(arrays)
+}
 
-    // The computation: 2N scalar parameters (accumulators then inputs) -> N scalars.
+/// XLA's `VerifyReducerShape`: the computation takes 2N scalars (accumulators, then elements,
+/// of the operands' types) and returns one scalar (N = 1) or a tuple of N of those types.
+pub(crate) fn check_reducer(
+    op: &str,
+    arrays: &[&ArrayShape],
+    computation: &Computation,
+) -> Result<()> {
+    let n = arrays.len();
     let cblame = Blame::Computation;
     let sig = || {
         let ts: Vec<String> = arrays.iter().map(|a| format!("{}[]", a.ty)).collect();
@@ -121,21 +160,7 @@ pub fn reduce(
         }
     }
 
-    let reduced = |a: &ArrayShape| {
-        let mut out = ArrayShape::new(a.ty, &[]);
-        for d in 0..a.rank() {
-            if !dimensions.contains(&(d as i64)) {
-                out.dims.push(a.dims[d]);
-                out.dynamic.push(a.dynamic[d]);
-            }
-        }
-        Shape::Array(out)
-    };
-    Ok(if n == 1 {
-        reduced(first)
-    } else {
-        Shape::Tuple(arrays.iter().map(|a| reduced(a)).collect())
-    })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use super::{AttrKind, OpKind, OpSpec};
 use crate::builder::{Builder, XlaOp};
 use crate::element::ElementType;
 use crate::error::{Blame, Error, Result};
+use crate::infer::{Padding, WindowPadding, WindowSpec};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
     GatherDimensionNumbers, PadDim, ScatterDimensionNumbers,
@@ -223,6 +224,23 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 &ints("dimensions")?,
             )
         }
+        OpKind::ReduceWindow => {
+            let n = a.operands.len() / 2;
+            let padding = match a.attrs.get("padding") {
+                None | Some(AttrValue::Same(false)) => WindowPadding::Kind(Padding::Valid),
+                Some(AttrValue::Same(true)) => WindowPadding::Kind(Padding::Same),
+                Some(AttrValue::Pairs(p)) => WindowPadding::Explicit(p.clone()),
+                Some(_) => return Err(attr_missing("padding")),
+            };
+            let window = WindowSpec {
+                dimensions: ints("window_dimensions")?,
+                strides: a.attrs.ints("window_strides"),
+                base_dilations: a.attrs.ints("base_dilations"),
+                window_dilations: a.attrs.ints("window_dilations"),
+                padding,
+            };
+            b.reduce_window(&a.operands[..n], &a.operands[n..], comp(0)?, &window)
+        }
         OpKind::Sort => b.sort(
             a.operands,
             comp(0)?,
@@ -331,7 +349,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
     };
     match spec.kind {
         // Accumulators then elements: scalars of the init values' types.
-        OpKind::Reduce => {
+        OpKind::Reduce | OpKind::ReduceWindow => {
             let n = operands.len() / 2;
             let inits: Vec<Shape> = operands[n..].iter().map(|s| scalar(s)).collect();
             vec![inits.iter().chain(&inits).cloned().collect()]

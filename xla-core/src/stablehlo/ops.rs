@@ -18,6 +18,7 @@ use crate::shape::Shape;
 
 mod indexing;
 mod sort;
+mod window;
 
 /// The error of an op the registry has no StableHLO name for (a registry test rules it out).
 fn unnamed(opcode: &str) -> Error {
@@ -368,6 +369,10 @@ impl Body<'_> {
                 dimensions,
                 computation,
             } => self.reduce(ins, ops, dimensions, computation, depth),
+            Op::ReduceWindow {
+                window,
+                computation,
+            } => self.reduce_window(ins, ops, window, computation, depth),
             Op::DotGeneral {
                 dimension_numbers: dn,
                 preferred_element_type: _,

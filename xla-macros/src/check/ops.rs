@@ -435,6 +435,14 @@ impl Checker<'_> {
                     return None;
                 }
             },
+            AttrKind::WindowPadding => match ident_upper(e).as_deref() {
+                Some("SAME") => AttrValue::Same(true),
+                Some("VALID") => AttrValue::Same(false),
+                _ => {
+                    let rows = self.int_rows(op, name, kind, e, 2)?;
+                    AttrValue::Pairs(rows.iter().map(|r| (r[0], r[1])).collect())
+                }
+            },
             AttrKind::ConvDims => {
                 let specs: Option<Vec<String>> = match &e.kind {
                     ExprKind::List(xs) if xs.len() == 3 => xs.iter().map(ident_text).collect(),

@@ -16,6 +16,7 @@ use super::plan::Plan;
 
 mod dynamic;
 mod indexing;
+mod window;
 
 /// One scratch field a kernel keeps across calls: name (unique within the kernel), type,
 /// initialiser; a `shared` field is one per program whatever the number of kernels using it
@@ -119,6 +120,18 @@ pub(crate) fn call_kernel(
             indexing::scatter(ins, in_dims, in_tys, dn, computation, ws)
         }
         Kind::DynamicUpdateSlice => Ok(dynamic::update_slice(ins, in_dims, in_place[0], &ws[0])),
+        Kind::ReduceWindow {
+            window: win,
+            computation,
+        } => window::reduce_window(
+            ins,
+            in_dims,
+            &node.shapes[0].dims,
+            in_tys,
+            win,
+            computation,
+            ws,
+        ),
         Kind::While { condition, body } => {
             super::nested::while_loop(f, k, ins, condition, body, ws, id)
         }

@@ -239,7 +239,8 @@ pub(crate) fn scalar_op(
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
-        | Kind::DynamicUpdateSlice => {
+        | Kind::DynamicUpdateSlice
+        | Kind::ReduceWindow { .. } => {
             let _ = scalar_trait();
             quote!(compile_error!(
                 "xla!: internal: non-elementwise op in an expression"
@@ -390,7 +391,8 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Conditional { .. }
                     | Kind::Gather { .. }
                     | Kind::Scatter { .. }
-                    | Kind::DynamicUpdateSlice => false,
+                    | Kind::DynamicUpdateSlice
+                    | Kind::ReduceWindow { .. } => false,
                 }
             }
         }
@@ -668,7 +670,8 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
-        | Kind::DynamicUpdateSlice => {
+        | Kind::DynamicUpdateSlice
+        | Kind::ReduceWindow { .. } => {
             quote!(compile_error!("xla!: internal: op without a vector form"))
         }
     }

@@ -403,7 +403,8 @@ fn build_kernels(
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
-            | Kind::DynamicUpdateSlice => match b.dense_inputs(&node.inputs) {
+            | Kind::DynamicUpdateSlice
+            | Kind::ReduceWindow { .. } => match b.dense_inputs(&node.inputs) {
                 Some(inputs) => KernelKind::Call { inputs },
                 None => {
                     b.finish()?;
@@ -620,7 +621,8 @@ impl ExprBuilder<'_> {
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
-            | Kind::DynamicUpdateSlice => {
+            | Kind::DynamicUpdateSlice
+            | Kind::ReduceWindow { .. } => {
                 // Always materialised, so only reached as a leaf above.
                 self.error = Some(format!(
                     "internal: kernel node {} reached as an expression",
@@ -684,7 +686,8 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Conditional { .. }
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
-        | Kind::DynamicUpdateSlice => false,
+        | Kind::DynamicUpdateSlice
+        | Kind::ReduceWindow { .. } => false,
     }
 }
 

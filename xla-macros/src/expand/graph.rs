@@ -133,6 +133,11 @@ pub(crate) enum Kind {
     /// The operand (input 0) with the update (input 1) written at the clamped starts (inputs
     /// 2..): a kernel, in place when the operand dies there.
     DynamicUpdateSlice,
+    /// ReduceWindow: inputs are N operands then N scalar inits; N outputs.
+    ReduceWindow {
+        window: xla_core::Window,
+        computation: Arc<Computation>,
+    },
     /// Bitcast between types of different widths: the minor dim appears or disappears.
     BitcastResize,
     /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
@@ -162,7 +167,8 @@ impl Kind {
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
-            | Kind::DynamicUpdateSlice => true,
+            | Kind::DynamicUpdateSlice
+            | Kind::ReduceWindow { .. } => true,
             Kind::Param { .. }
             | Kind::Constant(_)
             | Kind::Iota { .. }
@@ -589,6 +595,17 @@ impl Graph {
                 let kind = Kind::Scatter {
                     dn: dimension_numbers.clone(),
                     computation: update_computation.clone(),
+                };
+                let inputs = leaves(n_ops)?;
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::ReduceWindow {
+                window,
+                computation,
+            } => {
+                let kind = Kind::ReduceWindow {
+                    window: window.clone(),
+                    computation: computation.clone(),
                 };
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)

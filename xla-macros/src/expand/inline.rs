@@ -202,7 +202,8 @@ impl Inliner {
                 | Op::BatchNorm { .. }
                 | Op::Map { .. }
                 | Op::DynamicSlice { .. }
-                | Op::DynamicUpdateSlice => {
+                | Op::DynamicUpdateSlice
+                | Op::ReduceWindow { .. } => {
                     return Err(format!(
                         "computation: {} inside a reducer has no code generation",
                         instr.op.opcode()
@@ -314,7 +315,8 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::Scatter { .. }
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }
-            | Op::DynamicUpdateSlice => {
+            | Op::DynamicUpdateSlice
+            | Op::ReduceWindow { .. } => {
                 return Err(format!(
                     "Map: a computation with {} has no code generation (elementwise ops, \
                      constants, tuples and calls do)",

@@ -243,7 +243,8 @@ impl ExprBuilder<'_> {
             | Kind::Conditional { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
-            | Kind::DynamicUpdateSlice => {
+            | Kind::DynamicUpdateSlice
+            | Kind::ReduceWindow { .. } => {
                 self.error = Some(format!("internal: node {} is not a view", v.node));
                 None
             }

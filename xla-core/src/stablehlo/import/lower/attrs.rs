@@ -145,6 +145,7 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
             Attr::Int(v) => AttrValue::Float(*v as f64),
             _ => return None,
         },
+        AttrKind::WindowPadding => AttrValue::Pairs(pairs(a)?),
         AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
     })
 }
@@ -209,6 +210,10 @@ fn value(
             from("padding", AttrKind::Pairs)?
                 .unwrap_or_else(|| AttrValue::Pairs(vec![(0, 0); spatial()])),
         ),
+        // ReduceWindow's strides default to 1 per operand dimension in the builder.
+        "window_strides" if op.name == "stablehlo.reduce_window" => {
+            from("window_strides", AttrKind::Ints)?
+        }
         "window_strides" => Some(
             from("window_strides", AttrKind::Ints)?
                 .unwrap_or_else(|| AttrValue::Ints(vec![1; spatial()])),

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[4, 6]) -> f32[3, 5] {
+        ReduceWindow(x, 0.0, |a, b| a + b, window_dimensions = [2, 2], base_dilations = [1, 1, 2])
+    }
+}
+
+fn main() {}

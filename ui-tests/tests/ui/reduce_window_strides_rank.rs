@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[4, 6]) -> f32[3, 5] {
+        ReduceWindow(x, 0.0, |a, b| a + b, window_dimensions = [2, 2], window_strides = [1, 1, 1])
+    }
+}
+
+fn main() {}
