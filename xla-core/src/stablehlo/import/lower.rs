@@ -6,6 +6,7 @@
 //! every rule; each declared result type is then compared with the inferred one.
 
 mod attrs;
+mod chlo;
 mod control;
 
 use std::collections::HashMap;
@@ -26,6 +27,12 @@ pub(super) fn spec_for(name: &str) -> Option<&'static OpSpec> {
     if dialect != "stablehlo" && dialect != "chlo" {
         return None;
     }
+    // CHLO's legalization rewrites `chlo.tan` into `stablehlo.tan` unchanged.
+    let name = if name == "chlo.tan" {
+        "stablehlo.tan"
+    } else {
+        name
+    };
     let best = registry::specs()
         .filter(|s| s.stablehlo == name)
         .max_by_key(|s| s.attrs.len());
@@ -47,7 +54,10 @@ const STRUCTURAL: &[&str] = &[
 
 /// Whether lowering knows the op called `name`.
 pub(super) fn is_known(name: &str) -> bool {
-    STRUCTURAL.contains(&name) || name == "chlo.square" || spec_for(name).is_some()
+    STRUCTURAL.contains(&name)
+        || name == "chlo.square"
+        || chlo::OPS.contains(&name)
+        || spec_for(name).is_some()
 }
 
 /// The values of one computation being built.
@@ -339,6 +349,7 @@ impl Lowerer<'_> {
                 bind_all(s, op, &vals)
             }
             "chlo.square" => square(s, op),
+            name if chlo::OPS.contains(&name) => chlo::lower(s, op),
             name if name.starts_with("check.") => check(s, op),
             _ => self.registry_op(s, op),
         }

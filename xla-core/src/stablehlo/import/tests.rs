@@ -228,3 +228,32 @@ fn chlo_square_is_a_multiply_of_reals_and_unsupported_on_complex() {
         "2:3: unsupported: chlo.square of a complex tensor"
     );
 }
+
+#[test]
+fn chlo_math_ops_decompose_on_real_floats_and_name_other_types() {
+    // Exact points of each decomposition (XLA gives the same: tests/oracle_chlo.rs).
+    let text = r#"func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %0 = chlo.atanh %x : tensor<3xf32> -> tensor<3xf32>
+  %1 = chlo.acos %x : tensor<3xf32> -> tensor<3xf32>
+  %2 = chlo.tan %x : tensor<3xf32> -> tensor<3xf32>
+  return %0, %1, %2 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}"#;
+    let out = run(text, "main", &[f32s(&[3], &[0.0, 1.0, 2.0])]).unwrap();
+    let vals = |l: &Literal| l.as_slice::<f32>().unwrap().to_vec();
+    let atanh = vals(&out[0]);
+    assert_eq!(&atanh[..2], &[0.0, f32::INFINITY]);
+    assert!(atanh[2].is_nan(), "atanh(2) is NaN: {atanh:?}");
+    let acos = vals(&out[1]);
+    assert_eq!(acos[1], 0.0);
+    assert!((acos[0] - std::f32::consts::FRAC_PI_2).abs() <= f32::EPSILON);
+    assert_eq!(vals(&out[2])[0], 0.0);
+    let int = r#"func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = chlo.asinh %x : tensor<2xi32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}"#;
+    let e = parse_module(int).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "2:3: unsupported: chlo.asinh of s32 (real floats only)"
+    );
+}

@@ -1,0 +1,204 @@
+//! The CHLO math ops the importer decomposes (`chlo.sinh`, `asin`, `acos`, `atan`, `asinh`,
+//! `acosh`, `atanh`) and `chlo.tan` (read as `stablehlo.tan`): each op's StableHLO text, imported
+//! and run by the evaluator (`import::run`), and an inline `stablehlo!` fn of all of them (the
+//! generated code), against XLA:CPU running the same text, on seeded random inputs over each
+//! op's domain and its edge cases (0, -0, ±1, just outside ±1, tiny, large, max, ±inf, NaN).
+//!
+//! Bound: 8 ulps (f32, f64). Each decomposition is the one CHLO's legalization builds, so ours
+//! and XLA's evaluate the same formula op by op; they differ only by the ulps of each
+//! transcendental step (atan2, exp, expm1, log, log1p, sqrt: at most 4 ulps apart each in
+//! `xla_oracle::bounds` for the generated code), and every formula is well conditioned in the
+//! step it adds (no cancellation: CHLO chose the forms for that), so a few ulps per step at
+//! most two steps deep.
+//!
+//! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test
+//! oracle_chlo`.
+
+#![deny(warnings)]
+
+mod common;
+
+use common::{compare, eval_bound, oracle, Tol};
+use xla_aot::core::stablehlo::import;
+use xla_aot::core::{ElementType, Literal};
+use xla_oracle::max_ulps;
+
+xla_aot::stablehlo! {
+    /// Every decomposed CHLO op on one f32 vector, one result each.
+    pub fn chlo_f32 = mlir r#"
+        func.func @main(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+            tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+          %0 = chlo.sinh %x : tensor<64xf32> -> tensor<64xf32>
+          %1 = chlo.asin %x : tensor<64xf32> -> tensor<64xf32>
+          %2 = chlo.acos %x : tensor<64xf32> -> tensor<64xf32>
+          %3 = chlo.atan %x : tensor<64xf32> -> tensor<64xf32>
+          %4 = chlo.asinh %x : tensor<64xf32> -> tensor<64xf32>
+          %5 = chlo.acosh %x : tensor<64xf32> -> tensor<64xf32>
+          %6 = chlo.atanh %x : tensor<64xf32> -> tensor<64xf32>
+          %7 = chlo.tan %x : tensor<64xf32> -> tensor<64xf32>
+          return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+            tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+        }"#;
+}
+
+const N: usize = 64;
+const OPS: [&str; 8] = [
+    "sinh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "tan",
+];
+const BOUND: u64 = 8;
+
+/// The module `chlo.<op>` of one `tensor<64x<ty>>`.
+fn text(op: &str, ty: &str) -> String {
+    format!(
+        "func.func @main(%x: tensor<{N}x{ty}>) -> tensor<{N}x{ty}> {{\n  \
+         %0 = chlo.{op} %x : tensor<{N}x{ty}> -> tensor<{N}x{ty}>\n  \
+         return %0 : tensor<{N}x{ty}>\n}}\n"
+    )
+}
+
+/// The edge cases, then seeded values uniform over `[lo, hi]` (the op's domain and a little
+/// beyond), `N` in all.
+fn inputs(lo: f64, hi: f64, seed: u64, big: f64) -> Vec<f64> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        1.0 + 1e-6,
+        -1.0 - 1e-6,
+        1e-30,
+        -1e-30,
+        1e-8,
+        2.0,
+        -2.0,
+        10.0,
+        -10.0,
+        90.0,
+        -90.0,
+        1e20,
+        -1e20,
+        big,
+        -big,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    while v.len() < N {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+        v.push(lo + (hi - lo) * u);
+    }
+    v
+}
+
+/// Each op's random range: its domain and a little outside it.
+fn range(op: &str) -> (f64, f64) {
+    match op {
+        "asin" | "acos" | "atanh" => (-1.1, 1.1),
+        "acosh" => (0.5, 50.0),
+        "sinh" => (-20.0, 20.0),
+        _ => (-50.0, 50.0),
+    }
+}
+
+fn literal(ty: ElementType, v: &[f64]) -> Literal {
+    let dims = [N as i64];
+    let l = match ty {
+        ElementType::F16 => {
+            Literal::from_vec(&dims, v.iter().map(|&x| half::f16::from_f64(x)).collect())
+        }
+        ElementType::Bf16 => {
+            Literal::from_vec(&dims, v.iter().map(|&x| half::bf16::from_f64(x)).collect())
+        }
+        ElementType::F32 => Literal::from_vec(&dims, v.iter().map(|&x| x as f32).collect()),
+        _ => Literal::from_vec(&dims, v.to_vec()),
+    };
+    l.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The evaluator's bound: [`BOUND`], or the evaluator's own log1p bound on f64 (its log1p is
+/// held to 128 ulps of XLA's, `xla_oracle::bounds`) for the ops built on log1p.
+fn eval_tol(op: &str, ty: ElementType) -> Tol {
+    match (op, ty) {
+        ("asinh" | "acosh" | "atanh", ElementType::F64) => eval_bound("log1p", ty),
+        _ => Tol::Ulp(BOUND),
+    }
+}
+
+/// The evaluator on the imported text vs XLA on the same text, for every op, f32 and f64.
+#[test]
+fn imported_chlo_ops_agree_with_xla() {
+    let mut guard = oracle();
+    let o = match guard.as_mut() {
+        Ok(o) => o,
+        Err(e) => panic!("the XLA oracle cannot start, so the ops cannot be checked: {e}"),
+    };
+    let mut failures = Vec::new();
+    for op in OPS {
+        for (ty, name, big) in [
+            (ElementType::F32, "f32", 3.0e38),
+            (ElementType::F64, "f64", 1.0e308),
+            (ElementType::F16, "f16", 65000.0),
+            (ElementType::Bf16, "bf16", 3.0e38),
+        ] {
+            for seed in 0..3 {
+                let (lo, hi) = range(op);
+                let args = [literal(ty, &inputs(lo, hi, seed, big))];
+                let t = text(op, name);
+                let label = format!("chlo.{op} {name} seed {seed}");
+                let xla = match o.run(&t, &args) {
+                    Ok(mut v) if v.len() == 1 => v.remove(0),
+                    other => panic!("{label}: XLA: {other:?}"),
+                };
+                let ours = match import::run(&t, "main", &args) {
+                    Ok(mut v) if v.len() == 1 => v.remove(0),
+                    other => panic!("{label}: import: {other:?}"),
+                };
+                eprintln!("MEASURE {label} max_ulps={:?}", max_ulps(&ours, &xla));
+                if let Err(e) = compare(&label, &ours, &xla, eval_tol(op, ty)) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The inline `stablehlo!` fn's generated code vs XLA running each op's text on the same
+/// inputs.
+#[test]
+fn generated_chlo_ops_agree_with_xla() {
+    let mut guard = oracle();
+    let o = match guard.as_mut() {
+        Ok(o) => o,
+        Err(e) => panic!("the XLA oracle cannot start, so the ops cannot be checked: {e}"),
+    };
+    let mut failures = Vec::new();
+    for seed in 0..3 {
+        // One range covering every op's domain and beyond.
+        let args = [literal(ElementType::F32, &inputs(-3.0, 3.0, seed, 3.0e38))];
+        let ours = match chlo_f32::run_literals(&args) {
+            Ok(Literal::Tuple(v)) if v.len() == OPS.len() => v,
+            other => panic!("expected a tuple of {} results: {other:?}", OPS.len()),
+        };
+        for (op, a) in OPS.iter().zip(&ours) {
+            let label = format!("generated chlo.{op} f32 seed {seed}");
+            let xla = match o.run(&text(op, "f32"), &args) {
+                Ok(mut v) if v.len() == 1 => v.remove(0),
+                other => panic!("{label}: XLA: {other:?}"),
+            };
+            eprintln!("MEASURE {label} max_ulps={:?}", max_ulps(a, &xla));
+            if let Err(e) = compare(&label, a, &xla, Tol::Ulp(BOUND)) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

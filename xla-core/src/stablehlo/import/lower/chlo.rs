@@ -1,0 +1,249 @@
+//! CHLO's elementwise math ops without a registry op of their own (`chlo.sinh`, `chlo.asin`,
+//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`), decomposed through the
+//! [`Builder`] into registry ops exactly as CHLO's legalization to StableHLO decomposes them
+//! (what XLA:CPU compiles when it reads the op), so the results agree with XLA to the ulps of
+//! the ops they are made of. Real floats only: f16 and bf16 compute in their own type, except
+//! `sinh`, which CHLO computes in f32 and rounds back.
+
+use super::super::ast::Operation;
+use super::super::{ImportError, Result};
+use super::{bind_results, shape_err, Scope};
+use crate::builder::{Builder, XlaOp};
+use crate::element::ElementType;
+use crate::error::Error;
+use crate::ir::{BinaryOp, ComparisonDirection, UnaryOp};
+use crate::literal::Literal;
+use crate::shape::Shape;
+
+/// The CHLO ops decomposed here.
+pub(super) const OPS: &[&str] = &[
+    "chlo.sinh",
+    "chlo.asin",
+    "chlo.acos",
+    "chlo.atan",
+    "chlo.asinh",
+    "chlo.acosh",
+    "chlo.atanh",
+];
+
+/// `ln 2`, the offset of the large-argument branches.
+const LN2: f64 = std::f64::consts::LN_2;
+
+/// Lowers one op of [`OPS`]: checks its operand and type, builds the decomposition.
+pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
+    let [x] = &op.operands[..] else {
+        return Err(ImportError::Invalid {
+            message: format!("{} takes 1 operand, {} given", op.name, op.operands.len()),
+            pos: op.pos,
+        });
+    };
+    let x = s.get(x.as_str(), op.pos)?;
+    if let Some((name, _)) = op.attrs.first() {
+        return Err(ImportError::Unsupported {
+            feature: format!("attribute `{name}` of {}", op.name),
+            pos: op.pos,
+        });
+    }
+    let ty = match s.b.shape(x) {
+        Shape::Array(a) if a.ty.is_float() => a.ty,
+        Shape::Array(a) => {
+            return Err(ImportError::Unsupported {
+                feature: format!("{} of {} (real floats only)", op.name, a.ty.name()),
+                pos: op.pos,
+            })
+        }
+        Shape::Tuple(_) | Shape::Token => {
+            return Err(ImportError::Invalid {
+                message: format!("{} of a non-array operand", op.name),
+                pos: op.pos,
+            })
+        }
+    };
+    let mut m = Math { b: &mut s.b, ty };
+    let r = match op.name.as_str() {
+        "chlo.sinh" => m.sinh(x),
+        "chlo.asin" => m.asin(x),
+        "chlo.acos" => m.acos(x),
+        "chlo.atan" => m.atan(x),
+        "chlo.asinh" => m.asinh(x),
+        "chlo.acosh" => m.acosh(x),
+        "chlo.atanh" => m.atanh(x),
+        other => {
+            return Err(ImportError::Unsupported {
+                feature: other.to_string(),
+                pos: op.pos,
+            })
+        }
+    }
+    .map_err(|e| shape_err(&op.name, e, op.pos))?;
+    bind_results(s, op, r, false)
+}
+
+type R = std::result::Result<XlaOp, Error>;
+
+/// The builder with the element type being computed in, and the ops the formulas use.
+struct Math<'a> {
+    b: &'a mut Builder,
+    ty: ElementType,
+}
+
+impl Math<'_> {
+    /// The constant `v` (rounded to the element type once) in the shape of `like`.
+    fn c(&mut self, v: f64, like: XlaOp) -> R {
+        let lit = match self.ty {
+            ElementType::F16 => Literal::scalar(half::f16::from_f64(v)),
+            ElementType::Bf16 => Literal::scalar(half::bf16::from_f64(v)),
+            ElementType::F32 => Literal::scalar(v as f32),
+            _ => Literal::scalar(v),
+        };
+        let c = self.b.try_constant(lit)?;
+        let dims = match self.b.shape(like) {
+            Shape::Array(a) => a.dims.clone(),
+            Shape::Tuple(_) | Shape::Token => Vec::new(),
+        };
+        self.b.broadcast(c, &dims)
+    }
+
+    fn u(&mut self, op: UnaryOp, x: XlaOp) -> R {
+        self.b.unary(op, x)
+    }
+
+    fn bin(&mut self, op: BinaryOp, l: XlaOp, r: XlaOp) -> R {
+        self.b.binary(op, l, r, None)
+    }
+
+    fn cmp(&mut self, d: ComparisonDirection, l: XlaOp, r: XlaOp) -> R {
+        self.b.compare(d, false, l, r, None)
+    }
+
+    /// The largest finite value of the element type.
+    fn max(&self) -> f64 {
+        match self.ty {
+            ElementType::F16 => f64::from(half::f16::MAX),
+            ElementType::Bf16 => f64::from(half::bf16::MAX),
+            ElementType::F32 => f64::from(f32::MAX),
+            _ => f64::MAX,
+        }
+    }
+
+    /// `sqrt((1 - x) * (x + 1))`: `sqrt(1 - x²)` without cancellation near ±1.
+    fn sqrt_one_minus_sq(&mut self, x: XlaOp) -> R {
+        let one = self.c(1.0, x)?;
+        let a = self.bin(BinaryOp::Sub, one, x)?;
+        let p = self.bin(BinaryOp::Add, x, one)?;
+        let m = self.bin(BinaryOp::Mul, a, p)?;
+        self.u(UnaryOp::Sqrt, m)
+    }
+
+    /// `atan x = atan2(x, 1)`.
+    fn atan(&mut self, x: XlaOp) -> R {
+        let one = self.c(1.0, x)?;
+        self.bin(BinaryOp::Atan2, x, one)
+    }
+
+    /// `asin x = 2 atan2(x, 1 + sqrt(1 - x²))`.
+    fn asin(&mut self, x: XlaOp) -> R {
+        let r = self.sqrt_one_minus_sq(x)?;
+        let one = self.c(1.0, x)?;
+        let d = self.bin(BinaryOp::Add, r, one)?;
+        let t = self.bin(BinaryOp::Atan2, x, d)?;
+        self.bin(BinaryOp::Add, t, t)
+    }
+
+    /// `acos x = atan2(sqrt(1 - x²), x)` (π at -1).
+    fn acos(&mut self, x: XlaOp) -> R {
+        let r = self.sqrt_one_minus_sq(x)?;
+        self.bin(BinaryOp::Atan2, r, x)
+    }
+
+    /// `sinh x`: for `|x| < 1`, `(e + e / (e + 1)) / 2` with `e = expm1 x` (no cancellation);
+    /// otherwise `exp(x - ln 2) - exp(-x - ln 2)` (no overflow before the result does).
+    /// f16 and bf16 compute in f32.
+    fn sinh(&mut self, x: XlaOp) -> R {
+        let narrow = matches!(self.ty, ElementType::F16 | ElementType::Bf16);
+        if narrow {
+            let wide = self.b.convert(x, ElementType::F32)?;
+            let mut m = Math {
+                b: &mut *self.b,
+                ty: ElementType::F32,
+            };
+            let r = m.sinh(wide)?;
+            return self.b.convert(r, self.ty);
+        }
+        let a = self.u(UnaryOp::Abs, x)?;
+        let one = self.c(1.0, x)?;
+        let small = self.cmp(ComparisonDirection::Lt, a, one)?;
+        let e = self.u(UnaryOp::Expm1, x)?;
+        let e1 = self.bin(BinaryOp::Add, e, one)?;
+        let q = self.bin(BinaryOp::Div, e, e1)?;
+        let s = self.bin(BinaryOp::Add, e, q)?;
+        let half = self.c(0.5, x)?;
+        let near = self.bin(BinaryOp::Mul, s, half)?;
+        let mln2 = self.c(-LN2, x)?;
+        let up = self.bin(BinaryOp::Add, x, mln2)?;
+        let up = self.u(UnaryOp::Exp, up)?;
+        let down = self.bin(BinaryOp::Sub, mln2, x)?;
+        let down = self.u(UnaryOp::Exp, down)?;
+        let far = self.bin(BinaryOp::Sub, up, down)?;
+        self.b.select(small, near, far)
+    }
+
+    /// `asinh x = sign(x) * asinh|x|`, with `asinh a = log1p(a + a² / (sqrt(a² + 1) + 1))`,
+    /// or `log a + ln 2` once `a >= sqrt(max)` (where `a²` would overflow).
+    fn asinh(&mut self, x: XlaOp) -> R {
+        let sign = self.u(UnaryOp::Sign, x)?;
+        let a = self.u(UnaryOp::Abs, x)?;
+        let big = self.c(self.max().sqrt(), x)?;
+        let is_big = self.cmp(ComparisonDirection::Ge, a, big)?;
+        let far = self.log_plus_ln2(a)?;
+        let sq = self.bin(BinaryOp::Mul, a, a)?;
+        let one = self.c(1.0, x)?;
+        let r = self.bin(BinaryOp::Add, sq, one)?;
+        let r = self.u(UnaryOp::Sqrt, r)?;
+        let r = self.bin(BinaryOp::Add, r, one)?;
+        let q = self.bin(BinaryOp::Div, sq, r)?;
+        let t = self.bin(BinaryOp::Add, a, q)?;
+        let near = self.u(UnaryOp::Log1p, t)?;
+        let v = self.b.select(is_big, far, near)?;
+        self.bin(BinaryOp::Mul, sign, v)
+    }
+
+    /// `acosh x = log1p(sqrt(x - 1) * (sqrt(x + 1) + sqrt(x - 1)))`, or `log x + ln 2` once
+    /// `x >= max / 2`; NaN below 1 (the square root of a negative).
+    fn acosh(&mut self, x: XlaOp) -> R {
+        let big = self.c(self.max() / 2.0, x)?;
+        let is_big = self.cmp(ComparisonDirection::Ge, x, big)?;
+        let far = self.log_plus_ln2(x)?;
+        let one = self.c(1.0, x)?;
+        let m = self.bin(BinaryOp::Sub, x, one)?;
+        let m = self.u(UnaryOp::Sqrt, m)?;
+        let p = self.bin(BinaryOp::Add, x, one)?;
+        let p = self.u(UnaryOp::Sqrt, p)?;
+        let s = self.bin(BinaryOp::Add, p, m)?;
+        let t = self.bin(BinaryOp::Mul, m, s)?;
+        let near = self.u(UnaryOp::Log1p, t)?;
+        self.b.select(is_big, far, near)
+    }
+
+    /// `atanh x = (log1p x - log1p(-x)) / 2`, NaN where `|x| > 1`.
+    fn atanh(&mut self, x: XlaOp) -> R {
+        let a = self.u(UnaryOp::Abs, x)?;
+        let one = self.c(1.0, x)?;
+        let out = self.cmp(ComparisonDirection::Gt, a, one)?;
+        let nan = self.c(f64::NAN, x)?;
+        let l = self.u(UnaryOp::Log1p, x)?;
+        let n = self.u(UnaryOp::Neg, x)?;
+        let r = self.u(UnaryOp::Log1p, n)?;
+        let d = self.bin(BinaryOp::Sub, l, r)?;
+        let half = self.c(0.5, x)?;
+        let v = self.bin(BinaryOp::Mul, d, half)?;
+        self.b.select(out, nan, v)
+    }
+
+    /// `log a + ln 2`: the large-argument branch of asinh and acosh.
+    fn log_plus_ln2(&mut self, a: XlaOp) -> R {
+        let l = self.u(UnaryOp::Log, a)?;
+        let ln2 = self.c(LN2, a)?;
+        self.bin(BinaryOp::Add, l, ln2)
+    }
+}
