@@ -1,9 +1,9 @@
 //! CHLO's elementwise math ops without a registry op of their own (`chlo.sinh`, `chlo.asin`,
-//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`), decomposed through the
-//! [`Builder`] into registry ops exactly as CHLO's legalization to StableHLO decomposes them
+//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`; `chlo.erfc` but on f64),
+//! decomposed through the [`Builder`] into registry ops exactly as CHLO's legalization to StableHLO decomposes them
 //! (what XLA:CPU compiles when it reads the op), so the results agree with XLA to the ulps of
 //! the ops they are made of. Real floats only: f16 and bf16 compute in their own type, except
-//! `sinh`, which CHLO computes in f32 and rounds back.
+//! `sinh` and `erfc`, which CHLO computes in f32 and rounds back.
 
 use super::super::ast::Operation;
 use super::super::{ImportError, Result};
@@ -24,6 +24,7 @@ pub(super) const OPS: &[&str] = &[
     "chlo.asinh",
     "chlo.acosh",
     "chlo.atanh",
+    "chlo.erfc",
 ];
 
 /// `ln 2`, the offset of the large-argument branches.
@@ -59,6 +60,13 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
             })
         }
     };
+    if op.name == "chlo.erfc" && ty == ElementType::F64 {
+        // CHLO's f64 erfc is another approximation (rational, three ranges), not built here.
+        return Err(ImportError::Unsupported {
+            feature: "chlo.erfc of f64".into(),
+            pos: op.pos,
+        });
+    }
     let mut m = Math { b: &mut s.b, ty };
     let r = match op.name.as_str() {
         "chlo.sinh" => m.sinh(x),
@@ -68,6 +76,7 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
         "chlo.asinh" => m.asinh(x),
         "chlo.acosh" => m.acosh(x),
         "chlo.atanh" => m.atanh(x),
+        "chlo.erfc" => m.erfc(x),
         other => {
             return Err(ImportError::Unsupported {
                 feature: other.to_string(),
@@ -240,6 +249,64 @@ impl Math<'_> {
         self.b.select(out, nan, v)
     }
 
+    /// `c[0] z^(n-1) + ... + c[n-1]` by Horner's rule, as CHLO evaluates its polynomials.
+    fn horner(&mut self, z: XlaOp, c: &[f64]) -> R {
+        let Some((&first, rest)) = c.split_first() else {
+            return self.c(0.0, z);
+        };
+        let k = self.c(first, z)?;
+        let mut acc = self.bin(BinaryOp::Mul, z, k)?;
+        for (i, &ci) in rest.iter().enumerate() {
+            let k = self.c(ci, z)?;
+            acc = self.bin(BinaryOp::Add, acc, k)?;
+            if i + 1 < rest.len() {
+                acc = self.bin(BinaryOp::Mul, acc, z)?;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// `erfc x` in f32 (f16 and bf16 convert to f32 and back), CHLO's approximation: for
+    /// `|x| < 1`, `1 - x P(x²)`; otherwise `exp(-x²) / |x| * Q(1 / x²)` (`Q` one polynomial
+    /// below `|x| = 2`, another above), 0 once `-x² < -ln(max)`, and `2 - erfc|x|` for `x < 0`.
+    fn erfc(&mut self, x: XlaOp) -> R {
+        if self.ty != ElementType::F32 {
+            let wide = self.b.convert(x, ElementType::F32)?;
+            let mut m = Math {
+                b: &mut *self.b,
+                ty: ElementType::F32,
+            };
+            let r = m.erfc(wide)?;
+            return self.b.convert(r, self.ty);
+        }
+        let a = self.u(UnaryOp::Abs, x)?;
+        let one = self.c(1.0, x)?;
+        let small = self.cmp(ComparisonDirection::Lt, a, one)?;
+        let z = self.bin(BinaryOp::Mul, x, x)?;
+        let p = self.horner(z, &ERFC_SMALL)?;
+        let xp = self.bin(BinaryOp::Mul, x, p)?;
+        let near = self.bin(BinaryOp::Sub, one, xp)?;
+        let zero = self.c(0.0, x)?;
+        let negative = self.cmp(ComparisonDirection::Lt, x, zero)?;
+        let nz = self.u(UnaryOp::Neg, z)?;
+        let limit = self.c(-f64::from(f32::MAX).ln(), x)?;
+        let under = self.cmp(ComparisonDirection::Lt, nz, limit)?;
+        let e = self.u(UnaryOp::Exp, nz)?;
+        let inv = self.bin(BinaryOp::Div, one, a)?;
+        let q = self.bin(BinaryOp::Mul, e, inv)?;
+        let two = self.c(2.0, x)?;
+        let mid = self.cmp(ComparisonDirection::Lt, a, two)?;
+        let w = self.bin(BinaryOp::Div, one, z)?;
+        let pa = self.horner(w, &ERFC_MID)?;
+        let pb = self.horner(w, &ERFC_FAR)?;
+        let poly = self.b.select(mid, pa, pb)?;
+        let r = self.bin(BinaryOp::Mul, q, poly)?;
+        let r = self.b.select(under, zero, r)?;
+        let flipped = self.bin(BinaryOp::Sub, two, r)?;
+        let far = self.b.select(negative, flipped, r)?;
+        self.b.select(small, near, far)
+    }
+
     /// `log a + ln 2`: the large-argument branch of asinh and acosh.
     fn log_plus_ln2(&mut self, a: XlaOp) -> R {
         let l = self.u(UnaryOp::Log, a)?;
@@ -247,3 +314,39 @@ impl Math<'_> {
         self.bin(BinaryOp::Add, l, ln2)
     }
 }
+
+/// CHLO's f32 erfc polynomial in `x²` for `|x| < 1` (highest power first).
+const ERFC_SMALL: [f64; 7] = [
+    7.853_861_46e-5,
+    -8.010_193_71e-4,
+    5.188_327_75e-3,
+    -2.685_381_29e-2,
+    1.128_358_54e-1,
+    -3.761_262_6e-1,
+    1.128_379_11,
+];
+
+/// CHLO's f32 erfc polynomial in `1 / x²` for `1 <= |x| < 2`.
+const ERFC_MID: [f64; 9] = [
+    2.326_82e-2,
+    -1.387_039_42e-1,
+    3.687_424_66e-1,
+    -5.824_732_78e-1,
+    6.210_004_69e-1,
+    -4.944_515_23e-1,
+    3.404_88e-1,
+    -2.741_127_01e-1,
+    5.638_259_65e-1,
+];
+
+/// CHLO's f32 erfc polynomial in `1 / x²` for `|x| >= 2`.
+const ERFC_FAR: [f64; 8] = [
+    -1.047_766_4e1,
+    1.297_72e1,
+    -7.495_518_68,
+    2.921_019_08,
+    -1.015_265_23,
+    4.218_463_3e-1,
+    -2.820_767_46e-1,
+    5.641_894_94e-1,
+];
