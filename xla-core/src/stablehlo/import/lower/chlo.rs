@@ -1,8 +1,8 @@
 //! CHLO's elementwise math ops without a registry op of their own (`chlo.sinh`, `chlo.asin`,
 //! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`; `chlo.erfc` but on f64),
-//! decomposed through the [`Builder`] into registry ops exactly as CHLO's legalization to StableHLO decomposes them
-//! (what XLA:CPU compiles when it reads the op), so the results agree with XLA to the ulps of
-//! the ops they are made of. Real floats only: f16 and bf16 compute in their own type, except
+//! decomposed through the [`Builder`] into registry ops exactly as CHLO's legalization to
+//! StableHLO decomposes them (what XLA:CPU compiles when it reads the op), so the results agree
+//! with XLA to the ulps of the ops they are made of. Real floats only: f16 and bf16 compute in their own type, except
 //! `sinh` and `erfc`, which CHLO computes in f32 and rounds back.
 
 use super::super::ast::Operation;
