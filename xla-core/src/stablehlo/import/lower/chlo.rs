@@ -1,5 +1,5 @@
 //! CHLO's elementwise math ops without a registry op of their own (`chlo.sinh`, `chlo.asin`,
-//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`; `chlo.erfc` but on f64),
+//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`, `chlo.erfc`),
 //! decomposed through the [`Builder`] into registry ops exactly as CHLO's legalization to
 //! StableHLO decomposes them (what XLA:CPU compiles when it reads the op), so the results agree
 //! with XLA to the ulps of the ops they are made of. Real floats only: f16 and bf16 compute in their own type, except
@@ -60,13 +60,6 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
             })
         }
     };
-    if op.name == "chlo.erfc" && ty == ElementType::F64 {
-        // CHLO's f64 erfc is another approximation (rational, three ranges), not built here.
-        return Err(ImportError::Unsupported {
-            feature: "chlo.erfc of f64".into(),
-            pos: op.pos,
-        });
-    }
     let mut m = Math { b: &mut s.b, ty };
     let r = match op.name.as_str() {
         "chlo.sinh" => m.sinh(x),
@@ -270,6 +263,9 @@ impl Math<'_> {
     /// `|x| < 1`, `1 - x P(x²)`; otherwise `exp(-x²) / |x| * Q(1 / x²)` (`Q` one polynomial
     /// below `|x| = 2`, another above), 0 once `-x² < -ln(max)`, and `2 - erfc|x|` for `x < 0`.
     fn erfc(&mut self, x: XlaOp) -> R {
+        if self.ty == ElementType::F64 {
+            return self.erfc_f64(x);
+        }
         if self.ty != ElementType::F32 {
             let wide = self.b.convert(x, ElementType::F32)?;
             let mut m = Math {
@@ -302,6 +298,43 @@ impl Math<'_> {
         let poly = self.b.select(mid, pa, pb)?;
         let r = self.bin(BinaryOp::Mul, q, poly)?;
         let r = self.b.select(under, zero, r)?;
+        let flipped = self.bin(BinaryOp::Sub, two, r)?;
+        let far = self.b.select(negative, flipped, r)?;
+        self.b.select(small, near, far)
+    }
+
+    /// `erfc x` in f64, CHLO's rational approximation: for `|x| < 1`, `1 - x P(x²) / Q(x²)`;
+    /// otherwise `exp(-x²) P(|x|) / Q(|x|)` (one pair below `|x| = 8`, another above), 0 once
+    /// `-x² < -ln(max)`, and `2 - erfc|x|` for `x < 0`.
+    fn erfc_f64(&mut self, x: XlaOp) -> R {
+        let a = self.u(UnaryOp::Abs, x)?;
+        let one = self.c(1.0, x)?;
+        let small = self.cmp(ComparisonDirection::Lt, a, one)?;
+        let z = self.bin(BinaryOp::Mul, x, x)?;
+        let p = self.horner(z, &ERFC64_SMALL_P)?;
+        let xp = self.bin(BinaryOp::Mul, x, p)?;
+        let q = self.horner(z, &ERFC64_SMALL_Q)?;
+        let f = self.bin(BinaryOp::Div, xp, q)?;
+        let near = self.bin(BinaryOp::Sub, one, f)?;
+        let zero = self.c(0.0, x)?;
+        let negative = self.cmp(ComparisonDirection::Lt, x, zero)?;
+        let nz = self.u(UnaryOp::Neg, z)?;
+        let limit = self.c(-f64::MAX.ln(), x)?;
+        let under = self.cmp(ComparisonDirection::Lt, nz, limit)?;
+        let eight = self.c(8.0, x)?;
+        let mid = self.cmp(ComparisonDirection::Lt, a, eight)?;
+        let e = self.u(UnaryOp::Exp, nz)?;
+        let ratio = |m: &mut Self, pc: &[f64], qc: &[f64]| -> R {
+            let p = m.horner(a, pc)?;
+            let ep = m.bin(BinaryOp::Mul, e, p)?;
+            let q = m.horner(a, qc)?;
+            m.bin(BinaryOp::Div, ep, q)
+        };
+        let ra = ratio(self, &ERFC64_MID_P, &ERFC64_MID_Q)?;
+        let rb = ratio(self, &ERFC64_FAR_P, &ERFC64_FAR_Q)?;
+        let r = self.b.select(mid, ra, rb)?;
+        let r = self.b.select(under, zero, r)?;
+        let two = self.c(2.0, x)?;
         let flipped = self.bin(BinaryOp::Sub, two, r)?;
         let far = self.b.select(negative, flipped, r)?;
         self.b.select(small, near, far)
@@ -349,4 +382,72 @@ const ERFC_FAR: [f64; 8] = [
     4.218_463_3e-1,
     -2.820_767_46e-1,
     5.641_894_94e-1,
+];
+
+// CHLO's f64 erfc rational approximations, highest power first (each `Q` monic).
+
+/// Numerator in `x²` for `|x| < 1`.
+const ERFC64_SMALL_P: [f64; 5] = [
+    9.604_973_739_870_516_2,
+    90.026_019_720_384_269,
+    2_232.005_345_946_843_1,
+    7_003.325_141_128_050_7,
+    55_592.301_301_039_493,
+];
+
+/// Denominator in `x²` for `|x| < 1`.
+const ERFC64_SMALL_Q: [f64; 6] = [
+    1.0,
+    33.561_714_164_750_313,
+    521.357_949_780_152_69,
+    4_594.323_829_709_801_4,
+    22_629.000_061_389_095,
+    49_267.394_260_863_592,
+];
+
+/// Numerator in `|x|` for `1 <= |x| < 8`.
+const ERFC64_MID_P: [f64; 9] = [
+    2.461_969_814_735_305_2e-10,
+    0.564_189_564_831_068_86,
+    7.463_210_564_422_698_9,
+    48.637_197_098_568_137,
+    196.520_832_956_077_1,
+    526.445_194_995_477_32,
+    934.528_527_171_957_65,
+    1_027.551_886_895_157_2,
+    557.535_335_369_399_38,
+];
+
+/// Denominator in `|x|` for `1 <= |x| < 8`.
+const ERFC64_MID_Q: [f64; 9] = [
+    1.0,
+    13.228_195_115_474_499,
+    86.707_214_088_598_974,
+    354.937_778_887_819_89,
+    975.708_501_743_205_49,
+    1_823.909_166_879_097_3,
+    2_246.337_608_187_109_7,
+    1_656.663_091_941_613_4,
+    557.535_340_817_727_73,
+];
+
+/// Numerator in `|x|` for `|x| >= 8`.
+const ERFC64_FAR_P: [f64; 6] = [
+    0.564_189_583_547_755_06,
+    1.275_366_707_599_781,
+    5.019_050_422_511_805_1,
+    6.160_210_979_930_536,
+    7.409_742_699_504_489_5,
+    2.978_866_653_721_002_2,
+];
+
+/// Denominator in `|x|` for `|x| >= 8`.
+const ERFC64_FAR_Q: [f64; 7] = [
+    1.0,
+    2.260_528_632_201_172_6,
+    9.396_035_249_380_014_8,
+    12.048_953_980_809_666,
+    17.081_445_074_756_591,
+    9.608_968_090_632_858_5,
+    3.369_076_451_000_815_1,
 ];
