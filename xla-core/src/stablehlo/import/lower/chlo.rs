@@ -1,9 +1,9 @@
 //! CHLO's elementwise math ops without a registry op of their own (`chlo.sinh`, `chlo.asin`,
-//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`, `chlo.erfc`),
+//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`, `chlo.erfc`, `chlo.erf_inv` but on f64),
 //! decomposed through the [`Builder`] into registry ops exactly as CHLO's legalization to
 //! StableHLO decomposes them (what XLA:CPU compiles when it reads the op), so the results agree
 //! with XLA to the ulps of the ops they are made of. Real floats only: f16 and bf16 compute in their own type, except
-//! `sinh` and `erfc`, which CHLO computes in f32 and rounds back.
+//! `sinh`, `erfc` and `erf_inv`, which CHLO computes in f32 and rounds back.
 
 use super::super::ast::Operation;
 use super::super::{ImportError, Result};
@@ -25,6 +25,7 @@ pub(super) const OPS: &[&str] = &[
     "chlo.acosh",
     "chlo.atanh",
     "chlo.erfc",
+    "chlo.erf_inv",
 ];
 
 /// `ln 2`, the offset of the large-argument branches.
@@ -60,6 +61,13 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
             })
         }
     };
+    if op.name == "chlo.erf_inv" && ty == ElementType::F64 {
+        // CHLO's f64 erf_inv is another approximation (three ranges of w), not built here.
+        return Err(ImportError::Unsupported {
+            feature: "chlo.erf_inv of f64".into(),
+            pos: op.pos,
+        });
+    }
     let mut m = Math { b: &mut s.b, ty };
     let r = match op.name.as_str() {
         "chlo.sinh" => m.sinh(x),
@@ -70,6 +78,7 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
         "chlo.acosh" => m.acosh(x),
         "chlo.atanh" => m.atanh(x),
         "chlo.erfc" => m.erfc(x),
+        "chlo.erf_inv" => m.erf_inv(x),
         other => {
             return Err(ImportError::Unsupported {
                 feature: other.to_string(),
@@ -340,6 +349,53 @@ impl Math<'_> {
         self.b.select(small, near, far)
     }
 
+    /// `erf⁻¹ x` in f32 (f16 and bf16 convert to f32 and back), CHLO's approximation: with
+    /// `w = -log1p(-x²)`, `x P(t)` where below `w = 5`, `t = w - 2.5` and `P` is one polynomial,
+    /// else `t = sqrt(w) - 3` and another; `x · ∞` at `|x| = 1`.
+    fn erf_inv(&mut self, x: XlaOp) -> R {
+        if self.ty != ElementType::F32 {
+            let wide = self.b.convert(x, ElementType::F32)?;
+            let mut m = Math {
+                b: &mut *self.b,
+                ty: ElementType::F32,
+            };
+            let r = m.erf_inv(wide)?;
+            return self.b.convert(r, self.ty);
+        }
+        let a = self.u(UnaryOp::Abs, x)?;
+        let one = self.c(1.0, x)?;
+        let at_one = self.cmp(ComparisonDirection::Eq, a, one)?;
+        let inf = self.c(f64::INFINITY, x)?;
+        let pole = self.bin(BinaryOp::Mul, x, inf)?;
+        let n = self.u(UnaryOp::Neg, x)?;
+        let m = self.bin(BinaryOp::Mul, x, n)?;
+        let l = self.u(UnaryOp::Log1p, m)?;
+        let w = self.u(UnaryOp::Neg, l)?;
+        let five = self.c(5.0, x)?;
+        let central = self.cmp(ComparisonDirection::Lt, w, five)?;
+        let k = self.c(2.5, x)?;
+        let tc = self.bin(BinaryOp::Sub, w, k)?;
+        let sw = self.u(UnaryOp::Sqrt, w)?;
+        let three = self.c(3.0, x)?;
+        let tt = self.bin(BinaryOp::Sub, sw, three)?;
+        let t = self.b.select(central, tc, tt)?;
+        let mut p = None;
+        for &(ci, ct) in &ERF_INV {
+            let (ci, ct) = (self.c(ci, x)?, self.c(ct, x)?);
+            let c = self.b.select(central, ci, ct)?;
+            p = Some(match p {
+                None => c,
+                Some(acc) => {
+                    let m = self.bin(BinaryOp::Mul, acc, t)?;
+                    self.bin(BinaryOp::Add, c, m)?
+                }
+            });
+        }
+        let p = p.map_or_else(|| self.c(0.0, x), Ok)?;
+        let v = self.bin(BinaryOp::Mul, p, x)?;
+        self.b.select(at_one, pole, v)
+    }
+
     /// `log a + ln 2`: the large-argument branch of asinh and acosh.
     fn log_plus_ln2(&mut self, a: XlaOp) -> R {
         let l = self.u(UnaryOp::Log, a)?;
@@ -382,6 +438,19 @@ const ERFC_FAR: [f64; 8] = [
     4.218_463_3e-1,
     -2.820_767_46e-1,
     5.641_894_94e-1,
+];
+
+/// CHLO's f32 erf_inv polynomials in `t`, highest power first: (central `w < 5`, tail).
+const ERF_INV: [(f64, f64); 9] = [
+    (2.810_226_36e-8, -2.002_142_57e-4),
+    (3.432_739_39e-7, 1.009_505_58e-4),
+    (-3.523_387_7e-6, 1.349_343_22e-3),
+    (-4.391_506_54e-6, -3.673_428_44e-3),
+    (2.185_808_7e-4, 5.739_507_73e-3),
+    (-1.253_725_03e-3, -7.622_461_3e-3),
+    (-4.177_681_64e-3, 9.438_870_47e-3),
+    (2.466_407_27e-1, 1.001_674_06),
+    (1.501_409_41, 2.832_976_82),
 ];
 
 // CHLO's f64 erfc rational approximations, highest power first (each `Q` monic).
