@@ -303,13 +303,16 @@ pub fn compare(name: &str, ours: &Literal, xla: &Literal, tol: Tol) -> Result<()
     }
 }
 
+/// A check of one leaf's float components: `(name, ours, xla)`.
+type LeafCheck<'a> = dyn Fn(&str, &[f64], &[f64]) -> Result<(), String> + 'a;
+
 /// Runs `leaf(name, ours, xla)` on the float components (complex per component) of each pair of
 /// tuple leaves; non-float leaves must be exact, shapes equal.
 fn per_float_leaf(
     name: &str,
     ours: &Literal,
     xla: &Literal,
-    leaf: &dyn Fn(&str, &[f64], &[f64]) -> Result<(), String>,
+    leaf: &LeafCheck,
 ) -> Result<(), String> {
     if let (Literal::Tuple(a), Literal::Tuple(b)) = (ours, xla) {
         if a.len() != b.len() {
