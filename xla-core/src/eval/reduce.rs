@@ -21,13 +21,15 @@ use crate::scalar::Scalar;
 use crate::shape::ArrayShape;
 use crate::with_array_data;
 
-/// `Reduce(operands..., inits..., dimensions, computation)`.
-pub(super) fn reduce(
+/// One array operand with its data and its init's data.
+pub(super) type WithInit<'a> = (&'a ArrayShape, &'a ArrayData, &'a ArrayData);
+
+/// The operands of a variadic reduction (Reduce, ReduceWindow): N arrays of equal dims, then N
+/// scalar inits of their types; at least one pair.
+pub(super) fn arrays_and_inits<'a>(
     ctx: &Ctx<'_>,
-    operands: &[&Literal],
-    dimensions: &[i64],
-    computation: &Arc<Computation>,
-) -> Result<Literal> {
+    operands: &[&'a Literal],
+) -> Result<Vec<WithInit<'a>>> {
     if operands.is_empty() || operands.len() % 2 == 1 {
         return Err(ctx.err(format!(
             "takes N arrays and N inits, got {} operands",
@@ -50,6 +52,18 @@ pub(super) fn reduce(
     if let Some((s, _, _)) = arrays.iter().find(|(s, _, _)| s.dims != shape.dims) {
         return Err(ctx.err(format!("all operands must have equal dims: {shape} vs {s}")));
     }
+    Ok(arrays)
+}
+
+/// `Reduce(operands..., inits..., dimensions, computation)`.
+pub(super) fn reduce(
+    ctx: &Ctx<'_>,
+    operands: &[&Literal],
+    dimensions: &[i64],
+    computation: &Arc<Computation>,
+) -> Result<Literal> {
+    let arrays = arrays_and_inits(ctx, operands)?;
+    let (n, shape) = (arrays.len(), arrays[0].0);
     let dims = dims_usize(ctx, &shape.dims)?;
     let rank = dims.len();
     let mut reduced = vec![false; rank];
@@ -181,7 +195,7 @@ pub(super) fn simple_reducer(comp: &Computation) -> Option<(BinaryOp, bool)> {
 /// Any reducer: evaluate the computation on scalar literals for every element.
 fn general_reduce(
     ctx: &Ctx<'_>,
-    arrays: &[(&ArrayShape, &ArrayData, &ArrayData)],
+    arrays: &[WithInit<'_>],
     bases: &[usize],
     inner: &[usize],
     computation: &Computation,

@@ -5,8 +5,10 @@
 
 use std::sync::Arc;
 
-use super::reduce::{push_scalar, scalar_at, simple_reducer, typed_scalar};
-use super::{array, dims_usize, evaluate, row_major_strides, strided_offsets, Ctx};
+use super::reduce::{
+    arrays_and_inits, push_scalar, scalar_at, simple_reducer, typed_scalar, WithInit,
+};
+use super::{dims_usize, evaluate, row_major_strides, strided_offsets, Ctx};
 use crate::error::Result;
 use crate::ir::{Computation, Window};
 use crate::literal::{ArrayData, ArrayElement, Literal};
@@ -60,28 +62,8 @@ pub(super) fn reduce_window(
     window: &Window,
     computation: &Arc<Computation>,
 ) -> Result<Literal> {
-    if operands.is_empty() || operands.len() % 2 == 1 {
-        return Err(ctx.err(format!(
-            "takes N arrays and N inits, got {} operands",
-            operands.len()
-        )));
-    }
-    let n = operands.len() / 2;
-    let mut arrays = Vec::with_capacity(n);
-    for i in 0..n {
-        let (s, d) = array(ctx, operands[i])?;
-        let (is, id) = array(ctx, operands[n + i])?;
-        if !is.dims.is_empty() || is.ty != s.ty {
-            return Err(ctx.err(format!(
-                "init {i} must be a scalar of the operand's type: {is} vs {s}"
-            )));
-        }
-        arrays.push((s, d, id));
-    }
-    let shape = arrays[0].0;
-    if let Some((s, _, _)) = arrays.iter().find(|(s, _, _)| s.dims != shape.dims) {
-        return Err(ctx.err(format!("all operands must have equal dims: {shape} vs {s}")));
-    }
+    let arrays = arrays_and_inits(ctx, operands)?;
+    let (n, shape) = (arrays.len(), arrays[0].0);
     let out_shape = match &ctx.instr.shape {
         crate::shape::Shape::Tuple(t) => t.first().and_then(|s| s.as_array()),
         s => s.as_array(),
@@ -141,7 +123,7 @@ pub(super) fn reduce_window(
 /// Any reducer: the computation evaluated on scalar literals for every tap.
 fn general(
     ctx: &Ctx<'_>,
-    arrays: &[(&ArrayShape, &ArrayData, &ArrayData)],
+    arrays: &[WithInit<'_>],
     taps: &[Vec<usize>],
     computation: &Computation,
 ) -> Result<Vec<ArrayData>> {
