@@ -145,7 +145,12 @@ pub(super) fn reduce(
                 )
             })]
         }
-        _ => general_reduce(ctx, &arrays, &bases, &inner, computation)?,
+        _ => fold_groups(
+            ctx,
+            &arrays,
+            bases.iter().map(|&b| inner.iter().map(move |&r| b + r)),
+            computation,
+        )?,
     };
     let mut outs: Vec<Literal> = results
         .into_iter()
@@ -192,12 +197,13 @@ pub(super) fn simple_reducer(comp: &Computation) -> Option<(BinaryOp, bool)> {
     }
 }
 
-/// Any reducer: evaluate the computation on scalar literals for every element.
-fn general_reduce(
+/// Any reducer: for each group of flat positions, the accumulators start at the inits and the
+/// computation, evaluated on scalar literals, folds in each position's elements in order
+/// (Reduce's groups are the reduced elements of each output, ReduceWindow's the taps).
+pub(super) fn fold_groups<G: IntoIterator<Item = usize>>(
     ctx: &Ctx<'_>,
     arrays: &[WithInit<'_>],
-    bases: &[usize],
-    inner: &[usize],
+    groups: impl IntoIterator<Item = G>,
     computation: &Computation,
 ) -> Result<Vec<ArrayData>> {
     let n = arrays.len();
@@ -207,20 +213,15 @@ fn general_reduce(
         .collect();
     // The argument vector is reused: accumulators in 0..n, elements in n..2n.
     let mut args: Vec<Literal> = Vec::with_capacity(2 * n);
-    for &b in bases {
+    for group in groups {
         args.clear();
-        for (_, _, init) in arrays {
-            args.push(scalar_at(init, 0));
-        }
-        for (_, data, _) in arrays {
-            args.push(scalar_at(data, 0));
-        }
-        for &r in inner {
+        args.extend(arrays.iter().map(|(_, _, init)| scalar_at(init, 0)));
+        args.extend(arrays.iter().map(|(_, data, _)| scalar_at(data, 0)));
+        for r in group {
             for (i, (_, data, _)) in arrays.iter().enumerate() {
-                args[n + i] = scalar_at(data, b + r);
+                args[n + i] = scalar_at(data, r);
             }
-            let result = evaluate(computation, &args)?;
-            match (n, result) {
+            match (n, evaluate(computation, &args)?) {
                 (1, acc @ Literal::Array { .. }) => args[0] = acc,
                 (_, Literal::Tuple(accs)) if accs.len() == n => {
                     for (slot, acc) in args.iter_mut().zip(accs) {

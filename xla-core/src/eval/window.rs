@@ -5,10 +5,8 @@
 
 use std::sync::Arc;
 
-use super::reduce::{
-    arrays_and_inits, push_scalar, scalar_at, simple_reducer, typed_scalar, WithInit,
-};
-use super::{dims_usize, evaluate, row_major_strides, strided_offsets, Ctx};
+use super::reduce::{arrays_and_inits, fold_groups, simple_reducer, typed_scalar};
+use super::{dims_usize, row_major_strides, strided_offsets, Ctx};
 use crate::error::Result;
 use crate::ir::{Computation, Window};
 use crate::literal::{ArrayData, ArrayElement, Literal};
@@ -104,7 +102,12 @@ pub(super) fn reduce_window(
                 )
             })]
         }
-        _ => general(ctx, &arrays, &taps, computation)?,
+        _ => fold_groups(
+            ctx,
+            &arrays,
+            taps.iter().map(|w| w.iter().copied()),
+            computation,
+        )?,
     };
     let mut outs: Vec<Literal> = results
         .into_iter()
@@ -118,49 +121,6 @@ pub(super) fn reduce_window(
     } else {
         Literal::Tuple(outs)
     })
-}
-
-/// Any reducer: the computation evaluated on scalar literals for every tap.
-fn general(
-    ctx: &Ctx<'_>,
-    arrays: &[WithInit<'_>],
-    taps: &[Vec<usize>],
-    computation: &Computation,
-) -> Result<Vec<ArrayData>> {
-    let n = arrays.len();
-    let mut outs: Vec<ArrayData> = arrays
-        .iter()
-        .map(|(s, _, _)| ArrayData::zeros(s.ty, 0))
-        .collect();
-    let mut args: Vec<Literal> = Vec::with_capacity(2 * n);
-    for w in taps {
-        args.clear();
-        args.extend(arrays.iter().map(|(_, _, init)| scalar_at(init, 0)));
-        args.extend(arrays.iter().map(|(_, data, _)| scalar_at(data, 0)));
-        for &r in w {
-            for (i, (_, data, _)) in arrays.iter().enumerate() {
-                args[n + i] = scalar_at(data, r);
-            }
-            match (n, evaluate(computation, &args)?) {
-                (1, acc @ Literal::Array { .. }) => args[0] = acc,
-                (_, Literal::Tuple(accs)) if accs.len() == n => {
-                    for (slot, acc) in args.iter_mut().zip(accs) {
-                        *slot = acc;
-                    }
-                }
-                (_, other) => {
-                    return Err(ctx.err(format!(
-                        "the reducer must return {n} scalar(s) of the operands' types, not {}",
-                        other.shape()
-                    )))
-                }
-            }
-        }
-        for (out, acc) in outs.iter_mut().zip(&args[..n]) {
-            push_scalar(ctx, out, acc)?;
-        }
-    }
-    Ok(outs)
 }
 
 #[cfg(test)]
