@@ -189,13 +189,7 @@ impl Module {
         };
         let root = body.computation(c, &args, 1)?;
         let (names, types) = root.names_and_types();
-        let mut result_types = Vec::new();
-        text::flat_types(c.result_shape(), &mut result_types);
-        let results = if result_types.len() == 1 {
-            result_types[0].clone()
-        } else {
-            format!("({})", result_types.join(", "))
-        };
+        let results = text::results_type(c.result_shape());
         let mut out = String::new();
         let _ = writeln!(
             out,

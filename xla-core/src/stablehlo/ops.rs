@@ -583,13 +583,7 @@ impl Body<'_> {
                     "{{epsilon = {epsilon:.8e} : f32, feature_index = {feature_index} : i64}}"
                 );
                 let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
-                let mut result_types = Vec::new();
-                super::text::flat_types(&ins.shape, &mut result_types);
-                let results = if result_types.len() == 1 {
-                    result_types[0].clone()
-                } else {
-                    format!("({})", result_types.join(", "))
-                };
+                let results = super::text::results_type(&ins.shape);
                 let rhs = format!("\"{name}\"({names}) {attrs} : ({types}) -> {results}");
                 Ok(self.multi(depth, &rhs, &ins.shape))
             }
@@ -607,13 +601,7 @@ impl Body<'_> {
             Op::Call { computation } => {
                 let symbol = self.module.callee(computation)?;
                 let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
-                let mut result_types = Vec::new();
-                super::text::flat_types(&ins.shape, &mut result_types);
-                let results = if result_types.len() == 1 {
-                    result_types[0].clone()
-                } else {
-                    format!("({})", result_types.join(", "))
-                };
+                let results = super::text::results_type(&ins.shape);
                 let rhs = format!("func.call @{symbol}({names}) : ({types}) -> {results}");
                 Ok(self.multi(depth, &rhs, &ins.shape))
             }

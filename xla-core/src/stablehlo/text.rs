@@ -54,6 +54,18 @@ pub fn flat_types(shape: &Shape, out: &mut Vec<String>) {
     }
 }
 
+/// The result types of `shape` as MLIR writes them after `->`: one type bare, several (a
+/// tuple's leaves, depth first) in parentheses.
+pub fn results_type(shape: &Shape) -> String {
+    let mut types = Vec::new();
+    flat_types(shape, &mut types);
+    if types.len() == 1 {
+        types.swap_remove(0)
+    } else {
+        format!("({})", types.join(", "))
+    }
+}
+
 /// One element of `data`, as MLIR spells it inside `dense<...>`.
 fn element(data: &ArrayData, i: usize, s: &mut String) {
     // `write!` into a String cannot fail; the results are ignored on purpose.
