@@ -267,13 +267,13 @@ fn reach(n: usize, on: usize, k: usize, s: usize, dil: usize, pad: i64) -> (usiz
 }
 
 /// One plane `x: [H, W, inner]` into `out: [OH, OW, inner]`, outputs already holding init.
-fn pool_plane<T: Copy, L: Lanewise<T>>(p: &Pool, x: &[T], out: &mut [T], f: &L) {
+/// `buf` is the calling block's scratch for the phase-split path.
+fn pool_plane<T: Copy, L: Lanewise<T>>(p: &Pool, x: &[T], out: &mut [T], f: &L, buf: &mut [T]) {
+    if let Some(ring) = PhaseRing::new(p, buf) {
+        return ring.plane(p, x, out, f);
+    }
     let [(h, oh, kh, sh, dh, ph), (w, ow, kw, sw, dw, pw)] = p.hw;
     let c = p.inner;
-    // The phase buffer of `pool_row_phased`, once per plane (only when that path runs).
-    let phased = c == 1 && (2..=MAX_PHASES).contains(&sw) && w <= PHASE_BUF;
-    let mut buf = [x[0]; PHASE_BUF];
-    let buf = if phased { &mut buf[..] } else { &mut buf[..0] };
     for r in 0..oh {
         let orow = &mut out[r * ow * c..][..ow * c];
         for i in 0..kh {
@@ -282,10 +282,6 @@ fn pool_plane<T: Copy, L: Lanewise<T>>(p: &Pool, x: &[T], out: &mut [T], f: &L) 
                 continue;
             }
             let irow = &x[ih as usize * w * c..][..w * c];
-            if phased {
-                pool_row_phased(p, irow, orow, buf, f);
-                continue;
-            }
             for j in 0..kw {
                 let (lo, hi) = reach(w, ow, j, sw, dw, pw);
                 if lo >= hi {
@@ -306,38 +302,90 @@ fn pool_plane<T: Copy, L: Lanewise<T>>(p: &Pool, x: &[T], out: &mut [T], f: &L) 
     }
 }
 
-/// Strides up to this many use the phase-split row (below); larger ones read lane by lane.
+/// Strides up to this many use the phase-split rows (below); larger ones read lane by lane.
 const MAX_PHASES: usize = 4;
-/// The longest row split into phases (on the stack).
+/// Elements of the phase-split rows' buffer (on each block's stack).
 const PHASE_BUF: usize = 4096;
+/// The most split rows kept at once (a window's rows span at most this many input rows).
+const MAX_RING: usize = 16;
 
-/// One input row's taps into an output row for a W stride `sw` in 2..=MAX_PHASES: the row is
-/// split into its `sw` phases once (`phase[q][i] = row[i * sw + q]`), so every tap reads its
-/// outputs' elements contiguously (whole vectors) instead of lane by lane. Same taps, same
-/// order as the strided loop.
-fn pool_row_phased<T: Copy, L: Lanewise<T>>(
-    p: &Pool,
-    irow: &[T],
-    orow: &mut [T],
-    buf: &mut [T],
-    f: &L,
-) {
-    let [_, (w, ow, kw, sw, dw, pw)] = p.hw;
-    let pwl = w.div_ceil(sw);
-    for q in 0..sw {
-        let dst = &mut buf[q * pwl..][..pwl];
-        for (i, v) in irow[q..].iter().step_by(sw).enumerate() {
-            dst[i] = *v;
+/// Input rows split into their W phases (`phase[q][i] = row[i * sw + q]`) for a W stride
+/// `sw` in 2..=MAX_PHASES, so every tap reads its outputs' elements contiguously (whole
+/// vectors) instead of lane by lane. The rows one output row reads lie within `span`
+/// consecutive input rows, so row `ih` lives in slot `ih % span` and is split once per plane,
+/// not once per output row that reads it. Same taps, same order as the strided loop.
+struct PhaseRing<'b, T> {
+    buf: &'b mut [T],
+    span: usize,
+    /// Length of one split row: `sw` phases of `ceil(w / sw)`.
+    slot: usize,
+}
+
+impl<'b, T: Copy> PhaseRing<'b, T> {
+    /// The ring for `p`, if it is a phase-split case and its rows fit in `buf`.
+    fn new(p: &Pool, buf: &'b mut [T]) -> Option<Self> {
+        let [(h, _, kh, _, dh, _), (w, _, _, sw, ..)] = p.hw;
+        let span = ((kh - 1) * dh + 1).min(h);
+        let slot = sw * w.div_ceil(sw);
+        (p.inner == 1
+            && (2..=MAX_PHASES).contains(&sw)
+            && span <= MAX_RING
+            && span * slot <= buf.len())
+        .then_some(PhaseRing { buf, span, slot })
+    }
+
+    fn plane<L: Lanewise<T>>(self, p: &Pool, x: &[T], out: &mut [T], f: &L) {
+        let [(h, oh, kh, sh, dh, ph), (w, ow, kw, sw, dw, pw)] = p.hw;
+        let pwl = self.slot / sw;
+        let mut held = [usize::MAX; MAX_RING];
+        for r in 0..oh {
+            let orow = &mut out[r * ow..][..ow];
+            for i in 0..kh {
+                let ih = (r * sh + i * dh) as i64 - ph;
+                if ih < 0 || ih >= h as i64 {
+                    continue;
+                }
+                let ih = ih as usize;
+                let s = ih % self.span;
+                let split = &mut self.buf[s * self.slot..][..self.slot];
+                if held[s] != ih {
+                    split_phases(&x[ih * w..][..w], split, sw, pwl);
+                    held[s] = ih;
+                }
+                for j in 0..kw {
+                    let (lo, hi) = reach(w, ow, j, sw, dw, pw);
+                    if lo >= hi {
+                        continue;
+                    }
+                    let iw0 = ((lo * sw + j * dw) as i64 - pw) as usize;
+                    let src = &split[(iw0 % sw) * pwl + iw0 / sw..][..hi - lo];
+                    f.strided(&mut orow[lo..hi], src, 1);
+                }
+            }
         }
     }
-    for j in 0..kw {
-        let (lo, hi) = reach(w, ow, j, sw, dw, pw);
-        if lo >= hi {
-            continue;
+}
+
+/// `dst[q * pwl + i] = row[i * sw + q]`.
+fn split_phases<T: Copy>(row: &[T], dst: &mut [T], sw: usize, pwl: usize) {
+    if sw == 2 {
+        // The common stride, as pairs: a loop LLVM turns into vector shuffles.
+        let (even, odd) = dst.split_at_mut(pwl);
+        let pairs = row.chunks_exact(2);
+        if let [last] = pairs.remainder() {
+            even[pwl - 1] = *last;
         }
-        let iw0 = ((lo * sw + j * dw) as i64 - pw) as usize;
-        let src = &buf[(iw0 % sw) * pwl + iw0 / sw..][..hi - lo];
-        f.strided(&mut orow[lo..hi], src, 1);
+        for ((e, o), pair) in even.iter_mut().zip(odd.iter_mut()).zip(pairs) {
+            *e = pair[0];
+            *o = pair[1];
+        }
+        return;
+    }
+    for q in 0..sw {
+        let d = &mut dst[q * pwl..][..pwl];
+        for (i, v) in row[q..].iter().step_by(sw).enumerate() {
+            d[i] = *v;
+        }
     }
 }
 
@@ -398,8 +446,9 @@ pub fn reduce_window<T: Copy + Send + Sync, L: Lanewise<T>>(
             return Ok(());
         }
         par::rows(out, op, |first, block| {
+            let mut buf = [init; PHASE_BUF];
             for (b, o) in block.chunks_mut(op).enumerate() {
-                pool_plane(&p, &x[(first + b) * ip..][..ip], o, f);
+                pool_plane(&p, &x[(first + b) * ip..][..ip], o, f, &mut buf);
             }
         });
         return Ok(());

@@ -95,6 +95,17 @@ fn pooling_nchw_nhwc_and_1d() {
         &one,
         &one,
     );
+    // Stride 2 (pairs split) on an odd width, window dilation 2 on both axes (split rows
+    // reused across output rows from a ring of 5), negative low padding.
+    check(
+        &[1, 2, 9, 13],
+        &[1, 1, 3, 3],
+        &[1, 1, 1, 2],
+        &[0, 0, 1, -1],
+        &[0, 0, 0, 2],
+        &one,
+        &[1, 1, 2, 2],
+    );
     // Phase-split rows: strides 3 and 4 with window dilation and uneven padding.
     check(
         &[1, 2, 7, 37],
