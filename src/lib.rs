@@ -481,6 +481,11 @@ pub use xla_kernels::io;
 pub use xla_macros::{stablehlo, xla};
 
 pub use xla_core::{ElementType, Literal, Shape};
+
+/// XLA's token: a value with no data that orders side effects. A program's `token` parameters
+/// and results have this type; `AfterAll(tokens...)` joins tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Token;
 pub use xla_kernels::tensor::*;
 
 /// The 16-bit float element types `f16` (IEEE binary16) and `bf16` (bfloat16), from `half`.

@@ -141,6 +141,14 @@ xla! {
         let t = Call(pair, x);
         GetTupleElement(t, index = 0) + 1.0
     }
+    /// Tokens in and out, joined by AfterAll; values through OptimizationBarrier (one operand:
+    /// itself; two: their tuple).
+    pub fn ordered(t: token, x: f32[3, 17], n: s32[3]) -> (f32[3, 17], s32[3], token) {
+        let fresh = AfterAll();
+        let both = OptimizationBarrier(Exp(x), n);
+        let y = OptimizationBarrier(GetTupleElement(both, index = 0));
+        Tuple(y + x, GetTupleElement(both, index = 1) * 2, AfterAll(t, fresh, t))
+    }
     pub fn tuple_param(t: (f32[3], s32[3])) -> f32[3] {
         GetTupleElement(t, index = 0) * ConvertElementType(GetTupleElement(t, index = 1), new_element_type = f32)
     }
@@ -531,6 +539,36 @@ fn tuple_results_and_calls() {
         (a.as_slice(), b.as_slice(), c.as_slice()),
         (m.as_slice(), &[16.0, 32.0, 48.0][..], m.as_slice())
     );
+}
+
+#[test]
+fn tokens_and_optimization_barriers() {
+    let x = Tensor::<f32, D2<3, 17>>::from_fn(|i| (i[1] as f32 - 8.0) * 0.25 + i[0] as f32);
+    let n = Tensor::<i32, D1<3>>::from_vec(vec![4, -7, 100]).unwrap();
+    let (y, m, t): (_, _, xla_aot::Token) = ordered(xla_aot::Token, &x, &n);
+    assert_eq!(t, xla_aot::Token);
+    assert_eq!(m.as_slice(), &[8, -14, 200]);
+    let want = evaluate(
+        &ordered::computation(),
+        &[Literal::Token, x.to_literal(), n.to_literal()],
+    )
+    .unwrap();
+    let got = ordered::run_literals(&[Literal::Token, x.to_literal(), n.to_literal()]).unwrap();
+    let Literal::Tuple(got) = got else {
+        panic!("a tuple result")
+    };
+    assert_eq!((&got[1], &got[2]), (&m.to_literal(), &Literal::Token));
+    let e = ordered::run_literals(&[x.to_literal(), x.to_literal(), n.to_literal()]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("argument 0 (`t`): expected token[], given f32[3,17]"),
+        "{e}"
+    );
+    let Literal::Tuple(parts) = want else {
+        panic!("a tuple result")
+    };
+    assert_eq!(parts[2], Literal::Token);
+    assert_close(y.as_slice(), &f32s(&parts[0]), 1e-6, "ordered: Exp(x) + x");
 }
 
 #[test]

@@ -482,3 +482,38 @@ fn loops_and_conditionals_nested_match_xla() -> R<()> {
     check_shared("nested control flow", cases, CHUNK);
     Ok(())
 }
+
+/// OptimizationBarrier passes its operands through (one: itself; several: their tuple) and
+/// AfterAll makes and joins tokens, on every type: XLA runs the exported
+/// `stablehlo.optimization_barrier` / `stablehlo.after_all`.
+#[test]
+fn optimization_barriers_and_tokens_match_xla() -> R<()> {
+    let mut cases = Vec::new();
+    for (k, ty) in all_types().into_iter().enumerate() {
+        let c = comp(
+            &format!("barrier_{ty}"),
+            &[&arr(ty, &[3, 4]), &arr(ty, &[5])],
+            |b, p| {
+                let fresh = b.after_all(&[])?;
+                let _joined = b.after_all(&[fresh, fresh])?;
+                let both = b.optimization_barrier(&[p[0], p[1]])?;
+                let x = b.get_tuple_element(both, 0)?;
+                let y = b.get_tuple_element(both, 1)?;
+                let x1 = b.optimization_barrier(&[x])?;
+                let sum = b.binary(BinaryOp::Add, x1, x, None)?;
+                b.tuple(&[sum, y])
+            },
+        )?;
+        cases.push(EvalCase {
+            name: format!("opt-barrier/{ty}"),
+            comp: owned(c),
+            args: vec![
+                rand(ty, &[3, 4], 7 * k as u64, Dist::Special),
+                rand(ty, &[5], 7 * k as u64 + 1, Dist::Special),
+            ],
+            check: Close(Tolerance::Exact),
+        });
+    }
+    check_shared("barriers and tokens", cases, CHUNK);
+    Ok(())
+}

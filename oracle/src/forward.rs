@@ -288,6 +288,8 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::OptimizationBarrier
+            | Op::AfterAll
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

@@ -537,6 +537,30 @@ impl Builder {
         Ok(self.push(Op::Tuple, elements.iter().map(|o| o.0).collect(), out))
     }
 
+    /// `OptimizationBarrier(operands...)`: the operands (one: itself; several: their tuple).
+    pub fn optimization_barrier(&mut self, operands: &[XlaOp]) -> Result<XlaOp> {
+        let shapes: Vec<&Shape> = operands
+            .iter()
+            .map(|&o| self.try_shape(o))
+            .collect::<Result<_>>()?;
+        let out = infer::optimization_barrier(&shapes);
+        Ok(self.push(
+            Op::OptimizationBarrier,
+            operands.iter().map(|o| o.0).collect(),
+            out,
+        ))
+    }
+
+    /// `AfterAll(tokens...)`: a token after every operand token.
+    pub fn after_all(&mut self, tokens: &[XlaOp]) -> Result<XlaOp> {
+        let shapes: Vec<&Shape> = tokens
+            .iter()
+            .map(|&o| self.try_shape(o))
+            .collect::<Result<_>>()?;
+        let out = infer::after_all(&shapes)?;
+        Ok(self.push(Op::AfterAll, tokens.iter().map(|o| o.0).collect(), out))
+    }
+
     /// `GetTupleElement(tuple, index)`.
     pub fn get_tuple_element(&mut self, tuple: XlaOp, index: i64) -> Result<XlaOp> {
         let [s] = self.shapes([tuple])?;

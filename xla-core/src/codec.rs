@@ -375,6 +375,8 @@ impl Writer {
                 self.ints(slice_sizes);
             }
             Op::DynamicUpdateSlice => self.u(33),
+            Op::OptimizationBarrier => self.u(43),
+            Op::AfterAll => self.u(44),
             Op::ReduceWindow {
                 window,
                 computation,
@@ -846,6 +848,8 @@ impl Reader<'_> {
                 slice_sizes: self.ints()?,
             },
             33 => Op::DynamicUpdateSlice,
+            43 => Op::OptimizationBarrier,
+            44 => Op::AfterAll,
             34 => Op::ReduceWindow {
                 window: self.window()?,
                 computation: Arc::new(self.computation(depth + 1)?),

@@ -628,6 +628,11 @@ pub enum Op {
     /// `DynamicUpdateSlice(operand, update, starts...)`: the operand with
     /// `out[s + i] = update[i]`, `s[d] = clamp(start[d], 0, dim[d] - update_dim[d])`.
     DynamicUpdateSlice,
+    /// `OptimizationBarrier(operands...)`: the operands unchanged (one operand: its value; several:
+    /// their tuple), every one computed before anything that reads the results.
+    OptimizationBarrier,
+    /// `AfterAll(tokens...)`: one token ordered after every operand token (none: a fresh token).
+    AfterAll,
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -682,6 +687,8 @@ impl Op {
             Op::Map { .. } => "map",
             Op::DynamicSlice { .. } => "dynamic-slice",
             Op::DynamicUpdateSlice => "dynamic-update-slice",
+            Op::OptimizationBarrier => "opt-barrier",
+            Op::AfterAll => "after-all",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -726,6 +733,8 @@ impl Op {
             | Op::Map { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::OptimizationBarrier
+            | Op::AfterAll
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -770,6 +779,8 @@ impl Op {
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::OptimizationBarrier
+            | Op::AfterAll
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

@@ -104,6 +104,10 @@ pub enum OpKind {
     While,
     /// One of several computations, by a pred or an index.
     Conditional,
+    /// The operands, computed before anything that reads them.
+    OptimizationBarrier,
+    /// A token after the operand tokens.
+    AfterAll,
     /// A tuple.
     Tuple,
     /// An element of a tuple.
@@ -408,7 +412,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 41] = [
+const OTHER: [OpSpec; 43] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -794,6 +798,24 @@ const OTHER: [OpSpec; 41] = [
         Form::Conditional,
         "(pred, true_operand, true_computation, false_operand, false_computation) or \
          (branch_index, [computations...], [operands...])",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "OptimizationBarrier",
+        OpKind::OptimizationBarrier,
+        "stablehlo.optimization_barrier",
+        Form::Variadic(0),
+        "(operands...)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "AfterAll",
+        OpKind::AfterAll,
+        "stablehlo.after_all",
+        Form::Variadic(0),
+        "(tokens...)",
         NONE,
         Typing::Free,
     ),

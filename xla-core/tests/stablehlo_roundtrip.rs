@@ -510,3 +510,19 @@ fn reduce_window() {
         }
     }
 }
+
+#[test]
+fn optimization_barrier_and_after_all() {
+    let mut b = Builder::new("barrier");
+    let x = param(&mut b, 0, F32, &[2, 3]);
+    let y = param(&mut b, 1, S32, &[4]);
+    let fresh = b.after_all(&[]).unwrap();
+    let _joined = b.after_all(&[fresh, fresh]).unwrap();
+    let both = b.optimization_barrier(&[x, y]).unwrap();
+    let x2 = b.get_tuple_element(both, 0).unwrap();
+    let y2 = b.get_tuple_element(both, 1).unwrap();
+    let one = b.optimization_barrier(&[x2]).unwrap();
+    let sum = b.binary(BinaryOp::Add, one, x2, None).unwrap();
+    let root = b.tuple(&[sum, y2]).unwrap();
+    round_trip(&b.build(root).expect("builds"), true);
+}

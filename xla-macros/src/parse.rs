@@ -435,10 +435,21 @@ fn parse_type(input: ParseStream, layout_brace: LayoutBrace) -> syn::Result<Type
     let ty_ident: Ident = input.parse().map_err(|e| {
         syn::Error::new(
             e.span(),
-            "expected a type such as `f32[2,3]`, `s32[]` or `(f32[2], s32[])`",
+            "expected a type such as `f32[2,3]`, `s32[]`, `(f32[2], s32[])` or `token`",
         )
     })?;
     let tname = ty_ident.to_string();
+    if tname == "token" {
+        // XLA's token type: no dimensions, orders side effects (`AfterAll`).
+        if input.peek(token::Bracket) {
+            return Err(Sp::one(ty_ident.span())
+                .error("`token` has no dimensions or element type: write `token` alone"));
+        }
+        return Ok(TypeAst {
+            shape: Shape::Token,
+            sp: Sp::one(ty_ident.span()),
+        });
+    }
     let Some(ty) = ElementType::from_name(&tname) else {
         let hint = match element_type_from_any(&tname) {
             Some(t) => format!("; XLA calls `{tname}` `{}`", t.name()),

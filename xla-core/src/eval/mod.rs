@@ -143,6 +143,8 @@ fn op_name(op: &Op) -> String {
         Op::Reduce { .. } => "Reduce".into(),
         Op::ReduceWindow { .. } => "ReduceWindow".into(),
         Op::DotGeneral { .. } => "DotGeneral".into(),
+        Op::OptimizationBarrier => "OptimizationBarrier".into(),
+        Op::AfterAll => "AfterAll".into(),
         Op::Tuple => "Tuple".into(),
         Op::GetTupleElement { .. } => "GetTupleElement".into(),
         Op::Call { .. } => "Call".into(),
@@ -257,6 +259,14 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             ctx.arity(operands, 2)?;
             dot::dot_general(ctx, operands[0], operands[1], dimension_numbers)
         }
+        // Sequential evaluation already orders every operand before every reader.
+        Op::OptimizationBarrier => match operands {
+            [one] => Ok((*one).clone()),
+            _ => Ok(Literal::Tuple(
+                operands.iter().map(|&l| l.clone()).collect(),
+            )),
+        },
+        Op::AfterAll => Ok(Literal::Token),
         Op::Tuple => Ok(Literal::Tuple(
             operands.iter().map(|&l| l.clone()).collect(),
         )),

@@ -1,4 +1,4 @@
-//! Tuple, GetTupleElement and Call.
+//! Tuple, GetTupleElement, Call, OptimizationBarrier and AfterAll.
 
 use super::compatible;
 use crate::error::{Blame, Error, Result};
@@ -8,6 +8,32 @@ use crate::shape::Shape;
 /// `Tuple(elements...)`: the tuple of the element shapes.
 pub fn tuple(elements: &[&Shape]) -> Shape {
     Shape::Tuple(elements.iter().map(|s| (*s).clone()).collect())
+}
+
+/// `OptimizationBarrier(operands...)`: one operand keeps its shape; several (or none) give the
+/// tuple of their shapes, as StableHLO's variadic results.
+pub fn optimization_barrier(operands: &[&Shape]) -> Shape {
+    match operands {
+        [one] => (*one).clone(),
+        _ => tuple(operands),
+    }
+}
+
+/// `AfterAll(tokens...)`: every operand a token; the result is a token.
+pub fn after_all(operands: &[&Shape]) -> Result<Shape> {
+    for (i, s) in operands.iter().enumerate() {
+        if !matches!(s, Shape::Token) {
+            return Err(Error::new(
+                "AfterAll",
+                format!(
+                    "operand {i} must be a token (it orders side effects), got {s}; \
+                     AfterAll() with no operand makes a fresh token"
+                ),
+            )
+            .blame(Blame::Operand(i)));
+        }
+    }
+    Ok(Shape::Token)
 }
 
 /// `GetTupleElement(tuple, index)`: element `index` of a tuple shape.

@@ -333,6 +333,8 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 b.conditional(op(0)?, op(1)?, comp(0)?, op(2)?, comp(1)?)
             }
         }
+        OpKind::OptimizationBarrier => b.optimization_barrier(a.operands),
+        OpKind::AfterAll => b.after_all(a.operands),
         OpKind::Tuple => b.tuple(a.operands),
         OpKind::GetTupleElement => b.get_tuple_element(op(0)?, int("index")?),
         OpKind::Call => b.call(comp(0)?, a.operands),
@@ -409,6 +411,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::ConvWithGeneralDimensions
         | OpKind::ConvGeneral
         | OpKind::ConvGeneralDilated
+        | OpKind::OptimizationBarrier
+        | OpKind::AfterAll
         | OpKind::Tuple
         | OpKind::GetTupleElement
         | OpKind::Call => Vec::new(),

@@ -400,6 +400,19 @@ impl Body<'_> {
                 );
                 Ok(self.single(depth, &rhs, ty))
             }
+            Op::OptimizationBarrier => {
+                let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
+                let results = super::text::results_type(&ins.shape);
+                let rhs =
+                    format!("\"stablehlo.optimization_barrier\"({names}) : ({types}) -> {results}");
+                Ok(self.multi(depth, &rhs, &ins.shape))
+            }
+            Op::AfterAll => {
+                let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
+                let ty = "!stablehlo.token".to_string();
+                let rhs = format!("\"stablehlo.after_all\"({names}) : ({types}) -> {ty}");
+                Ok(self.single(depth, &rhs, ty))
+            }
             Op::Tuple => Ok(Val::Tuple(ops.to_vec())),
             Op::GetTupleElement { index } => {
                 arity(1)?;

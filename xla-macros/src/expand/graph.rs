@@ -206,6 +206,8 @@ pub(crate) struct Node {
 pub(crate) enum Tree {
     Leaf(Value),
     Tuple(Vec<Tree>),
+    /// A token: ordering only, no data and no node (generated code passes `xla_aot::Token`).
+    Token,
 }
 
 impl Tree {
@@ -220,6 +222,7 @@ impl Tree {
         match self {
             Tree::Leaf(v) => out.push(*v),
             Tree::Tuple(ts) => ts.iter().for_each(|t| t.collect(out)),
+            Tree::Token => {}
         }
     }
 }
@@ -286,7 +289,7 @@ impl Graph {
                 }
                 Ok(Tree::Tuple(out))
             }
-            Shape::Token => Err("parameter: token-typed parameters have no code generation".into()),
+            Shape::Token => Ok(Tree::Token),
         }
     }
 
@@ -321,8 +324,8 @@ impl Graph {
         let leaf = |i: usize| -> Result<Value, String> {
             match operand(i)? {
                 Tree::Leaf(v) => Ok(*v),
-                Tree::Tuple(_) => Err(format!(
-                    "{opname}: tuple operand where an array is required"
+                Tree::Tuple(_) | Tree::Token => Err(format!(
+                    "{opname}: tuple or token operand where an array is required"
                 )),
             }
         };
@@ -453,6 +456,13 @@ impl Graph {
                     shape,
                 )?))
             }
+            // Generated code runs its kernels in program order, so every operand is computed
+            // before any reader of the barrier; the values pass through unchanged.
+            Op::OptimizationBarrier => match n_ops {
+                1 => operand(0).cloned(),
+                _ => Ok(Tree::Tuple(trees()?)),
+            },
+            Op::AfterAll => Ok(Tree::Token),
             Op::Tuple => Ok(Tree::Tuple(
                 (0..n_ops)
                     .map(|i| operand(i).cloned())
@@ -463,7 +473,7 @@ impl Graph {
                     .get(*index)
                     .cloned()
                     .ok_or_else(|| format!("{opname}: index {index} out of range")),
-                Tree::Leaf(_) => Err(format!("{opname}: operand is not a tuple")),
+                Tree::Leaf(_) | Tree::Token => Err(format!("{opname}: operand is not a tuple")),
             },
             Op::Rev { dimensions } => {
                 let dims = to_usize(dimensions, opname)?;
@@ -782,7 +792,7 @@ impl Graph {
                     .map(|e| self.constant_tree(e))
                     .collect::<Result<_, _>>()?,
             )),
-            Literal::Token => Err("constant: token constants have no code generation".into()),
+            Literal::Token => Ok(Tree::Token),
         }
     }
 
@@ -822,6 +832,7 @@ fn remap_tree(t: &Tree, f: &impl Fn(&Value) -> Value) -> Tree {
     match t {
         Tree::Leaf(v) => Tree::Leaf(f(v)),
         Tree::Tuple(ts) => Tree::Tuple(ts.iter().map(|t| remap_tree(t, f)).collect()),
+        Tree::Token => Tree::Token,
     }
 }
 

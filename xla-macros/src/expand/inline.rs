@@ -185,7 +185,13 @@ impl Inliner {
                         .collect::<Result<_, _>>()?;
                     self.inline(computation, &a)?
                 }
-                Op::Iota { .. }
+                // Scalars computed in program order: the barrier passes them through.
+                Op::OptimizationBarrier => match instr.operands.len() {
+                    1 => get(0)?,
+                    n => Val::Tuple((0..n).map(get).collect::<Result<_, _>>()?),
+                },
+                Op::AfterAll
+                | Op::Iota { .. }
                 | Op::Reduce { .. }
                 | Op::DotGeneral { .. }
                 | Op::Rev { .. }
@@ -292,6 +298,12 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             Op::GetTupleElement { index } => {
                 b.get_tuple_element(arg(0)?, *index as i64).map_err(err)?
             }
+            Op::OptimizationBarrier => {
+                let xs = (0..instr.operands.len())
+                    .map(arg)
+                    .collect::<Result<Vec<_>, _>>()?;
+                b.optimization_barrier(&xs).map_err(err)?
+            }
             Op::Call { computation } | Op::Map { computation, .. } => {
                 let callee = std::sync::Arc::new(lift_to_arrays(computation, dims)?);
                 let xs = (0..instr.operands.len())
@@ -299,7 +311,8 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
                     .collect::<Result<Vec<_>, _>>()?;
                 b.call(&callee, &xs).map_err(err)?
             }
-            Op::Iota { .. }
+            Op::AfterAll
+            | Op::Iota { .. }
             | Op::Reduce { .. }
             | Op::DotGeneral { .. }
             | Op::Rev { .. }

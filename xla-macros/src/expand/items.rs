@@ -67,7 +67,7 @@ fn param_type(s: &Shape) -> Result<TokenStream, String> {
             let e: Vec<TokenStream> = ts.iter().map(param_type).collect::<Result<_, _>>()?;
             Ok(quote!((#(#e,)*)))
         }
-        Shape::Token => Err("token parameters have no Rust type".into()),
+        Shape::Token => Ok(quote!(::xla_aot::Token)),
     }
 }
 
@@ -82,7 +82,7 @@ fn view_type(s: &Shape) -> Result<TokenStream, String> {
             let e: Vec<TokenStream> = ts.iter().map(view_type).collect::<Result<_, _>>()?;
             Ok(quote!((#(#e,)*)))
         }
-        Shape::Token => Err("token parameters have no Rust type".into()),
+        Shape::Token => Ok(quote!(::xla_aot::Token)),
     }
 }
 
@@ -101,7 +101,8 @@ fn view_expr(s: &Shape, access: TokenStream) -> TokenStream {
                 .collect();
             quote!((#(#e,)*))
         }
-        Shape::Array(_) | Shape::Token => quote!(::xla_aot::AsView::view(&#access)),
+        Shape::Array(_) => quote!(::xla_aot::AsView::view(&#access)),
+        Shape::Token => access,
     }
 }
 
@@ -113,7 +114,7 @@ fn result_type(s: &Shape) -> Result<TokenStream, String> {
             let e: Vec<TokenStream> = ts.iter().map(result_type).collect::<Result<_, _>>()?;
             Ok(quote!((#(#e,)*)))
         }
-        Shape::Token => Err("token results have no Rust type".into()),
+        Shape::Token => Ok(quote!(::xla_aot::Token)),
     }
 }
 
@@ -134,7 +135,7 @@ fn tree_of(s: &Shape, next: &mut impl Iterator<Item = TokenStream>) -> TokenStre
             let e: Vec<TokenStream> = ts.iter().map(|t| tree_of(t, next)).collect();
             quote!((#(#e,)*))
         }
-        Shape::Token => quote!(()),
+        Shape::Token => quote!(::xla_aot::Token),
     }
 }
 
@@ -460,7 +461,8 @@ fn literal_arg(
             }
             Ok((binds, quote!((#(#args,)*))))
         }
-        Shape::Token => Err("token parameters have no Rust type".into()),
+        // The argument checks before the bindings have seen a token here.
+        Shape::Token => Ok((quote!(), quote!(::xla_aot::Token))),
     }
 }
 

@@ -45,12 +45,7 @@ pub(super) fn spec_for(name: &str) -> Option<&'static OpSpec> {
 }
 
 /// Ops the lowering handles itself rather than through the registry.
-const STRUCTURAL: &[&str] = &[
-    "stablehlo.while",
-    "stablehlo.if",
-    "stablehlo.case",
-    "stablehlo.optimization_barrier",
-];
+const STRUCTURAL: &[&str] = &["stablehlo.while", "stablehlo.if", "stablehlo.case"];
 
 /// Whether lowering knows the op called `name`.
 pub(super) fn is_known(name: &str) -> bool {
@@ -340,14 +335,6 @@ impl Lowerer<'_> {
             "func.call" | "call" => self.call(s, op),
             "stablehlo.while" => self.while_loop(s, op),
             "stablehlo.if" | "stablehlo.case" => self.conditional(s, op),
-            "stablehlo.optimization_barrier" => {
-                let vals = op
-                    .operands
-                    .iter()
-                    .map(|n| s.get(n, op.pos))
-                    .collect::<Result<Vec<_>>>()?;
-                bind_all(s, op, &vals)
-            }
             "chlo.square" => square(s, op),
             name if chlo::OPS.contains(&name) => chlo::lower(s, op),
             name if name.starts_with("check.") => check(s, op),

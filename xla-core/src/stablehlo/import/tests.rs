@@ -257,3 +257,32 @@ fn chlo_math_ops_decompose_on_real_floats_and_name_other_types() {
         "2:3: unsupported: chlo.asinh of s32 (real floats only)"
     );
 }
+
+/// The pretty forms JAX prints for `optimization_barrier` (two results) and `after_all`, with a
+/// token parameter and result.
+#[test]
+fn optimization_barrier_and_after_all_pretty_forms() {
+    let text = "func.func public @main(%arg0: tensor<3xf32>, %arg1: !stablehlo.token) -> (tensor<3xf32>, !stablehlo.token) {
+  %0:2 = stablehlo.optimization_barrier %arg0, %arg0 : tensor<3xf32>, tensor<3xf32>
+  %1 = stablehlo.add %0#0, %0#1 : tensor<3xf32>
+  %2 = stablehlo.after_all %arg1, %arg1 : !stablehlo.token
+  %3 = stablehlo.after_all : !stablehlo.token
+  %4 = stablehlo.after_all %2, %3 : !stablehlo.token
+  return %1, %4 : tensor<3xf32>, !stablehlo.token
+}
+";
+    let x = f32s(&[3], &[1.0, -2.5, 4.0]);
+    let out = run(text, "main", &[x, Literal::Token]).unwrap();
+    assert_eq!(out[0].as_slice::<f32>(), Some(&[2.0f32, -5.0, 8.0][..]));
+    assert_eq!(out[1], Literal::Token);
+    let bad = err("func.func @main(%arg0: tensor<3xf32>) -> !stablehlo.token {
+  %0 = stablehlo.after_all %arg0 : tensor<3xf32>
+  return %0 : !stablehlo.token
+}
+");
+    let msg = bad.to_string();
+    assert!(
+        msg.contains("AfterAll") && msg.contains("must be a token") && msg.contains("f32[3]"),
+        "{msg}"
+    );
+}
