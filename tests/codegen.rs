@@ -149,6 +149,25 @@ xla! {
         let y = OptimizationBarrier(GetTupleElement(both, index = 0));
         Tuple(y + x, GetTupleElement(both, index = 1) * 2, AfterAll(t, fresh, t))
     }
+    /// A token carried through a While loop's state and a Conditional's operands.
+    pub fn token_loop(t: token, x: f32[5]) -> (f32[5], token) {
+        let r = While(
+            |s: (s32[], f32[5], token)| GetTupleElement(s, index = 0) < 3,
+            |s: (s32[], f32[5], token)| {
+                let t = AfterAll(GetTupleElement(s, index = 2));
+                Tuple(GetTupleElement(s, index = 0) + 1, GetTupleElement(s, index = 1) * 2.0, t)
+            },
+            Tuple(0i32, x, t),
+        );
+        let c = Conditional(
+            GetTupleElement(r, index = 0) > 2,
+            Tuple(GetTupleElement(r, index = 1), GetTupleElement(r, index = 2)),
+            |p: (f32[5], token)| Tuple(GetTupleElement(p, index = 0) + 1.0, GetTupleElement(p, index = 1)),
+            Tuple(GetTupleElement(r, index = 1), GetTupleElement(r, index = 2)),
+            |p: (f32[5], token)| Tuple(GetTupleElement(p, index = 0) - 1.0, AfterAll()),
+        );
+        c
+    }
     pub fn tuple_param(t: (f32[3], s32[3])) -> f32[3] {
         GetTupleElement(t, index = 0) * ConvertElementType(GetTupleElement(t, index = 1), new_element_type = f32)
     }
@@ -569,6 +588,20 @@ fn tokens_and_optimization_barriers() {
     };
     assert_eq!(parts[2], Literal::Token);
     assert_close(y.as_slice(), &f32s(&parts[0]), 1e-6, "ordered: Exp(x) + x");
+}
+
+#[test]
+fn tokens_through_loops_and_branches() {
+    let x = Tensor::<f32, D1<5>>::from_vec(vec![1.0, -2.0, 0.5, 3.0, 0.0]).unwrap();
+    let (y, t) = token_loop(xla_aot::Token, &x);
+    assert_eq!(t, xla_aot::Token);
+    assert_eq!(y.as_slice(), &[9.0, -15.0, 5.0, 25.0, 1.0]);
+    let want = evaluate(
+        &token_loop::computation(),
+        &[Literal::Token, x.to_literal()],
+    )
+    .unwrap();
+    assert_eq!(want, Literal::Tuple(vec![y.to_literal(), Literal::Token]));
 }
 
 #[test]

@@ -864,7 +864,8 @@ fn flat_arrays(s: &Shape, out: &mut Vec<ArrayShape>, opname: &str) -> Result<(),
             Ok(())
         }
         Shape::Tuple(ts) => ts.iter().try_for_each(|t| flat_arrays(t, out, opname)),
-        Shape::Token => Err(format!("{opname}: token values have no code generation")),
+        // A token has no data: no output of its own (see `tree_of`).
+        Shape::Token => Ok(()),
     }
 }
 
@@ -872,7 +873,8 @@ fn flat_arrays(s: &Shape, out: &mut Vec<ArrayShape>, opname: &str) -> Result<(),
 fn tree_of(s: &Shape, node: usize, next: &mut usize) -> Tree {
     match s {
         Shape::Tuple(ts) => Tree::Tuple(ts.iter().map(|t| tree_of(t, node, next)).collect()),
-        Shape::Array(_) | Shape::Token => {
+        Shape::Token => Tree::Token,
+        Shape::Array(_) => {
             let v = Value { node, out: *next };
             *next += 1;
             Tree::Leaf(v)
