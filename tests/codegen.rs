@@ -168,6 +168,12 @@ xla! {
         );
         c
     }
+    /// A composite: its decomposition runs; the name, attributes and version travel to StableHLO.
+    fn softsign(x: f32[4, 9]) -> f32[4, 9] { x / (Abs(x) + 1.0) }
+    pub fn composite(x: f32[4, 9]) -> f32[4, 9] {
+        let y = CompositeCall(softsign, x, name = "my_lib.softsign", attributes = "{eps = 0 : i64}", version = 2);
+        CompositeCall(softsign, y * 3.0, name = "my_lib.softsign")
+    }
     pub fn tuple_param(t: (f32[3], s32[3])) -> f32[3] {
         GetTupleElement(t, index = 0) * ConvertElementType(GetTupleElement(t, index = 1), new_element_type = f32)
     }
@@ -602,6 +608,22 @@ fn tokens_through_loops_and_branches() {
     )
     .unwrap();
     assert_eq!(want, Literal::Tuple(vec![y.to_literal(), Literal::Token]));
+}
+
+#[test]
+fn composite_calls_run_their_decomposition() {
+    let x = Tensor::<f32, D2<4, 9>>::from_fn(|i| (i[1] as f32 - 4.0) * (i[0] as f32 + 0.5));
+    let y = composite(&x);
+    let want = evaluate(&composite::computation(), &[x.to_literal()]).unwrap();
+    assert_eq!(y.to_literal(), want);
+    let s = |v: f32| v / (v.abs() + 1.0);
+    assert_eq!(y.get(&[1, 0]), Some(s(3.0 * s(-6.0))));
+    let text = composite::stablehlo();
+    assert!(
+        text.contains("name = \"my_lib.softsign\", version = 2 : i32")
+            && text.contains("composite_attributes = {eps = 0 : i64}, decomposition = @"),
+        "{text}"
+    );
 }
 
 #[test]

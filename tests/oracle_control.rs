@@ -517,3 +517,56 @@ fn optimization_barriers_and_tokens_match_xla() -> R<()> {
     check_shared("barriers and tokens", cases, CHUNK);
     Ok(())
 }
+
+/// CompositeCall runs its decomposition: XLA compiles the exported `stablehlo.composite`
+/// (name, attributes, version and `decomposition = @fn`) on every type.
+#[test]
+fn composite_calls_match_xla() -> R<()> {
+    let mut cases = Vec::new();
+    for (k, ty) in all_types().into_iter().enumerate() {
+        let dims: &[i64] = &[2, 5];
+        let decomposition = comp(
+            &format!("add_{ty}"),
+            &[&arr(ty, dims), &arr(ty, dims)],
+            |b, p| {
+                // One add: XLA contracts `a * b + b` into an FMA and simplifies `(a + b) - b`.
+                b.binary(BinaryOp::Add, p[0], p[1], None)
+            },
+        )?;
+        let c = comp(
+            &format!("composite_{ty}"),
+            &[&arr(ty, dims), &arr(ty, dims)],
+            |b, p| {
+                let once = b.composite_call(
+                    &decomposition,
+                    &[p[0], p[1]],
+                    xla_aot::core::Composite {
+                        name: "my_lib.add".into(),
+                        attributes: "{alpha = 1 : i64, mode = \"fused\"}".into(),
+                        version: 1,
+                    },
+                )?;
+                b.composite_call(
+                    &decomposition,
+                    &[once, p[0]],
+                    xla_aot::core::Composite {
+                        name: "my_lib.add".into(),
+                        attributes: String::new(),
+                        version: 0,
+                    },
+                )
+            },
+        )?;
+        cases.push(EvalCase {
+            name: format!("composite/{ty}"),
+            comp: owned(c),
+            args: vec![
+                rand(ty, dims, 11 * k as u64, Dist::Special),
+                rand(ty, dims, 11 * k as u64 + 1, Dist::Special),
+            ],
+            check: Close(Tolerance::Exact),
+        });
+    }
+    check_shared("composite calls", cases, CHUNK);
+    Ok(())
+}

@@ -974,6 +974,7 @@ fn tuples_and_calls_match_xla() {
     let c1 = b.push(
         Op::Call {
             computation: square.clone(),
+            composite: None,
         },
         &[a],
         s3.clone(),
@@ -981,6 +982,7 @@ fn tuples_and_calls_match_xla() {
     let c2 = b.push(
         Op::Call {
             computation: square,
+            composite: None,
         },
         &[c1],
         s3.clone(),

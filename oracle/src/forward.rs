@@ -133,7 +133,7 @@ pub fn count_terms(comp: &Computation) -> (u64, f64, u64) {
                 let complex = ty.is_complex();
                 (k + if complex { 2 } else { 0 }, epsilons(ty).0)
             }
-            Op::Call { computation } => {
+            Op::Call { computation, .. } => {
                 let (t, r, _) = count_terms(computation);
                 terms += t;
                 relative += r;
@@ -207,8 +207,12 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
                 window: window.clone(),
                 computation: Arc::new(widen(computation)?),
             },
-            Op::Call { computation } => Op::Call {
+            Op::Call {
+                computation,
+                composite,
+            } => Op::Call {
                 computation: Arc::new(widen(computation)?),
+                composite: composite.clone(),
             },
             Op::Map {
                 dimensions,

@@ -10,8 +10,8 @@ use crate::element::ElementType;
 use crate::error::{Blame, Error, Result};
 use crate::infer;
 use crate::ir::{
-    BinaryOp, ComparisonDirection, ComparisonType, Computation, DotDimensionNumbers, InstrId,
-    Instruction, Op, UnaryOp,
+    BinaryOp, ComparisonDirection, ComparisonType, Composite, Computation, DotDimensionNumbers,
+    InstrId, Instruction, Op, UnaryOp,
 };
 use crate::literal::Literal;
 use crate::shape::{ArrayShape, Shape};
@@ -603,6 +603,28 @@ impl Builder {
         let out = infer::call(computation, &shapes)?;
         let op = Op::Call {
             computation: Arc::clone(computation),
+            composite: None,
+        };
+        Ok(self.push(op, operands.iter().map(|o| o.0).collect(), out))
+    }
+
+    /// `CompositeCall(decomposition, operands..., name, attributes, version)`: a call of the
+    /// decomposition that carries the composite's name, attributes (`{...}` or empty) and
+    /// version.
+    pub fn composite_call(
+        &mut self,
+        decomposition: &Arc<Computation>,
+        operands: &[XlaOp],
+        composite: Composite,
+    ) -> Result<XlaOp> {
+        let shapes: Vec<&Shape> = operands
+            .iter()
+            .map(|&o| self.try_shape(o))
+            .collect::<Result<_>>()?;
+        let out = infer::composite_call(&composite, decomposition, &shapes)?;
+        let op = Op::Call {
+            computation: Arc::clone(decomposition),
+            composite: Some(Box::new(composite)),
         };
         Ok(self.push(op, operands.iter().map(|o| o.0).collect(), out))
     }

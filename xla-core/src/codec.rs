@@ -239,9 +239,22 @@ impl Writer {
                 self.u(17);
                 self.u(*index as u64);
             }
-            Op::Call { computation } => {
+            Op::Call {
+                computation,
+                composite: None,
+            } => {
                 self.u(18);
                 self.computation(computation);
+            }
+            Op::Call {
+                computation,
+                composite: Some(c),
+            } => {
+                self.u(47);
+                self.computation(computation);
+                self.str(&c.name);
+                self.str(&c.attributes);
+                self.i(c.version);
             }
             Op::Rev { dimensions } => {
                 self.u(19);
@@ -765,6 +778,15 @@ impl Reader<'_> {
             },
             18 => Op::Call {
                 computation: Arc::new(self.computation(depth + 1)?),
+                composite: None,
+            },
+            47 => Op::Call {
+                computation: Arc::new(self.computation(depth + 1)?),
+                composite: Some(Box::new(crate::ir::Composite {
+                    name: self.str()?,
+                    attributes: self.str()?,
+                    version: self.i()?,
+                })),
             },
             19 => Op::Rev {
                 dimensions: self.ints()?,

@@ -422,6 +422,19 @@ impl BatchNormKind {
     }
 }
 
+/// What makes a Call a CompositeCall: a name (`foo.bar`), attributes (an MLIR dictionary such
+/// as `{n = 1 : i32}`, or empty) and a version (0 by default). None of them changes what the
+/// call computes: its decomposition does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Composite {
+    /// The composite's name.
+    pub name: String,
+    /// Its attributes, an MLIR dictionary `{...}`, or empty.
+    pub attributes: String,
+    /// The version of its semantics.
+    pub version: i64,
+}
+
 /// One canonical op. The instruction's `operands` and `shape` complete its meaning.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -640,10 +653,14 @@ pub enum Op {
         /// Position of the element taken.
         index: usize,
     },
-    /// Call a computation with the operands as its parameters.
+    /// Call a computation with the operands as its parameters; a CompositeCall when
+    /// `composite` is set (XLA: a kCall with is_composite=true; the callee is the
+    /// decomposition, which defines the semantics).
     Call {
         /// The callee; its parameters are the operands.
         computation: Arc<Computation>,
+        /// The composite's name, attributes and version, for a CompositeCall.
+        composite: Option<Box<Composite>>,
     },
 }
 
@@ -746,7 +763,7 @@ impl Op {
         match self {
             Op::Reduce { computation, .. }
             | Op::ReduceWindow { computation, .. }
-            | Op::Call { computation }
+            | Op::Call { computation, .. }
             | Op::Map { computation, .. } => vec![computation],
             Op::Sort { comparator, .. } => vec![comparator],
             Op::Scatter {

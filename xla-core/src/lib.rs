@@ -28,8 +28,8 @@ pub mod stablehlo;
 pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};
 pub use ir::{
-    BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
-    DotDimensionNumbers, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
+    BatchNormKind, BinaryOp, ComparisonDirection, Composite, Computation, ConvDimensionNumbers,
+    ConvWindow, DotDimensionNumbers, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
     ScatterDimensionNumbers, UnaryOp, Window,
 };
 pub use layout::Layout;

@@ -114,6 +114,8 @@ pub enum OpKind {
     GetTupleElement,
     /// A call of another fn of the block.
     Call,
+    /// A call of a decomposition fn, with a composite's name, attributes and version.
+    CompositeCall,
 }
 
 /// The positional arguments of an op.
@@ -175,6 +177,8 @@ pub enum AttrKind {
     Precision,
     /// `0.001`, `1e-5`: a float (stored as XLA stores it, an f32 for BatchNorm's epsilon).
     Float,
+    /// `"foo.bar"`: a string.
+    Str,
 }
 
 impl AttrKind {
@@ -186,6 +190,7 @@ impl AttrKind {
             AttrKind::Bool => "`true` or `false`",
             AttrKind::Bools => "a list such as `[true, false]`",
             AttrKind::Type => "an element type such as `f32`",
+            AttrKind::Str => "a string such as `\"my_lib.softplus\"`",
             AttrKind::Direction => "one of EQ, NE, GE, GT, LE, LT",
             AttrKind::ComparisonType => "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
             AttrKind::PaddingConfig => {
@@ -412,7 +417,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 43] = [
+const OTHER: [OpSpec; 44] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -844,6 +849,19 @@ const OTHER: [OpSpec; 43] = [
         Form::Call,
         "(fn, operands...)",
         NONE,
+        Typing::Free,
+    ),
+    op(
+        "CompositeCall",
+        OpKind::CompositeCall,
+        "stablehlo.composite",
+        Form::Call,
+        "(decomposition, operands...)",
+        &[
+            req("name", K::Str),
+            opt("attributes", K::Str),
+            opt("version", K::Int),
+        ],
         Typing::Free,
     ),
 ];

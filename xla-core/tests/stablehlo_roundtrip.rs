@@ -526,3 +526,37 @@ fn optimization_barrier_and_after_all() {
     let root = b.tuple(&[sum, y2]).unwrap();
     round_trip(&b.build(root).expect("builds"), true);
 }
+
+#[test]
+fn composite_calls() {
+    let square = one_op("square_impl", &[(F32, &[3])], |b, p| {
+        b.binary(BinaryOp::Mul, p[0], p[0], None)
+    })
+    .map(Arc::new)
+    .expect("builds");
+    let mut b = Builder::new("composite");
+    let x = param(&mut b, 0, F32, &[3]);
+    let plain = b
+        .composite_call(
+            &square,
+            &[x],
+            xla_core::Composite {
+                name: "my_lib.square".into(),
+                attributes: String::new(),
+                version: 0,
+            },
+        )
+        .unwrap();
+    let attributed = b
+        .composite_call(
+            &square,
+            &[plain],
+            xla_core::Composite {
+                name: "my_lib.square".into(),
+                attributes: "{mode = \"fast\", n = 3 : i64, sizes = array<i64: 1, 2>}".into(),
+                version: 2,
+            },
+        )
+        .unwrap();
+    round_trip(&b.build(attributed).expect("builds"), true);
+}

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use xla_core::builder::{Builder, XlaOp};
-use xla_core::{Blame, Computation, ElementType, Shape};
+use xla_core::{Blame, Composite, Computation, ElementType, Shape};
 
 use crate::model;
 use crate::parse::{Arg, BinTok, Block, Body, Expr, ExprKind, FnItem, LitVal, Sp, UnTok};
@@ -414,6 +414,10 @@ impl<'a> Checker<'a> {
                 self.error(e.sp, format!("the type {} is not a value here; an array of it is made by an op such as `Iota({}, iota_dimension = 0)`", t.shape, t.shape));
                 None
             }
+            ExprKind::Str(_) => {
+                self.error(e.sp, "a string is an attribute value (CompositeCall's `name = \"my_lib.op\"`), not an array");
+                None
+            }
         }
     }
 
@@ -638,7 +642,7 @@ impl<'a> Checker<'a> {
             return self.apply_op(cx, spec, name, args, sp, hint);
         }
         if let Some(f) = self.fn_item(&n) {
-            return self.call_fn(cx, f, args, Sp::one(name.span()));
+            return self.call_fn(cx, f, args, Sp::one(name.span()), None);
         }
         let fn_names: Vec<String> = self.block.fns.iter().map(|f| f.name.to_string()).collect();
         let mut candidates: Vec<&str> = ops::names().collect();
@@ -659,7 +663,16 @@ impl<'a> Checker<'a> {
     }
 
     /// Call fn `f` with `args` (positional only).
-    pub fn call_fn(&mut self, cx: &mut Cx, f: &FnItem, args: &[Arg], op_sp: Sp) -> Option<XlaOp> {
+    /// `f(args...)` / `Call(f, args...)`, or `CompositeCall(f, args..., name = ...)` when
+    /// `composite` (its attributes' spans with it) is given.
+    pub fn call_fn(
+        &mut self,
+        cx: &mut Cx,
+        f: &FnItem,
+        args: &[Arg],
+        op_sp: Sp,
+        composite: Option<(Composite, Vec<(String, Sp)>)>,
+    ) -> Option<XlaOp> {
         let fname = f.name.to_string();
         let mut ops_ = Vec::new();
         let mut spans = Vec::new();
@@ -679,6 +692,8 @@ impl<'a> Checker<'a> {
                         None => failed = true,
                     }
                 }
+                // CompositeCall's attributes, parsed by the caller.
+                Arg::Attr { .. } if composite.is_some() => {}
                 Arg::Attr { name, sp, .. } => {
                     self.error(*sp, format!("fn `{fname}` takes no attributes (`{name} = ...`); pass its parameters positionally"));
                     failed = true;
@@ -690,13 +705,20 @@ impl<'a> Checker<'a> {
         if failed {
             return None;
         }
+        let (composite, attrs) = match composite {
+            Some((c, attrs)) => (Some(c), attrs),
+            None => (None, Vec::new()),
+        };
         let site = Site {
             op: op_sp,
             operands: spans,
-            attrs: Vec::new(),
+            attrs,
             computations: vec![op_sp],
         };
-        let r = cx.b.call(&computation, &ops_);
+        let r = match composite {
+            Some(c) => cx.b.composite_call(&computation, &ops_, c),
+            None => cx.b.call(&computation, &ops_),
+        };
         self.done(r, &site)
     }
 
@@ -773,6 +795,7 @@ fn is_literal(e: &Expr) -> bool {
         | ExprKind::Closure { .. }
         | ExprKind::List(_)
         | ExprKind::Type(_)
+        | ExprKind::Str(_)
         | ExprKind::Block(_) => false,
     }
 }
@@ -817,6 +840,7 @@ pub(crate) fn needs_hint(e: &Expr) -> bool {
         | ExprKind::Closure { .. }
         | ExprKind::List(_)
         | ExprKind::Type(_)
+        | ExprKind::Str(_)
         | ExprKind::Block(_) => false,
     }
 }
@@ -878,7 +902,7 @@ fn collect(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
         }
         ExprKind::List(xs) => xs.iter().for_each(|x| collect(x, bound, out)),
         ExprKind::Block(b) => collect_body(b, bound, out),
-        ExprKind::Lit(_) | ExprKind::Type(_) => {}
+        ExprKind::Lit(_) | ExprKind::Type(_) | ExprKind::Str(_) => {}
     }
 }
 

@@ -241,6 +241,8 @@ pub enum ExprKind {
     List(Vec<Expr>),
     /// A shape used as a value (`Iota(s32[4], ...)`, `Constant(f32[2], [...])`).
     Type(TypeAst),
+    /// `"text"`: a string attribute (CompositeCall's `name`).
+    Str(String),
     /// `{ let ...; e }`.
     Block(Body),
     /// `(e)`: kept so messages can point at the parentheses.
@@ -931,12 +933,16 @@ fn parse_lit(lit: syn::Lit) -> syn::Result<Expr> {
             (Scalar::Float(v), ty, f.to_string())
         }
         syn::Lit::Bool(b) => (Scalar::Bool(b.value), None, b.value.to_string()),
-        syn::Lit::Str(_)
-        | syn::Lit::ByteStr(_)
-        | syn::Lit::CStr(_)
-        | syn::Lit::Byte(_)
-        | syn::Lit::Char(_) => {
-            return Err(sp.error("xla! literals are numbers and `true` / `false`"));
+        syn::Lit::Str(s) => {
+            return Ok(Expr {
+                kind: ExprKind::Str(s.value()),
+                sp,
+            })
+        }
+        syn::Lit::ByteStr(_) | syn::Lit::CStr(_) | syn::Lit::Byte(_) | syn::Lit::Char(_) => {
+            return Err(
+                sp.error("xla! literals are numbers, `true` / `false` and strings (attributes)")
+            );
         }
         syn::Lit::Verbatim(_) => return Err(sp.error("unsupported literal")),
         _ => return Err(sp.error("unsupported literal")),

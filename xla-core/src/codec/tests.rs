@@ -122,6 +122,15 @@ fn every_op() -> Computation {
         Op::GetTupleElement { index: 1 },
         Op::Call {
             computation: adder(S32),
+            composite: None,
+        },
+        Op::Call {
+            computation: adder(S32),
+            composite: Some(Box::new(crate::ir::Composite {
+                name: "my.add".into(),
+                attributes: "{n = 1 : i64}".into(),
+                version: 3,
+            })),
         },
         Op::Gather {
             dimension_numbers: crate::ir::GatherDimensionNumbers {

@@ -147,7 +147,12 @@ fn op_name(op: &Op) -> String {
         Op::AfterAll => "AfterAll".into(),
         Op::Tuple => "Tuple".into(),
         Op::GetTupleElement { .. } => "GetTupleElement".into(),
-        Op::Call { .. } => "Call".into(),
+        Op::Call {
+            composite: None, ..
+        } => "Call".into(),
+        Op::Call {
+            composite: Some(_), ..
+        } => "CompositeCall".into(),
         Op::Rev { .. } => "Rev".into(),
         Op::Slice { .. } => "Slice".into(),
         Op::Pad { .. } => "Pad".into(),
@@ -284,7 +289,8 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
                 }
             }
         }
-        Op::Call { computation } => {
+        // A CompositeCall runs its decomposition.
+        Op::Call { computation, .. } => {
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(computation, &args)
         }

@@ -604,6 +604,7 @@ fn tuple_get_tuple_element_and_call() {
     let sq = b.op(
         Op::Call {
             computation: callee,
+            composite: None,
         },
         &[x, x],
         arr(F64, &[2]),

@@ -2,7 +2,7 @@
 
 use super::compatible;
 use crate::error::{Blame, Error, Result};
-use crate::ir::Computation;
+use crate::ir::{Composite, Computation};
 use crate::shape::Shape;
 
 /// `Tuple(elements...)`: the tuple of the element shapes.
@@ -61,7 +61,97 @@ pub fn get_tuple_element(tuple: &Shape, index: i64) -> Result<Shape> {
 /// `Call(computation, operands...)`: operand shapes equal the computation's parameters (layouts
 /// ignored); the result is the computation's result shape.
 pub fn call(computation: &Computation, operands: &[&Shape]) -> Result<Shape> {
-    let op = "Call";
+    call_named("Call", computation, operands)
+}
+
+/// `CompositeCall(decomposition, operands..., name, attributes, version)`: Call's rule for the
+/// decomposition; the name is a non-empty dotted identifier (`foo.bar`), the attributes an MLIR
+/// dictionary `{...}` or empty, the version at least 0.
+pub fn composite_call(
+    composite: &Composite,
+    decomposition: &Computation,
+    operands: &[&Shape],
+) -> Result<Shape> {
+    let op = "CompositeCall";
+    let name = &composite.name;
+    let ident = |p: &str| {
+        p.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if !name.split('.').all(ident) {
+        return Err(Error::new(
+            op,
+            format!("name {name:?} must be a dotted identifier such as \"my_lib.softplus\""),
+        )
+        .blame(Blame::Attribute("name")));
+    }
+    let a = composite.attributes.trim();
+    let dictionary = a.starts_with('{') && a.ends_with('}') && balanced(a);
+    if !a.is_empty() && !dictionary {
+        return Err(Error::new(
+            op,
+            format!(
+                "attributes {a:?} must be an MLIR dictionary such as \"{{n = 1 : i32}}\" (or empty)"
+            ),
+        )
+        .blame(Blame::Attribute("attributes")));
+    }
+    if !(0..=i64::from(i32::MAX)).contains(&composite.version) {
+        return Err(Error::new(
+            op,
+            format!(
+                "version {} must be in [0, {}] (StableHLO stores it as an i32)",
+                composite.version,
+                i32::MAX
+            ),
+        )
+        .blame(Blame::Attribute("version")));
+    }
+    call_named(op, decomposition, operands)
+}
+
+/// Brackets and quotes nest properly (what StableHLO export can print verbatim).
+fn balanced(text: &str) -> bool {
+    let mut stack = Vec::new();
+    let mut in_str = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_str {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '{' | '[' | '(' | '<' => stack.push(c),
+            '}' | ']' | ')' | '>' => {
+                let open = match c {
+                    '}' => '{',
+                    ']' => '[',
+                    ')' => '(',
+                    _ => '<',
+                };
+                // `->` in a function type is not a bracket.
+                if c == '>' && stack.last() != Some(&'<') {
+                    continue;
+                }
+                if stack.pop() != Some(open) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    stack.is_empty() && !in_str
+}
+
+fn call_named(op: &str, computation: &Computation, operands: &[&Shape]) -> Result<Shape> {
     if operands.len() != computation.params.len() {
         return Err(Error::new(
             op,

@@ -45,6 +45,8 @@ pub enum AttrValue {
     Precision,
     /// [`AttrKind::Float`].
     Float(f64),
+    /// [`AttrKind::Str`].
+    Str(String),
 }
 
 impl AttrValue {
@@ -64,6 +66,7 @@ impl AttrValue {
             AttrValue::ConvDims(_) => AttrKind::ConvDims,
             AttrValue::Precision => AttrKind::Precision,
             AttrValue::Float(_) => AttrKind::Float,
+            AttrValue::Str(_) => AttrKind::Str,
         }
     }
 }
@@ -110,6 +113,7 @@ impl Attrs {
     getter!(same, Same, bool);
     getter!(conv_dims, ConvDims, ConvDimensionNumbers);
     getter!(float, Float, f64);
+    getter!(str, Str, String);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -338,6 +342,15 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         OpKind::Tuple => b.tuple(a.operands),
         OpKind::GetTupleElement => b.get_tuple_element(op(0)?, int("index")?),
         OpKind::Call => b.call(comp(0)?, a.operands),
+        OpKind::CompositeCall => b.composite_call(
+            comp(0)?,
+            a.operands,
+            crate::ir::Composite {
+                name: a.attrs.str("name").ok_or_else(|| attr_missing("name"))?,
+                attributes: a.attrs.str("attributes").unwrap_or_default(),
+                version: a.attrs.int("version").unwrap_or(0),
+            },
+        ),
     }
 }
 
@@ -415,6 +428,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::AfterAll
         | OpKind::Tuple
         | OpKind::GetTupleElement
-        | OpKind::Call => Vec::new(),
+        | OpKind::Call
+        | OpKind::CompositeCall => Vec::new(),
     }
 }

@@ -611,11 +611,27 @@ impl Body<'_> {
                 &format!("{{dimensions = {}}}", i64_array(dimensions)),
                 depth,
             ),
-            Op::Call { computation } => {
+            Op::Call {
+                computation,
+                composite,
+            } => {
                 let symbol = self.module.callee(computation)?;
                 let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
                 let results = super::text::results_type(&ins.shape);
-                let rhs = format!("func.call @{symbol}({names}) : ({types}) -> {results}");
+                let rhs = match composite {
+                    None => format!("func.call @{symbol}({names}) : ({types}) -> {results}"),
+                    Some(c) => {
+                        let attrs = match c.attributes.trim() {
+                            "" => String::new(),
+                            a => format!("composite_attributes = {a}, "),
+                        };
+                        format!(
+                            "\"stablehlo.composite\"({names}) {{{attrs}decomposition = @{symbol}, \
+                             name = {:?}, version = {} : i32}} : ({types}) -> {results}",
+                            c.name, c.version
+                        )
+                    }
+                };
                 Ok(self.multi(depth, &rhs, &ins.shape))
             }
         }

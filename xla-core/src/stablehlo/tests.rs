@@ -349,11 +349,19 @@ fn calls_share_one_private_function_and_tuples_flatten() {
             (
                 Op::Call {
                     computation: sq.clone(),
+                    composite: None,
                 },
                 vec![1],
                 a(F32, &[3]),
             ),
-            (Op::Call { computation: sq }, vec![2], a(F32, &[3])),
+            (
+                Op::Call {
+                    computation: sq,
+                    composite: None,
+                },
+                vec![2],
+                a(F32, &[3]),
+            ),
         ],
     );
     let t = to_stablehlo(&c);

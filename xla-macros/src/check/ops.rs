@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use xla_core::builder::XlaOp;
 use xla_core::ir::ComparisonType;
-use xla_core::registry::{self, Applied, AttrKind, AttrValue, Attrs, Form, OpSpec, Typing};
-use xla_core::{ComparisonDirection, Computation, ElementType, PadDim, Shape};
+use xla_core::registry::{self, Applied, AttrKind, AttrValue, Attrs, Form, OpKind, OpSpec, Typing};
+use xla_core::{ComparisonDirection, Composite, Computation, ElementType, PadDim, Shape};
 
 use super::{closest, hint_from, lit, Checker, Cx, Hint, Site};
 use crate::parse::{Arg, Expr, ExprKind, Scalar, Sp};
@@ -91,11 +91,29 @@ impl Checker<'_> {
             let Some(fitem) = fitem else {
                 self.error(
                     f.sp,
-                    "Call: the first argument is the name of a fn of this block: `Call(f, x, y)`",
+                    format!(
+                        "{op}: the first argument is the name of a fn of this block: `{op}(f, x, y{})`",
+                        if spec.kind == OpKind::CompositeCall { ", name = \"my_lib.f\"" } else { "" }
+                    ),
                 );
                 return None;
             };
-            return self.call_fn(cx, fitem, args.get(1..)?, f.sp);
+            // CompositeCall: the call, with its composite's name, attributes and version.
+            let composite = if spec.kind == OpKind::CompositeCall {
+                let attrs = self.attr_values(spec, &a)?;
+                let spans = a.attrs.iter().map(|(n, _, s)| (n.clone(), *s)).collect();
+                Some((
+                    Composite {
+                        name: attrs.str("name").unwrap_or_default(),
+                        attributes: attrs.str("attributes").unwrap_or_default(),
+                        version: attrs.int("version").unwrap_or(0),
+                    },
+                    spans,
+                ))
+            } else {
+                None
+            };
+            return self.call_fn(cx, fitem, args.get(1..)?, f.sp, composite);
         }
         if spec.form == Form::Constant {
             return self.constant(cx, &a);
@@ -393,6 +411,13 @@ impl Checker<'_> {
                 AttrValue::Bools(v)
             }
             AttrKind::Type => AttrValue::Type(self.element_type(e)?),
+            AttrKind::Str => match &e.kind {
+                ExprKind::Str(s) => AttrValue::Str(s.clone()),
+                _ => {
+                    self.error(e.sp, format!("{op}: `{name}` is {}", kind.example()));
+                    return None;
+                }
+            },
             AttrKind::Direction => AttrValue::Direction(self.direction(e)?),
             AttrKind::ComparisonType => AttrValue::ComparisonType(self.comparison_type(e)?),
             AttrKind::PaddingConfig => {

@@ -627,7 +627,8 @@ impl Graph {
                 },
             ),
             Op::DynamicUpdateSlice => simple(self, Kind::DynamicUpdateSlice),
-            Op::Call { computation } => self.inline(computation, &trees()?),
+            // A CompositeCall runs its decomposition.
+            Op::Call { computation, .. } => self.inline(computation, &trees()?),
             // The computation lifted to arrays, inlined: it fuses like any elementwise chain.
             Op::Map { computation, .. } => {
                 let dims = array(&instr.shape)?.dims;

@@ -179,7 +179,7 @@ impl Inliner {
                         return Err("computation: get-tuple-element of a scalar".into())
                     }
                 },
-                Op::Call { computation } => {
+                Op::Call { computation, .. } => {
                     let a: Vec<Val> = (0..instr.operands.len())
                         .map(get)
                         .collect::<Result<_, _>>()?;
@@ -304,7 +304,7 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
                     .collect::<Result<Vec<_>, _>>()?;
                 b.optimization_barrier(&xs).map_err(err)?
             }
-            Op::Call { computation } | Op::Map { computation, .. } => {
+            Op::Call { computation, .. } | Op::Map { computation, .. } => {
                 let callee = std::sync::Arc::new(lift_to_arrays(computation, dims)?);
                 let xs = (0..instr.operands.len())
                     .map(arg)

@@ -67,6 +67,7 @@ fn show(e: &Expr) -> String {
             (Scalar::Bool(v), _) => v.to_string(),
         },
         ExprKind::Var(i) => i.to_string(),
+        ExprKind::Str(s) => format!("{s:?}"),
         ExprKind::Call { name, args } => {
             let args: Vec<String> = args
                 .iter()
@@ -197,7 +198,7 @@ fn bad_expressions_are_errors() {
         (quote!(1e999), "out of range"),
         (quote!(a && b), "`&&` and `||`"),
         (quote!(a < b < c), "cannot be chained"),
-        (quote!("text"), "literals are numbers"),
+        (quote!(b"bytes"), "literals are numbers"),
         (quote!(2x32), "unknown literal suffix"),
         (quote!(f32::WHATEVER), "unknown constant"),
         (quote!(foo::bar), "unknown constant"),

@@ -7,6 +7,7 @@
 
 mod attrs;
 mod chlo;
+mod composite;
 mod control;
 
 use std::collections::HashMap;
@@ -333,6 +334,7 @@ impl Lowerer<'_> {
     fn op(&mut self, s: &mut Scope, op: &Operation) -> Result<()> {
         match op.name.as_str() {
             "func.call" | "call" => self.call(s, op),
+            "stablehlo.composite" => self.composite(s, op),
             "stablehlo.while" => self.while_loop(s, op),
             "stablehlo.if" | "stablehlo.case" => self.conditional(s, op),
             "chlo.square" => square(s, op),

@@ -36,6 +36,12 @@ pub(super) fn parse(
         "stablehlo.while" => while_loop(c, op, depth),
         "stablehlo.convolution" => convolution(c, op),
         "chlo.top_k" => top_k(c, op),
+        // `stablehlo.composite "name" %a, ... {decomposition = @f, ...} : (..) -> ..`
+        "stablehlo.composite" => {
+            let name = c.string()?;
+            op.attrs.push(("name".into(), Attr::Str(name)));
+            common(c, op)
+        }
         name if lower::is_known(name) || name.starts_with("check.") => common(c, op),
         name => Err(ImportError::Unsupported {
             feature: name.to_string(),

@@ -286,3 +286,38 @@ fn optimization_barrier_and_after_all_pretty_forms() {
         "{msg}"
     );
 }
+
+/// `stablehlo.composite` as `jax.lax.composite` prints it: the decomposition runs.
+#[test]
+fn composite_pretty_form_runs_its_decomposition() {
+    let text = r#"func.func public @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.composite "my.softsign" %arg0 {composite_attributes = {eps = 1.000000e-06 : f32, n = 2 : i32}, decomposition = @my.softsign.impl, version = 1 : i32} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func private @my.softsign.impl(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.abs %arg0 : tensor<3xf32>
+  %1 = stablehlo.constant dense<1.0> : tensor<3xf32>
+  %2 = stablehlo.add %0, %1 : tensor<3xf32>
+  %3 = stablehlo.divide %arg0, %2 : tensor<3xf32>
+  return %3 : tensor<3xf32>
+}
+"#;
+    let x = f32s(&[3], &[1.0, -3.0, 0.0]);
+    let out = run(text, "main", &[x]).unwrap();
+    assert_eq!(out[0].as_slice::<f32>(), Some(&[0.5f32, -0.75, 0.0][..]));
+    let m = parse_module(text).unwrap();
+    let main = &m.function("main").unwrap().computation;
+    let composite = main
+        .instrs
+        .iter()
+        .find_map(|i| match &i.op {
+            crate::ir::Op::Call {
+                composite: Some(c), ..
+            } => Some(c.clone()),
+            _ => None,
+        })
+        .expect("a composite call");
+    assert_eq!(composite.name, "my.softsign");
+    assert_eq!(composite.version, 1);
+    assert_eq!(composite.attributes, "{eps = 1.0e-6 : f64, n = 2 : i64}");
+}

@@ -126,6 +126,10 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
             _ => return None,
         },
         AttrKind::Bools => AttrValue::Bools(bools(a)?),
+        AttrKind::Str => match a {
+            Attr::Str(s) => AttrValue::Str(s.clone()),
+            _ => return None,
+        },
         AttrKind::Type => match a {
             Attr::Type(t) => AttrValue::Type(t.tensor()?.ty),
             _ => return None,
