@@ -174,6 +174,11 @@ xla! {
         let y = CompositeCall(softsign, x, name = "my_lib.softsign", attributes = "{eps = 0 : i64}", version = 2);
         CompositeCall(softsign, y * 3.0, name = "my_lib.softsign")
     }
+    /// A CustomCall of a Rust fn of this crate (`softplus_rows` below), inside fused code.
+    pub fn custom(x: f32[4, 9], b: f32[9]) -> f32[4, 9] {
+        let y = CustomCall(x * 2.0, b, call_target_name = "softplus_rows", shape = f32[4, 9], opaque = "v1");
+        y + 1.0
+    }
     pub fn tuple_param(t: (f32[3], s32[3])) -> f32[3] {
         GetTupleElement(t, index = 0) * ConvertElementType(GetTupleElement(t, index = 1), new_element_type = f32)
     }
@@ -608,6 +613,43 @@ fn tokens_through_loops_and_branches() {
     )
     .unwrap();
     assert_eq!(want, Literal::Tuple(vec![y.to_literal(), Literal::Token]));
+}
+
+/// The CustomCall target: `out[i][j] = ln(1 + exp(x[i][j] + b[j]))`.
+fn softplus_rows(
+    x: xla_aot::TensorView<'_, f32, D2<4, 9>>,
+    b: xla_aot::TensorView<'_, f32, D1<9>>,
+    mut out: xla_aot::TensorViewMut<'_, f32, D2<4, 9>>,
+) {
+    let (x, b) = (x.as_slice(), b.as_slice());
+    for (i, o) in out.as_mut_slice().iter_mut().enumerate() {
+        *o = (x[i] + b[i % 9]).exp().ln_1p();
+    }
+}
+
+#[test]
+fn custom_calls_run_the_users_fn() {
+    let x = Tensor::<f32, D2<4, 9>>::from_fn(|i| (i[1] as f32 - 4.0) * 0.5 + i[0] as f32);
+    let b = Tensor::<f32, D1<9>>::from_fn(|i| i[0] as f32 * -0.25);
+    let y = custom(&x, &b);
+    for i in 0..4 {
+        for j in 0..9 {
+            let want = (2.0 * x.get(&[i, j]).unwrap() + b.get(&[j]).unwrap())
+                .exp()
+                .ln_1p()
+                + 1.0;
+            assert_eq!(y.get(&[i, j]), Some(want), "[{i}, {j}]");
+        }
+    }
+    let text = custom::stablehlo();
+    assert!(
+        text.contains("\"stablehlo.custom_call\"(")
+            && text.contains("backend_config = \"v1\", call_target_name = \"softplus_rows\", has_side_effect = false"),
+        "{text}"
+    );
+    // The evaluator cannot run Rust code of this crate: an Err naming the target.
+    let e = evaluate(&custom::computation(), &[x.to_literal(), b.to_literal()]).unwrap_err();
+    assert!(e.to_string().contains("softplus_rows"), "{e}");
 }
 
 #[test]

@@ -294,6 +294,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::DynamicUpdateSlice
             | Op::OptimizationBarrier
             | Op::AfterAll
+            | Op::CustomCall { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

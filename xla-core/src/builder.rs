@@ -551,6 +551,28 @@ impl Builder {
         ))
     }
 
+    /// `CustomCall(operands..., call_target_name, shape)`: a call of `target` (a Rust path)
+    /// whose result has the declared `shape`.
+    pub fn custom_call(
+        &mut self,
+        target: &str,
+        operands: &[XlaOp],
+        shape: &Shape,
+        opaque: &str,
+        has_side_effect: bool,
+    ) -> Result<XlaOp> {
+        for &o in operands {
+            self.try_shape(o)?;
+        }
+        let out = infer::custom_call(target, shape)?;
+        let op = Op::CustomCall {
+            target: target.to_string(),
+            opaque: opaque.to_string(),
+            has_side_effect,
+        };
+        Ok(self.push(op, operands.iter().map(|o| o.0).collect(), out))
+    }
+
     /// `AfterAll(tokens...)`: a token after every operand token.
     pub fn after_all(&mut self, tokens: &[XlaOp]) -> Result<XlaOp> {
         let shapes: Vec<&Shape> = tokens

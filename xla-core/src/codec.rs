@@ -390,6 +390,16 @@ impl Writer {
             Op::DynamicUpdateSlice => self.u(33),
             Op::OptimizationBarrier => self.u(43),
             Op::AfterAll => self.u(44),
+            Op::CustomCall {
+                target,
+                opaque,
+                has_side_effect,
+            } => {
+                self.u(48);
+                self.str(target);
+                self.str(opaque);
+                self.u(u64::from(*has_side_effect));
+            }
             Op::ReduceWindow {
                 window,
                 computation,
@@ -872,6 +882,11 @@ impl Reader<'_> {
             33 => Op::DynamicUpdateSlice,
             43 => Op::OptimizationBarrier,
             44 => Op::AfterAll,
+            48 => Op::CustomCall {
+                target: self.str()?,
+                opaque: self.str()?,
+                has_side_effect: self.bool()?,
+            },
             34 => Op::ReduceWindow {
                 window: self.window()?,
                 computation: Arc::new(self.computation(depth + 1)?),

@@ -646,6 +646,16 @@ pub enum Op {
     OptimizationBarrier,
     /// `AfterAll(tokens...)`: one token ordered after every operand token (none: a fresh token).
     AfterAll,
+    /// `CustomCall(operands..., call_target_name, shape)`: a call of code outside the IR whose
+    /// result has the declared shape; for `xla!`, a Rust fn of the user's crate.
+    CustomCall {
+        /// The target: a Rust path for `xla!` (`softplus`, `crate::ops::softplus`).
+        target: String,
+        /// Opaque text for the target's backend (StableHLO's `backend_config`).
+        opaque: String,
+        /// The call has effects beyond its result (it is never removed or duplicated).
+        has_side_effect: bool,
+    },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -706,6 +716,7 @@ impl Op {
             Op::DynamicUpdateSlice => "dynamic-update-slice",
             Op::OptimizationBarrier => "opt-barrier",
             Op::AfterAll => "after-all",
+            Op::CustomCall { .. } => "custom-call",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -752,6 +763,7 @@ impl Op {
             | Op::DynamicUpdateSlice
             | Op::OptimizationBarrier
             | Op::AfterAll
+            | Op::CustomCall { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -798,6 +810,7 @@ impl Op {
             | Op::DynamicUpdateSlice
             | Op::OptimizationBarrier
             | Op::AfterAll
+            | Op::CustomCall { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

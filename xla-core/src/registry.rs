@@ -108,6 +108,8 @@ pub enum OpKind {
     OptimizationBarrier,
     /// A token after the operand tokens.
     AfterAll,
+    /// A call of a Rust fn of the user's crate.
+    CustomCall,
     /// A tuple.
     Tuple,
     /// An element of a tuple.
@@ -179,6 +181,8 @@ pub enum AttrKind {
     Float,
     /// `"foo.bar"`: a string.
     Str,
+    /// `f32[2, 3]` or `(f32[2], s32[])`: a shape.
+    Shape,
 }
 
 impl AttrKind {
@@ -191,6 +195,7 @@ impl AttrKind {
             AttrKind::Bools => "a list such as `[true, false]`",
             AttrKind::Type => "an element type such as `f32`",
             AttrKind::Str => "a string such as `\"my_lib.softplus\"`",
+            AttrKind::Shape => "a shape such as `f32[2, 3]` or `(f32[2], s32[])`",
             AttrKind::Direction => "one of EQ, NE, GE, GT, LE, LT",
             AttrKind::ComparisonType => "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
             AttrKind::PaddingConfig => {
@@ -417,7 +422,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 44] = [
+const OTHER: [OpSpec; 45] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -822,6 +827,20 @@ const OTHER: [OpSpec; 44] = [
         Form::Variadic(0),
         "(tokens...)",
         NONE,
+        Typing::Free,
+    ),
+    op(
+        "CustomCall",
+        OpKind::CustomCall,
+        "stablehlo.custom_call",
+        Form::Variadic(0),
+        "(operands...)",
+        &[
+            req("call_target_name", K::Str),
+            req("shape", K::Shape),
+            opt("opaque", K::Str),
+            opt("has_side_effect", K::Bool),
+        ],
         Typing::Free,
     ),
     op(

@@ -53,6 +53,7 @@ pub fn check(block: &Block) -> Result<model::Program, Vec<syn::Error>> {
     Ok(model::Program {
         fns,
         macro_name: "xla!",
+        targets: ck.targets,
     })
 }
 
@@ -131,6 +132,8 @@ pub(crate) struct Checker<'a> {
     pub errors: Vec<syn::Error>,
     /// Counter for unique nested computation names.
     pub counter: usize,
+    /// CustomCall targets and where they were named.
+    pub targets: Vec<(String, proc_macro2::Span)>,
 }
 
 impl<'a> Checker<'a> {
@@ -140,6 +143,7 @@ impl<'a> Checker<'a> {
             built: HashMap::new(),
             errors: Vec::new(),
             counter: 0,
+            targets: Vec::new(),
         }
     }
 

@@ -30,6 +30,7 @@ use crate::model;
 /// Expand a checked program into the fns and companion modules it declares. A fn the back end
 /// cannot generate code for becomes a `compile_error!` naming the fn and the reason.
 pub fn expand(program: &model::Program) -> TokenStream {
+    calls::custom::set_target_spans(&program.targets);
     let mut out = TokenStream::new();
     for f in &program.fns {
         match expand_fn(f) {

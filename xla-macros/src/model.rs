@@ -12,6 +12,9 @@ pub struct Program {
     pub fns: Vec<FnDef>,
     /// The macro that checked them (`xla!`, `stablehlo!`), for the back end's messages.
     pub macro_name: &'static str,
+    /// Where each CustomCall target (a Rust path) was named, so that rustc's errors about the
+    /// call (a missing fn, a wrong signature) point at the user's string.
+    pub targets: Vec<(String, proc_macro2::Span)>,
 }
 
 /// One checked fn.

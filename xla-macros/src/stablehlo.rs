@@ -236,6 +236,7 @@ fn expand_item(item: &Item) -> syn::Result<TokenStream> {
             let fns = crate::expand::expand(&Program {
                 fns: vec![fd],
                 macro_name: MACRO,
+                targets: Vec::new(),
             });
             Ok(quote!(#fns #track))
         }
@@ -262,6 +263,7 @@ fn expand_item(item: &Item) -> syn::Result<TokenStream> {
             let body = crate::expand::expand(&Program {
                 fns,
                 macro_name: MACRO,
+                targets: Vec::new(),
             });
             let (attrs, vis, name) = (&item.attrs, &item.vis, &item.name);
             let doc = format!(

@@ -145,6 +145,7 @@ fn op_name(op: &Op) -> String {
         Op::DotGeneral { .. } => "DotGeneral".into(),
         Op::OptimizationBarrier => "OptimizationBarrier".into(),
         Op::AfterAll => "AfterAll".into(),
+        Op::CustomCall { .. } => "CustomCall".into(),
         Op::Tuple => "Tuple".into(),
         Op::GetTupleElement { .. } => "GetTupleElement".into(),
         Op::Call {
@@ -272,6 +273,10 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             )),
         },
         Op::AfterAll => Ok(Literal::Token),
+        Op::CustomCall { target, .. } => Err(ctx.err(format!(
+            "the target `{target}` is code of the program's crate, which the evaluator cannot \
+             run (the generated fn calls it)"
+        ))),
         Op::Tuple => Ok(Literal::Tuple(
             operands.iter().map(|&l| l.clone()).collect(),
         )),

@@ -35,7 +35,9 @@ pub use norm::batch_norm;
 pub use reduce::reduce;
 pub use shape_ops::{broadcast, broadcast_in_dim, collapse, iota, reshape, transpose};
 pub use sort::{comparator_params, sort, sort_dimension, top_k};
-pub use tuple::{after_all, call, composite_call, get_tuple_element, optimization_barrier, tuple};
+pub use tuple::{
+    after_all, call, composite_call, custom_call, get_tuple_element, optimization_barrier, tuple,
+};
 pub use window::{reduce_window, WindowPadding, WindowSpec};
 
 use crate::element::ElementType;

@@ -36,6 +36,46 @@ pub fn after_all(operands: &[&Shape]) -> Result<Shape> {
     Ok(Shape::Token)
 }
 
+/// `CustomCall(operands..., call_target_name, shape)`: the target is a Rust path
+/// (`softplus`, `ops::softplus`, `crate::ops::softplus`, `::my_crate::softplus`), the result is
+/// the declared `shape` (arrays, or a tuple of them).
+pub fn custom_call(target: &str, shape: &Shape) -> Result<Shape> {
+    let op = "CustomCall";
+    let path = target.strip_prefix("::").unwrap_or(target);
+    let ident = |p: &str| {
+        p.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && p != "_"
+    };
+    if !path.split("::").all(ident) {
+        return Err(Error::new(
+            op,
+            format!(
+                "call_target_name {target:?} must name a Rust fn by its path, such as \"softplus\" \
+                 or \"crate::ops::softplus\""
+            ),
+        )
+        .blame(Blame::Attribute("call_target_name")));
+    }
+    fn arrays(s: &Shape) -> bool {
+        match s {
+            Shape::Array(a) => !a.is_dynamic(),
+            Shape::Tuple(ts) => ts.iter().all(arrays),
+            Shape::Token => false,
+        }
+    }
+    if !arrays(shape) {
+        return Err(Error::new(
+            op,
+            format!("shape {shape} must be a static array or a tuple of them"),
+        )
+        .blame(Blame::Attribute("shape")));
+    }
+    Ok(shape.clone())
+}
+
 /// `GetTupleElement(tuple, index)`: element `index` of a tuple shape.
 pub fn get_tuple_element(tuple: &Shape, index: i64) -> Result<Shape> {
     let op = "GetTupleElement";

@@ -47,6 +47,8 @@ pub enum AttrValue {
     Float(f64),
     /// [`AttrKind::Str`].
     Str(String),
+    /// [`AttrKind::Shape`].
+    Shape(Shape),
 }
 
 impl AttrValue {
@@ -67,6 +69,7 @@ impl AttrValue {
             AttrValue::Precision => AttrKind::Precision,
             AttrValue::Float(_) => AttrKind::Float,
             AttrValue::Str(_) => AttrKind::Str,
+            AttrValue::Shape(_) => AttrKind::Shape,
         }
     }
 }
@@ -114,6 +117,7 @@ impl Attrs {
     getter!(conv_dims, ConvDims, ConvDimensionNumbers);
     getter!(float, Float, f64);
     getter!(str, Str, String);
+    getter!(shape, Shape, Shape);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -339,6 +343,17 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         }
         OpKind::OptimizationBarrier => b.optimization_barrier(a.operands),
         OpKind::AfterAll => b.after_all(a.operands),
+        OpKind::CustomCall => b.custom_call(
+            &a.attrs
+                .str("call_target_name")
+                .ok_or_else(|| attr_missing("call_target_name"))?,
+            a.operands,
+            &a.attrs
+                .shape("shape")
+                .ok_or_else(|| attr_missing("shape"))?,
+            &a.attrs.str("opaque").unwrap_or_default(),
+            a.attrs.bool("has_side_effect").unwrap_or(false),
+        ),
         OpKind::Tuple => b.tuple(a.operands),
         OpKind::GetTupleElement => b.get_tuple_element(op(0)?, int("index")?),
         OpKind::Call => b.call(comp(0)?, a.operands),
@@ -426,6 +441,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::ConvGeneralDilated
         | OpKind::OptimizationBarrier
         | OpKind::AfterAll
+        | OpKind::CustomCall
         | OpKind::Tuple
         | OpKind::GetTupleElement
         | OpKind::Call

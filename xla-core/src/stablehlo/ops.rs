@@ -407,6 +407,20 @@ impl Body<'_> {
                     format!("\"stablehlo.optimization_barrier\"({names}) : ({types}) -> {results}");
                 Ok(self.multi(depth, &rhs, &ins.shape))
             }
+            Op::CustomCall {
+                target,
+                opaque,
+                has_side_effect,
+            } => {
+                let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
+                let results = super::text::results_type(&ins.shape);
+                let rhs = format!(
+                    "\"stablehlo.custom_call\"({names}) {{backend_config = {opaque:?}, \
+                     call_target_name = {target:?}, has_side_effect = {has_side_effect}}} : \
+                     ({types}) -> {results}"
+                );
+                Ok(self.multi(depth, &rhs, &ins.shape))
+            }
             Op::AfterAll => {
                 let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
                 let ty = "!stablehlo.token".to_string();

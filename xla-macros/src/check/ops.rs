@@ -411,8 +411,20 @@ impl Checker<'_> {
                 AttrValue::Bools(v)
             }
             AttrKind::Type => AttrValue::Type(self.element_type(e)?),
+            AttrKind::Shape => match &e.kind {
+                ExprKind::Type(t) => AttrValue::Shape(t.shape.clone()),
+                _ => {
+                    self.error(e.sp, format!("{op}: `{name}` is {}", kind.example()));
+                    return None;
+                }
+            },
             AttrKind::Str => match &e.kind {
-                ExprKind::Str(s) => AttrValue::Str(s.clone()),
+                ExprKind::Str(s) => {
+                    if name == "call_target_name" {
+                        self.targets.push((s.clone(), e.sp.start));
+                    }
+                    AttrValue::Str(s.clone())
+                }
                 _ => {
                     self.error(e.sp, format!("{op}: `{name}` is {}", kind.example()));
                     return None;

@@ -14,6 +14,7 @@ use super::fuse::{Expr, ExprId, Fused, Kernel};
 use super::graph::Kind;
 use super::plan::Plan;
 
+pub(crate) mod custom;
 mod dynamic;
 mod indexing;
 mod window;
@@ -137,6 +138,14 @@ pub(crate) fn call_kernel(
         }
         Kind::Conditional { branches, arity } => {
             super::nested::conditional(f, k, ins, in_tys, branches, arity, ws, id)
+        }
+        Kind::CustomCall { target } => {
+            let outs: Vec<_> = k
+                .outputs
+                .iter()
+                .map(|&v| f.graph.shape(v).clone())
+                .collect();
+            custom::call(target, ins, in_dims, in_tys, &outs, ws)
         }
         Kind::Param { .. }
         | Kind::Constant(_)

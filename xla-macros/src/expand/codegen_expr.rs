@@ -237,6 +237,7 @@ pub(crate) fn scalar_op(
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
+        | Kind::CustomCall { .. }
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice
@@ -389,6 +390,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Conv { .. }
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
+                    | Kind::CustomCall { .. }
                     | Kind::Gather { .. }
                     | Kind::Scatter { .. }
                     | Kind::DynamicUpdateSlice
@@ -668,6 +670,7 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
+        | Kind::CustomCall { .. }
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice

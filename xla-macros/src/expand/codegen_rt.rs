@@ -18,6 +18,10 @@ pub(crate) fn scalar_trait() -> TokenStream {
 /// vector traits briefly. Nothing of the user's scope is imported.
 pub(crate) fn module_imports() -> TokenStream {
     quote! {
+        // The items around the `xla!` block (CustomCall targets name the user's fns as the
+        // user sees them); the generated items below shadow any of the same name.
+        #[allow(unused_imports)]
+        use super::*;
         #[allow(unused_imports)]
         use ::xla_aot::__rt::xla_core::scalar::Scalar;
         #[allow(unused_imports)]

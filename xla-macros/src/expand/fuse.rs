@@ -402,6 +402,7 @@ fn build_kernels(
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
+            | Kind::CustomCall { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
@@ -620,6 +621,7 @@ impl ExprBuilder<'_> {
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
+            | Kind::CustomCall { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
@@ -685,6 +687,7 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
+        | Kind::CustomCall { .. }
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice

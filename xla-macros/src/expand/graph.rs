@@ -115,6 +115,10 @@ pub(crate) enum Kind {
         branches: Vec<Arc<Computation>>,
         arity: Vec<usize>,
     },
+    /// A call of the user's Rust fn `target` on the inputs' views, writing the outputs' views.
+    CustomCall {
+        target: String,
+    },
     /// Gather of input 0 at the start vectors of input 1, starts clamped into the operand.
     Gather {
         dn: xla_core::GatherDimensionNumbers,
@@ -165,6 +169,7 @@ impl Kind {
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
+            | Kind::CustomCall { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
@@ -463,6 +468,16 @@ impl Graph {
                 _ => Ok(Tree::Tuple(trees()?)),
             },
             Op::AfterAll => Ok(Tree::Token),
+            Op::CustomCall { target, .. } => {
+                let inputs = (0..n_ops)
+                    .map(|i| operand(i).map(Tree::leaves))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .concat();
+                let kind = Kind::CustomCall {
+                    target: target.clone(),
+                };
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
             Op::Tuple => Ok(Tree::Tuple(
                 (0..n_ops)
                     .map(|i| operand(i).cloned())

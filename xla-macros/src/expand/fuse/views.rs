@@ -241,6 +241,7 @@ impl ExprBuilder<'_> {
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
+            | Kind::CustomCall { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice

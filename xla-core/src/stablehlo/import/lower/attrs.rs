@@ -126,6 +126,10 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
             _ => return None,
         },
         AttrKind::Bools => AttrValue::Bools(bools(a)?),
+        AttrKind::Shape => match a {
+            Attr::Type(t) => AttrValue::Shape(t.shape()),
+            _ => return None,
+        },
         AttrKind::Str => match a {
             Attr::Str(s) => AttrValue::Str(s.clone()),
             _ => return None,
