@@ -70,6 +70,10 @@ pub enum OpKind {
     Reduce,
     /// Variadic reduction of every window position by a computation.
     ReduceWindow,
+    /// One element chosen per window position, the source scattered onto it.
+    SelectAndScatter,
+    /// A computation run along one dimension with carries.
+    Scan,
     /// Variadic sort by a comparator.
     Sort,
     /// The k largest or smallest along the last dimension.
@@ -129,6 +133,10 @@ pub enum Form {
     Scatter,
     /// Condition, body, initial state.
     While,
+    /// `(operand, select, source, init_value, scatter)`.
+    SelectAndScatter,
+    /// `([inputs...], [inits...], to_apply)`; a single input or init may go without brackets.
+    Scan,
     /// `(pred, true_operand, true_computation, false_operand, false_computation)` or
     /// `(branch_index, [computations...], [operands...])`.
     Conditional,
@@ -408,7 +416,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 41] = [
+const OTHER: [OpSpec; 43] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -596,6 +604,33 @@ const OTHER: [OpSpec; 41] = [
             opt("padding", K::WindowPadding),
         ],
         Typing::Reduce,
+    ),
+    op(
+        "SelectAndScatter",
+        OpKind::SelectAndScatter,
+        "stablehlo.select_and_scatter",
+        Form::SelectAndScatter,
+        "(operand, select, source, init_value, scatter)",
+        &[
+            req("window_dimensions", K::Ints),
+            opt("window_strides", K::Ints),
+            opt("padding", K::WindowPadding),
+        ],
+        Typing::Same { with_result: true },
+    ),
+    // No StableHLO op: exported as the stablehlo.while of `builder::expand_scan`.
+    op(
+        "Scan",
+        OpKind::Scan,
+        "",
+        Form::Scan,
+        "([inputs...], [inits...], to_apply)",
+        &[
+            req("scan_dimension", K::Int),
+            opt("is_reverse", K::Bool),
+            opt("is_associative", K::Bool),
+        ],
+        Typing::Free,
     ),
     op(
         "Sort",
@@ -881,6 +916,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("avg_pool", "ReduceWindow"),
     ("reduce_window", "ReduceWindow"),
     ("cumsum", "ReduceWindow"),
+    ("select_and_scatter", "SelectAndScatter"),
+    ("scan", "Scan"),
     ("reducesum", "Reduce"),
     ("maximum", "Max"),
     ("minimum", "Min"),

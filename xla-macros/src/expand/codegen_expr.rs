@@ -240,7 +240,9 @@ pub(crate) fn scalar_op(
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice
-        | Kind::ReduceWindow { .. } => {
+        | Kind::ReduceWindow { .. }
+        | Kind::SelectAndScatter { .. }
+        | Kind::CumScan { .. } => {
             let _ = scalar_trait();
             quote!(compile_error!(
                 "xla!: internal: non-elementwise op in an expression"
@@ -392,7 +394,9 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Gather { .. }
                     | Kind::Scatter { .. }
                     | Kind::DynamicUpdateSlice
-                    | Kind::ReduceWindow { .. } => false,
+                    | Kind::ReduceWindow { .. }
+                    | Kind::SelectAndScatter { .. }
+                    | Kind::CumScan { .. } => false,
                 }
             }
         }
@@ -671,7 +675,9 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice
-        | Kind::ReduceWindow { .. } => {
+        | Kind::ReduceWindow { .. }
+        | Kind::SelectAndScatter { .. }
+        | Kind::CumScan { .. } => {
             quote!(compile_error!("xla!: internal: op without a vector form"))
         }
     }

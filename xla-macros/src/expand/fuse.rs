@@ -404,7 +404,9 @@ fn build_kernels(
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
-            | Kind::ReduceWindow { .. } => match b.dense_inputs(&node.inputs) {
+            | Kind::ReduceWindow { .. }
+            | Kind::SelectAndScatter { .. }
+            | Kind::CumScan { .. } => match b.dense_inputs(&node.inputs) {
                 Some(inputs) => KernelKind::Call { inputs },
                 None => {
                     b.finish()?;
@@ -622,7 +624,9 @@ impl ExprBuilder<'_> {
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
-            | Kind::ReduceWindow { .. } => {
+            | Kind::ReduceWindow { .. }
+            | Kind::SelectAndScatter { .. }
+            | Kind::CumScan { .. } => {
                 // Always materialised, so only reached as a leaf above.
                 self.error = Some(format!(
                     "internal: kernel node {} reached as an expression",
@@ -687,7 +691,9 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice
-        | Kind::ReduceWindow { .. } => false,
+        | Kind::ReduceWindow { .. }
+        | Kind::SelectAndScatter { .. }
+        | Kind::CumScan { .. } => false,
     }
 }
 

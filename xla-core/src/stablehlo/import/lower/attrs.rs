@@ -211,7 +211,10 @@ fn value(
                 .unwrap_or_else(|| AttrValue::Pairs(vec![(0, 0); spatial()])),
         ),
         // ReduceWindow's strides default to 1 per operand dimension in the builder.
-        "window_strides" if op.name == "stablehlo.reduce_window" => {
+        "window_strides"
+            if op.name == "stablehlo.reduce_window"
+                || op.name == "stablehlo.select_and_scatter" =>
+        {
             from("window_strides", AttrKind::Ints)?
         }
         "window_strides" => Some(
