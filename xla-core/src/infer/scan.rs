@@ -108,11 +108,11 @@ pub fn scan(
     }
     for (p, (got, want)) in to_apply.params.iter().zip(&params).enumerate() {
         if !compatible(got, want) {
-            let what = if p < m { "input slice" } else { "carry" };
+            let what = if p < m { "an input slice" } else { "a carry" };
             return Err(Error::new(
                 op,
                 format!(
-                    "parameter {p} of to_apply (a {what}) must be {want}, got {got}; expected {}",
+                    "parameter {p} of to_apply ({what}) must be {want}, got {got}; expected {}",
                     sig()
                 ),
             )

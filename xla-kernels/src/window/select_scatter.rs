@@ -32,8 +32,8 @@ where
 {
     desc.check(x.len(), source.len())?;
     KernelError::check_len("select_and_scatter", "output", x.len(), out.len())?;
-    out.fill(init);
     if out.is_empty() || source.is_empty() {
+        out.fill(init);
         return Ok(());
     }
     if let Some(p) = pool_view(desc).filter(|_| desc.base_dilations.iter().all(|&b| b == 1)) {
@@ -43,11 +43,12 @@ where
             for (b, o) in block.chunks_mut(ip).enumerate() {
                 let plane = first + b;
                 let (xs, ss) = (&x[plane * ip..][..ip], &source[plane * sp..][..sp]);
-                plane_select_scatter(&p, xs, ss, o, &select, &scatter);
+                plane_select_scatter(&p, xs, ss, init, o, &select, &scatter);
             }
         });
         return Ok(());
     }
+    out.fill(init);
     let mut kept: Option<(usize, usize)> = None;
     visit(desc, x.len(), source.len(), |o, i| match kept {
         Some((ko, k)) if ko == o => {
@@ -68,40 +69,61 @@ where
     Ok(())
 }
 
-/// One plane: `x` and `out` are `[H, W, inner]`, `source` is `[OH, OW, inner]`.
+/// The taps `lo..hi` of a window starting at `start` (size `k`, dilation `d`) that land in
+/// `0..n`: `start + t * d` in range.
+fn tap_range(start: i64, k: usize, d: usize, n: usize) -> (usize, usize) {
+    let d = d as i64;
+    let lo = if start < 0 { (-start + d - 1) / d } else { 0 };
+    let top = n as i64 - 1 - start;
+    let hi = if top < 0 { 0 } else { top / d + 1 };
+    let hi = hi.min(k as i64);
+    (lo.min(hi) as usize, hi as usize)
+}
+
+/// One plane: `x` and `out` are `[H, W, inner]`, `source` is `[OH, OW, inner]`; `out` is
+/// filled with `init` first (here, so the fill runs on the plane's thread). The kept value
+/// stays in a register; the first tap is compared with itself, which keeps it whatever
+/// `select` says (it is the same index).
 fn plane_select_scatter<T: Copy>(
     p: &Pool,
     x: &[T],
     source: &[T],
+    init: T,
     out: &mut [T],
     select: &impl Fn(T, T) -> bool,
     scatter: &impl Fn(T, T) -> T,
 ) {
+    out.fill(init);
     let [(h, oh, kh, sh, dh, ph), (w, ow, kw, sw, dw, pw)] = p.hw;
     let c = p.inner;
-    // The taps of one window along a dimension: the coordinates on the operand, in order.
-    let taps = |o: usize, k: usize, s: usize, d: usize, pad: i64, n: usize| {
-        (0..k).filter_map(move |t| {
-            let i = (o * s + t * d) as i64 - pad;
-            (i >= 0 && (i as usize) < n).then_some(i as usize)
-        })
-    };
     for r in 0..oh {
+        let i0 = (r * sh) as i64 - ph;
+        let (alo, ahi) = tap_range(i0, kh, dh, h);
         for q in 0..ow {
+            let j0 = (q * sw) as i64 - pw;
+            let (blo, bhi) = tap_range(j0, kw, dw, w);
+            if alo >= ahi || blo >= bhi {
+                continue;
+            }
+            // Operand offsets of tap (a, b), lane 0.
+            let at = |a: usize, b: usize| {
+                (((i0 + (a * dh) as i64) as usize) * w + (j0 + (b * dw) as i64) as usize) * c
+            };
             for lane in 0..c {
-                let mut kept: Option<usize> = None;
-                for i in taps(r, kh, sh, dh, ph, h) {
-                    for j in taps(q, kw, sw, dw, pw, w) {
-                        let t = (i * w + j) * c + lane;
-                        kept = match kept {
-                            Some(k) if select(x[k], x[t]) => Some(k),
-                            _ => Some(t),
-                        };
+                let mut kept = at(alo, blo) + lane;
+                let mut xk = x[kept];
+                for a in alo..ahi {
+                    for b in blo..bhi {
+                        let t = at(a, b) + lane;
+                        let xt = x[t];
+                        if !select(xk, xt) {
+                            kept = t;
+                            xk = xt;
+                        }
                     }
                 }
-                if let Some(k) = kept {
-                    out[k] = scatter(out[k], source[(r * ow + q) * c + lane]);
-                }
+                let o = (r * ow + q) * c + lane;
+                out[kept] = scatter(out[kept], source[o]);
             }
         }
     }
