@@ -214,11 +214,20 @@ fn sas_reference(desc: &WindowDesc, x: &[f32], source: &[f32]) -> Vec<f32> {
     out
 }
 
+/// Operand dims, window, strides, low and high padding.
+type SasCase = (
+    &'static [usize],
+    &'static [usize],
+    &'static [usize],
+    &'static [i64],
+    &'static [i64],
+);
+
 #[test]
 fn select_and_scatter_pooling_and_visiting_paths_follow_the_definition() {
     // NCHW 3x3/2 padding 1 (the pooling path), NHWC 2x2/2, and a window over three dims
     // (not a pooling view: the visiting path). Values in {-2..2}: many ties.
-    let cases: [(&[usize], &[usize], &[usize], &[i64], &[i64]); 3] = [
+    let cases: [SasCase; 3] = [
         (
             &[2, 3, 9, 11],
             &[1, 1, 3, 3],
