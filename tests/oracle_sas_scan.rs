@@ -1,7 +1,8 @@
 //! Oracle test of SelectAndScatter and Scan: generated code (`xla_kernels::window::
 //! select_and_scatter`, the cumulative-scan kernel, a general Scan as an inlined While) and
 //! evaluator against XLA:CPU running our StableHLO export (`stablehlo.select_and_scatter`;
-//! Scan as the `stablehlo.while` of `expand_scan`).
+//! Scan as CHLO's `chlo.scan`, which XLA lowers to a while loop of its own: an oracle
+//! independent of `expand_scan`, which the generated code runs for a general `to_apply`).
 //!
 //! SelectAndScatter on every type XLA compares (integers and floats): the max-pool gradient
 //! with padding and overlapping windows (the `jax.grad` of max pooling: ReduceWindow max

@@ -618,11 +618,11 @@ const OTHER: [OpSpec; 43] = [
         ],
         Typing::Same { with_result: true },
     ),
-    // No StableHLO op: exported as the stablehlo.while of `builder::expand_scan`.
+    // StableHLO has no scan: CHLO's (XLA legalises it to a while loop).
     op(
         "Scan",
         OpKind::Scan,
-        "",
+        "chlo.scan",
         Form::Scan,
         "([inputs...], [inits...], to_apply)",
         &[

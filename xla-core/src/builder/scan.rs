@@ -1,7 +1,7 @@
 //! `Scan` on the builder, and its expansion into a `While` over the scan dimension
-//! ([`expand_scan`]): the one definition of how a Scan runs as primitive ops, which the
-//! StableHLO export writes (StableHLO has no scan op) and the macro inlines for a general
-//! `to_apply`.
+//! ([`expand_scan`]): how a Scan runs as primitive ops, which the macro inlines for a general
+//! `to_apply`. (The export writes CHLO's `chlo.scan`, which XLA legalises to its own while
+//! loop: the oracle does not run this expansion.)
 
 use std::sync::Arc;
 

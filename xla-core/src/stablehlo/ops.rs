@@ -378,23 +378,25 @@ impl Body<'_> {
                 select,
                 scatter,
             } => self.select_and_scatter(ins, ops, window, select, scatter, depth),
-            // StableHLO has no scan: the While of `expand_scan`, inlined (its parameters bound
-            // to the operands), which XLA compiles like any loop.
+            // StableHLO has no scan; CHLO's `chlo.scan` is XLA's own, legalised to a while
+            // loop by XLA, so the oracle runs XLA's lowering rather than `expand_scan`.
             Op::Scan {
                 scan_dimension,
                 is_reverse,
-                is_associative: _,
+                is_associative,
                 num_carries,
                 to_apply,
             } => {
-                let expansion = crate::builder::expand_scan(
-                    to_apply,
-                    *scan_dimension,
-                    *is_reverse,
-                    *num_carries,
-                    operand_shapes,
-                )?;
-                self.computation(&expansion, ops, depth)
+                let m = ops.len().saturating_sub(*num_carries);
+                let n = ins.shape.as_tuple().map_or(0, |t| t.len()) - num_carries;
+                let assoc =
+                    is_associative.map_or(String::new(), |a| format!(", is_associative = {a}"));
+                let attrs = format!(
+                    "{{dimension = {scan_dimension} : i64, is_reverse = {is_reverse}{assoc}, \
+                     operandSegmentSizes = array<i32: {m}, {num_carries}>, \
+                     resultSegmentSizes = array<i32: {n}, {num_carries}>}}"
+                );
+                self.regions_op(ins, ops, "chlo.scan", &[to_apply], &attrs, depth)
             }
             Op::DotGeneral {
                 dimension_numbers: dn,
