@@ -147,6 +147,14 @@ xla! {
             window_strides = [1, 1, 2, 2], padding = [[0, 0], [0, 0], [1, 1], [1, 1]])
     }
 
+    /// The gradient of that max pooling (what `jax.grad` lowers it to): each window's first
+    /// maximum receives the window's incoming gradient.
+    fn max_pool_grad(x: f32[8, 64, 112, 112], g: f32[8, 64, 56, 56]) -> f32[8, 64, 112, 112] {
+        SelectAndScatter(x, |a, b| Ge(a, b), g, 0.0f32, |a, b| Add(a, b),
+            window_dimensions = [1, 1, 3, 3], window_strides = [1, 1, 2, 2],
+            padding = [[0, 0], [0, 0], [1, 1], [1, 1]])
+    }
+
     /// The README's MLP (`examples/src/mnist_mlp.rs`): 784 -> 128 -> 10, ReLU, softmax.
     fn mlp(x: f32[64, 784], w1: f32[784, 128], b1: f32[128], w2: f32[128, 10], b2: f32[10])
         -> f32[64, 10]
@@ -801,6 +809,26 @@ fn main() {
             || max_pool(&x).to_literal(),
             || max_pool::into(&x, &mut out, &mut scratch),
             ((IN + OUT) * 4) as f64,
+            0.0,
+        ));
+    }
+
+    {
+        const IN: usize = 8 * 64 * 112 * 112;
+        const OUT: usize = 8 * 64 * 56 * 56;
+        let x: Tensor<f32, D4<8, 64, 112, 112>> = Tensor::from_vec(data(31, IN)).unwrap();
+        let g: Tensor<f32, D4<8, 64, 56, 56>> = Tensor::from_vec(data(32, OUT)).unwrap();
+        let mut dx = Tensor::<f32, D4<8, 64, 112, 112>>::zeros();
+        let mut scratch = max_pool_grad::Scratch::new();
+        rows.extend(row(
+            &mut oracle,
+            "MaxPool grad 3x3/2 f32[8,64,112,112]",
+            &max_pool_grad::stablehlo(),
+            &[x.to_literal(), g.to_literal()],
+            || max_pool_grad(&x, &g).to_literal(),
+            || max_pool_grad::into(&x, &g, &mut dx, &mut scratch),
+            // x read, g read, dx written.
+            ((2 * IN + OUT) * 4) as f64,
             0.0,
         ));
     }

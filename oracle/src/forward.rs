@@ -207,6 +207,28 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
                 window: window.clone(),
                 computation: Arc::new(widen(computation)?),
             },
+            Op::SelectAndScatter {
+                window,
+                select,
+                scatter,
+            } => Op::SelectAndScatter {
+                window: window.clone(),
+                select: Arc::new(widen(select)?),
+                scatter: Arc::new(widen(scatter)?),
+            },
+            Op::Scan {
+                scan_dimension,
+                is_reverse,
+                is_associative,
+                num_carries,
+                to_apply,
+            } => Op::Scan {
+                scan_dimension: *scan_dimension,
+                is_reverse: *is_reverse,
+                is_associative: *is_associative,
+                num_carries: *num_carries,
+                to_apply: Arc::new(widen(to_apply)?),
+            },
             Op::Call {
                 computation,
                 composite,

@@ -408,6 +408,31 @@ impl Writer {
                 self.window(window);
                 self.computation(computation);
             }
+            Op::SelectAndScatter {
+                window,
+                select,
+                scatter,
+            } => {
+                self.u(41);
+                self.window(window);
+                self.computation(select);
+                self.computation(scatter);
+            }
+            Op::Scan {
+                scan_dimension,
+                is_reverse,
+                is_associative,
+                num_carries,
+                to_apply,
+            } => {
+                self.u(42);
+                self.i(*scan_dimension);
+                self.u(u64::from(*is_reverse));
+                // XLA's tri-state: 0 unknown, 1 false, 2 true.
+                self.u(is_associative.map_or(0, |a| 1 + u64::from(a)));
+                self.u(*num_carries as u64);
+                self.computation(to_apply);
+            }
         }
     }
 }
@@ -890,6 +915,23 @@ impl Reader<'_> {
             34 => Op::ReduceWindow {
                 window: self.window()?,
                 computation: Arc::new(self.computation(depth + 1)?),
+            },
+            41 => Op::SelectAndScatter {
+                window: self.window()?,
+                select: Arc::new(self.computation(depth + 1)?),
+                scatter: Arc::new(self.computation(depth + 1)?),
+            },
+            42 => Op::Scan {
+                scan_dimension: self.i()?,
+                is_reverse: self.bool()?,
+                is_associative: match self.u()? {
+                    0 => None,
+                    1 => Some(false),
+                    2 => Some(true),
+                    v => return Err(err(format!("is_associative {v}"))),
+                },
+                num_carries: self.count()?,
+                to_apply: Arc::new(self.computation(depth + 1)?),
             },
             t => return Err(err(format!("op code {t}"))),
         })

@@ -510,6 +510,34 @@ pub enum Op {
         /// The reducer: 2N scalars (accumulators, then elements) to N scalars.
         computation: Arc<Computation>,
     },
+    /// `SelectAndScatter(operand, source, init_value)`: the output starts as `init_value`
+    /// everywhere; for every window position `o` (row-major) the element of window `o` that
+    /// `select` keeps (the first tap, replaced by each later tap `t` with `!select(kept, t)`,
+    /// padding skipped) gets `out[kept] = scatter(out[kept], source[o])`.
+    SelectAndScatter {
+        /// Sizes, strides and padding per operand dimension (dilations all 1).
+        window: Window,
+        /// `(T[], T[]) -> pred[]`: true keeps the first argument.
+        select: Arc<Computation>,
+        /// `(T[], T[]) -> T[]`: the output element and the source value to its new value.
+        scatter: Arc<Computation>,
+    },
+    /// `Scan(inputs..., inits...)`: m arrays sharing `scan_dimension` of size N, k carries;
+    /// step `i` (`N-1` down to 0 when `is_reverse`) runs
+    /// `(y_0.., c_0..) = to_apply(x_0[i].., c_0..)`; the result is the tuple
+    /// `(y arrays with the scan dimension put back, final carries)`.
+    Scan {
+        /// The dimension scanned, in the inputs and the outputs.
+        scan_dimension: i64,
+        /// Steps from the last index to the first.
+        is_reverse: bool,
+        /// The caller's claim that `to_apply` is associative (XLA's tri-state; no effect).
+        is_associative: Option<bool>,
+        /// `k`: how many of the operands (the last ones) and results are carries.
+        num_carries: usize,
+        /// `(x slices.., carries..) -> (outputs.., carries..)`.
+        to_apply: Arc<Computation>,
+    },
     /// Generalised matrix product; result dims: batch, lhs free, rhs free.
     DotGeneral {
         /// Which dimensions are contracted and which are batch.
@@ -694,6 +722,8 @@ impl Op {
             Op::Transpose { .. } => "transpose",
             Op::Reduce { .. } => "reduce",
             Op::ReduceWindow { .. } => "reduce-window",
+            Op::SelectAndScatter { .. } => "select-and-scatter",
+            Op::Scan { .. } => "scan",
             Op::DotGeneral { .. } => "dot",
             Op::Rev { .. } => "reverse",
             Op::Slice { .. } => "slice",
@@ -749,6 +779,8 @@ impl Op {
             | Op::Concatenate { .. }
             | Op::Reduce { .. }
             | Op::ReduceWindow { .. }
+            | Op::SelectAndScatter { .. }
+            | Op::Scan { .. }
             | Op::DotGeneral { .. }
             | Op::Sort { .. }
             | Op::TopK { .. }
@@ -778,6 +810,10 @@ impl Op {
             | Op::Call { computation, .. }
             | Op::Map { computation, .. } => vec![computation],
             Op::Sort { comparator, .. } => vec![comparator],
+            Op::SelectAndScatter {
+                select, scatter, ..
+            } => vec![select, scatter],
+            Op::Scan { to_apply, .. } => vec![to_apply],
             Op::Scatter {
                 update_computation, ..
             } => vec![update_computation],

@@ -70,6 +70,10 @@ pub enum OpKind {
     Reduce,
     /// Variadic reduction of every window position by a computation.
     ReduceWindow,
+    /// One element chosen per window position, the source scattered onto it.
+    SelectAndScatter,
+    /// A computation run along one dimension with carries.
+    Scan,
     /// Variadic sort by a comparator.
     Sort,
     /// The k largest or smallest along the last dimension.
@@ -137,6 +141,10 @@ pub enum Form {
     Scatter,
     /// Condition, body, initial state.
     While,
+    /// `(operand, select, source, init_value, scatter)`.
+    SelectAndScatter,
+    /// `([inputs...], [inits...], to_apply)`; a single input or init may go without brackets.
+    Scan,
     /// `(pred, true_operand, true_computation, false_operand, false_computation)` or
     /// `(branch_index, [computations...], [operands...])`.
     Conditional,
@@ -422,7 +430,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 45] = [
+const OTHER: [OpSpec; 47] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -610,6 +618,33 @@ const OTHER: [OpSpec; 45] = [
             opt("padding", K::WindowPadding),
         ],
         Typing::Reduce,
+    ),
+    op(
+        "SelectAndScatter",
+        OpKind::SelectAndScatter,
+        "stablehlo.select_and_scatter",
+        Form::SelectAndScatter,
+        "(operand, select, source, init_value, scatter)",
+        &[
+            req("window_dimensions", K::Ints),
+            opt("window_strides", K::Ints),
+            opt("padding", K::WindowPadding),
+        ],
+        Typing::Same { with_result: true },
+    ),
+    // StableHLO has no scan: CHLO's (XLA legalises it to a while loop).
+    op(
+        "Scan",
+        OpKind::Scan,
+        "chlo.scan",
+        Form::Scan,
+        "([inputs...], [inits...], to_apply)",
+        &[
+            req("scan_dimension", K::Int),
+            opt("is_reverse", K::Bool),
+            opt("is_associative", K::Bool),
+        ],
+        Typing::Free,
     ),
     op(
         "Sort",
@@ -940,6 +975,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("avg_pool", "ReduceWindow"),
     ("reduce_window", "ReduceWindow"),
     ("cumsum", "ReduceWindow"),
+    ("select_and_scatter", "SelectAndScatter"),
+    ("scan", "Scan"),
     ("reducesum", "Reduce"),
     ("maximum", "Max"),
     ("minimum", "Min"),

@@ -561,3 +561,59 @@ fn dynamic_slice_clamps_starts() {
         assert_eq!(values::<f32>(&r), vec![-1.0; 4]);
     }
 }
+
+/// operation-semantics.es.md, Scan: m = n = k = 1, N = 3, init `i`, input `[a, b, c]`,
+/// `f(x, c) -> (y, c')`: step 0 `f(a, i) -> (y0, c0)`, step 1 `f(b, c0)`, step 2 `f(c, c1)`;
+/// the result is `([y0, y1, y2], c2)`. Here `f(x, c) = (10x + c, x + c)`, and reversed the
+/// steps run `c`, `b`, `a`.
+#[test]
+fn scan_steps_through_the_dimension_with_a_carry() {
+    let f = {
+        let mut b = Builder::new("f");
+        let x = b.parameter(0, s("s32[]"), "x").unwrap();
+        let c = b.parameter(1, s("s32[]"), "c").unwrap();
+        let ten = b.constant(Literal::scalar(10i32));
+        let tx = b.binary(BinaryOp::Mul, ten, x, None).unwrap();
+        let y = b.binary(BinaryOp::Add, tx, c, None).unwrap();
+        let next = b.binary(BinaryOp::Add, x, c, None).unwrap();
+        let t = b.tuple(&[y, next]).unwrap();
+        Arc::new(b.build(t).unwrap())
+    };
+    let args = [lit(&[3], vec![2i32, 3, 4]), Literal::scalar(1i32)];
+    for (reverse, ys, last) in [(false, [21, 33, 46], 10), (true, [28, 35, 41], 10)] {
+        let r = run(&args, |b, p| b.scan(&[p[0]], &[p[1]], &f, 0, reverse, None)).unwrap();
+        let Literal::Tuple(t) = r else {
+            panic!("a tuple")
+        };
+        assert_eq!(values::<i32>(&t[0]), ys.to_vec(), "reverse = {reverse}");
+        assert_eq!(values::<i32>(&t[1]), vec![last]);
+    }
+}
+
+/// operation-semantics.es.md, SelectAndScatter: with overlapping windows one operand element
+/// can be selected by several windows; the scatter (an add) then combines their sources: the
+/// 9 selected by both windows receives 2 + 6 = 8.
+#[test]
+fn select_and_scatter_adds_the_sources_of_windows_sharing_a_maximum() {
+    let ge = {
+        let mut b = Builder::new("ge");
+        let x = b.parameter(0, s("f32[]"), "a").unwrap();
+        let y = b.parameter(1, s("f32[]"), "b").unwrap();
+        let r = b
+            .compare(ComparisonDirection::Ge, false, x, y, None)
+            .unwrap();
+        Arc::new(b.build(r).unwrap())
+    };
+    let add = scalar_fn(ElementType::F32, BinaryOp::Add);
+    let args = [
+        lit(&[3], vec![1.0f32, 9.0, 3.0]),
+        lit(&[2], vec![2.0f32, 6.0]),
+        Literal::scalar(0.0f32),
+    ];
+    let window = xla_core::infer::WindowSpec::new(&[2]);
+    let r = run(&args, |b, p| {
+        b.select_and_scatter(p[0], &ge, &window, p[1], p[2], &add)
+    })
+    .unwrap();
+    assert_eq!(values::<f32>(&r), vec![0.0, 8.0, 0.0]);
+}

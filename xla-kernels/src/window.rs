@@ -16,6 +16,9 @@
 //!   - anything else through [`visit`].
 //!
 //! Determinism: every output is one sequential fold whatever the thread count.
+//!
+//! SelectAndScatter (the max-pool gradient) shares the window and its pooling view
+//! ([`select_and_scatter`]).
 
 use crate::error::{element_count, KernelError};
 use crate::par;
@@ -458,6 +461,11 @@ pub fn reduce_window<T: Copy + Send + Sync, L: Lanewise<T>>(
         f.strided(&mut out[o..o + 1], &x[i..], 1)
     })
 }
+
+mod cumulative;
+mod select_scatter;
+pub use cumulative::{cumulative_scan, ScanDims};
+pub use select_scatter::select_and_scatter;
 
 #[cfg(test)]
 mod tests;

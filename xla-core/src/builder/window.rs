@@ -1,4 +1,4 @@
-//! `ReduceWindow` on the builder.
+//! `ReduceWindow` and `SelectAndScatter` on the builder.
 
 use std::sync::Arc;
 
@@ -30,5 +30,28 @@ impl Builder {
             computation: Arc::clone(computation),
         };
         Ok(self.push(op, ids, out))
+    }
+
+    /// `SelectAndScatter(operand, select, window, source, init_value, scatter)`: the output
+    /// (operand's shape) starts at `init_value`; each window position `o` keeps one element
+    /// `k` by `select` (the first tap, replaced by a later tap `t` when `!select(k, t)`) and
+    /// sets `out[k] = scatter(out[k], source[o])`.
+    pub fn select_and_scatter(
+        &mut self,
+        operand: XlaOp,
+        select: &Arc<Computation>,
+        window: &WindowSpec,
+        source: XlaOp,
+        init_value: XlaOp,
+        scatter: &Arc<Computation>,
+    ) -> Result<XlaOp> {
+        let [x, s, i] = self.shapes([operand, source, init_value])?;
+        let (out, window) = infer::select_and_scatter(x, select, window, s, i, scatter)?;
+        let op = Op::SelectAndScatter {
+            window,
+            select: Arc::clone(select),
+            scatter: Arc::clone(scatter),
+        };
+        Ok(self.push(op, vec![operand.0, source.0, init_value.0], out))
     }
 }

@@ -175,6 +175,24 @@ fn every_op() -> Computation {
             slice_sizes: vec![2, 1],
         },
         Op::DynamicUpdateSlice,
+        Op::SelectAndScatter {
+            window: crate::ir::Window {
+                dimensions: vec![3, 2],
+                strides: vec![2, 1],
+                padding: vec![(1, 1), (0, 0)],
+                base_dilations: vec![1, 1],
+                window_dilations: vec![1, 1],
+            },
+            select: adder(F64),
+            scatter: adder(S32),
+        },
+        Op::Scan {
+            scan_dimension: 1,
+            is_reverse: true,
+            is_associative: Some(false),
+            num_carries: 2,
+            to_apply: adder(F64),
+        },
         Op::ReduceWindow {
             window: crate::ir::Window {
                 dimensions: vec![2, 3],

@@ -19,6 +19,8 @@ mod elementwise;
 mod indexing;
 mod movement;
 mod reduce;
+mod scan;
+mod select_scatter;
 mod sort;
 mod window;
 
@@ -142,6 +144,8 @@ fn op_name(op: &Op) -> String {
         Op::Transpose { .. } => "Transpose".into(),
         Op::Reduce { .. } => "Reduce".into(),
         Op::ReduceWindow { .. } => "ReduceWindow".into(),
+        Op::SelectAndScatter { .. } => "SelectAndScatter".into(),
+        Op::Scan { .. } => "Scan".into(),
         Op::DotGeneral { .. } => "DotGeneral".into(),
         Op::OptimizationBarrier => "OptimizationBarrier".into(),
         Op::AfterAll => "AfterAll".into(),
@@ -253,6 +257,25 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             dimensions,
             computation,
         } => reduce::reduce(ctx, operands, dimensions, computation),
+        Op::SelectAndScatter {
+            window,
+            select,
+            scatter,
+        } => select_scatter::select_and_scatter(ctx, operands, window, select, scatter),
+        Op::Scan {
+            scan_dimension,
+            is_reverse,
+            is_associative: _,
+            num_carries,
+            to_apply,
+        } => scan::scan(
+            ctx,
+            operands,
+            to_apply,
+            *scan_dimension,
+            *is_reverse,
+            *num_carries,
+        ),
         Op::ReduceWindow {
             window,
             computation,

@@ -15,6 +15,7 @@ pub mod map;
 pub mod movement;
 pub mod norm;
 pub mod reduce;
+pub mod scan;
 pub mod shape_ops;
 pub mod sort;
 pub mod tuple;
@@ -33,12 +34,13 @@ pub use map::map;
 pub use movement::{concat_in_dim, pad, rev, slice};
 pub use norm::batch_norm;
 pub use reduce::reduce;
+pub use scan::scan;
 pub use shape_ops::{broadcast, broadcast_in_dim, collapse, iota, reshape, transpose};
 pub use sort::{comparator_params, sort, sort_dimension, top_k};
 pub use tuple::{
     after_all, call, composite_call, custom_call, get_tuple_element, optimization_barrier, tuple,
 };
-pub use window::{reduce_window, WindowPadding, WindowSpec};
+pub use window::{reduce_window, select_and_scatter, WindowPadding, WindowSpec};
 
 use crate::element::ElementType;
 use crate::error::{Blame, Error, Result};

@@ -1,4 +1,4 @@
-//! Windowed ops: `ReduceWindow` (variadic) and its window (XLA's `MakeWindow`,
+//! Windowed ops: `ReduceWindow` (variadic), `SelectAndScatter` and their window (XLA's `MakeWindow`,
 //! `InferWindowOutputShape`, `InferReduceWindowShape`).
 
 use super::conv::{padding_for, Padding};
@@ -181,6 +181,89 @@ pub fn reduce_window(
         Shape::Tuple(arrays.iter().map(|a| each(a)).collect())
     };
     Ok((out, window))
+}
+
+/// XLA's `InferSelectAndScatterShape`: `select: (T[], T[]) -> pred[]` over the operand's type
+/// `T`, a window without dilations, `source` of the window's output dims and type `T`, a
+/// scalar `init_value` of `T` and `scatter: (T[], T[]) -> T[]`; the result is the operand's
+/// shape. Values are blamed as written: operand 0, source 1, init_value 2; computations
+/// select 0, scatter 1.
+pub fn select_and_scatter(
+    operand: &Shape,
+    select: &Computation,
+    spec: &WindowSpec,
+    source: &Shape,
+    init_value: &Shape,
+    scatter: &Computation,
+) -> Result<(Shape, Window)> {
+    let op = "SelectAndScatter";
+    let x = super::expect_array(op, "the operand", operand, Blame::Operand(0))?;
+    let t = x.ty;
+    let scalar_of = |s: &Shape, ty| matches!(s, Shape::Array(a) if a.is_scalar() && a.ty == ty);
+    let binary = |c: &Computation, result: crate::element::ElementType| {
+        c.params.len() == 2
+            && c.params.iter().all(|p| scalar_of(p, t))
+            && scalar_of(c.result_shape(), result)
+    };
+    if !binary(select, crate::element::ElementType::Pred) {
+        return Err(Error::new(
+            op,
+            format!(
+                "select must be ({t}[], {t}[]) -> pred[] over the operand {x}, got ({}) -> {}",
+                params_text(select),
+                select.result_shape()
+            ),
+        )
+        .blame(Blame::ComputationAt(0)));
+    }
+    if spec.base_dilations.is_some() || spec.window_dilations.is_some() {
+        return Err(Error::new(
+            op,
+            "takes no dilations: its window is window_dimensions, window_strides and padding",
+        )
+        .blame(Blame::Op));
+    }
+    let window = make_window(op, x, spec)?;
+    let dims = window_output_dims(op, x, &window)?;
+    let want = ArrayShape::new(t, &dims);
+    let src = super::expect_array(op, "the source", source, Blame::Operand(1))?;
+    if src.ty != t || !src.same_dims(&want) {
+        return Err(Error::new(
+            op,
+            format!(
+                "source must have the shape of the window positions {want} (operand {x}, \
+                 window {} strides {}), got {src}",
+                list(&window.dimensions),
+                list(&window.strides)
+            ),
+        )
+        .blame(Blame::Operand(1)));
+    }
+    if !scalar_of(init_value, t) {
+        return Err(Error::new(
+            op,
+            format!("init_value must be a scalar {t}[] like the operand {x}, got {init_value}"),
+        )
+        .blame(Blame::Operand(2)));
+    }
+    if !binary(scatter, t) {
+        return Err(Error::new(
+            op,
+            format!(
+                "scatter must be ({t}[], {t}[]) -> {t}[] over the operand {x}, got ({}) -> {}",
+                params_text(scatter),
+                scatter.result_shape()
+            ),
+        )
+        .blame(Blame::ComputationAt(1)));
+    }
+    Ok((Shape::Array(x.with_type(t)), window))
+}
+
+/// `a, b` of a computation's parameter shapes, for messages.
+fn params_text(c: &Computation) -> String {
+    let v: Vec<String> = c.params.iter().map(|p| p.to_string()).collect();
+    v.join(", ")
 }
 
 #[cfg(test)]

@@ -137,10 +137,26 @@ pub struct Applied<'a> {
     pub literal: Option<Literal>,
     /// `Conditional` written `(branch_index, [computations...], [operands...])`.
     pub indexed: bool,
+    /// `Scan`: how many of the operands are inputs (the rest are inits); `None` splits them
+    /// in halves.
+    pub num_inputs: Option<usize>,
 }
 
 fn missing(op: &str, what: &str) -> Error {
     Error::new(op, format!("missing {what}")).blame(Blame::Op)
+}
+
+/// A window's `padding`: VALID when absent, SAME/VALID or explicit pairs.
+fn window_padding(attrs: &Attrs) -> Result<WindowPadding> {
+    Ok(match attrs.get("padding") {
+        None | Some(AttrValue::Same(false)) => WindowPadding::Kind(Padding::Valid),
+        Some(AttrValue::Same(true)) => WindowPadding::Kind(Padding::Same),
+        Some(AttrValue::Pairs(p)) => WindowPadding::Explicit(p.clone()),
+        Some(_) => {
+            return Err(Error::new("padding", "expected SAME, VALID or pairs")
+                .blame(Blame::Attribute("padding")))
+        }
+    })
 }
 
 /// Apply `spec` through `b`. Every shape rule is the builder's; this only routes values.
@@ -234,12 +250,7 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         }
         OpKind::ReduceWindow => {
             let n = a.operands.len() / 2;
-            let padding = match a.attrs.get("padding") {
-                None | Some(AttrValue::Same(false)) => WindowPadding::Kind(Padding::Valid),
-                Some(AttrValue::Same(true)) => WindowPadding::Kind(Padding::Same),
-                Some(AttrValue::Pairs(p)) => WindowPadding::Explicit(p.clone()),
-                Some(_) => return Err(attr_missing("padding")),
-            };
+            let padding = window_padding(&a.attrs)?;
             let window = WindowSpec {
                 dimensions: ints("window_dimensions")?,
                 strides: a.attrs.ints("window_strides"),
@@ -248,6 +259,35 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 padding,
             };
             b.reduce_window(&a.operands[..n], &a.operands[n..], comp(0)?, &window)
+        }
+        OpKind::SelectAndScatter => {
+            let [x, source, init] = a.operands else {
+                return Err(missing(name, "operand, source and init_value"));
+            };
+            let window = WindowSpec {
+                dimensions: ints("window_dimensions")?,
+                strides: a.attrs.ints("window_strides"),
+                base_dilations: None,
+                window_dilations: None,
+                padding: window_padding(&a.attrs)?,
+            };
+            b.select_and_scatter(*x, comp(0)?, &window, *source, *init, comp(1)?)
+        }
+        OpKind::Scan => {
+            let m = a.num_inputs.unwrap_or(a.operands.len() / 2);
+            if m > a.operands.len() {
+                return Err(missing(name, "inputs"));
+            }
+            b.scan(
+                &a.operands[..m],
+                &a.operands[m..],
+                comp(0)?,
+                a.attrs
+                    .int("scan_dimension")
+                    .ok_or_else(|| attr_missing("scan_dimension"))?,
+                a.attrs.bool("is_reverse").unwrap_or(false),
+                a.attrs.bool("is_associative"),
+            )
         }
         OpKind::Sort => b.sort(
             a.operands,
@@ -397,6 +437,15 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
             .iter()
             .flat_map(|s| [scalar(s), scalar(s)])
             .collect()],
+        // select (T, T) -> pred and scatter (T, T) -> T over the operand's type.
+        OpKind::SelectAndScatter => {
+            let t: Vec<Shape> = operands.iter().take(1).map(|s| scalar(s)).collect();
+            let pair: Vec<Shape> = t.iter().chain(&t).cloned().collect();
+            vec![pair.clone(), pair]
+        }
+        // The operands as given: the checker removes the scan dimension (an attribute) with
+        // `infer::scan::scan_params`.
+        OpKind::Scan => vec![operands.iter().map(|s| (*s).clone()).collect()],
         OpKind::While => {
             let state: Vec<Shape> = operands.iter().take(1).map(|s| (*s).clone()).collect();
             vec![state.clone(), state]

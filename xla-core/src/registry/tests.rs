@@ -143,4 +143,5 @@ fn every_elementwise_op_has_one_dialect_qualified_stablehlo_name() {
     }
     assert_eq!(unary_name(crate::ir::UnaryOp::Erf), Some("chlo.erf"));
     assert_eq!(lookup("TopK").map(|s| s.stablehlo), Some("chlo.top_k"));
+    assert_eq!(lookup("Scan").map(|s| s.stablehlo), Some("chlo.scan"));
 }

@@ -373,6 +373,31 @@ impl Body<'_> {
                 window,
                 computation,
             } => self.reduce_window(ins, ops, window, computation, depth),
+            Op::SelectAndScatter {
+                window,
+                select,
+                scatter,
+            } => self.select_and_scatter(ins, ops, window, select, scatter, depth),
+            // StableHLO has no scan; CHLO's `chlo.scan` is XLA's own, legalised to a while
+            // loop by XLA, so the oracle runs XLA's lowering rather than `expand_scan`.
+            Op::Scan {
+                scan_dimension,
+                is_reverse,
+                is_associative,
+                num_carries,
+                to_apply,
+            } => {
+                let m = ops.len().saturating_sub(*num_carries);
+                let n = ins.shape.as_tuple().map_or(0, |t| t.len()) - num_carries;
+                let assoc =
+                    is_associative.map_or(String::new(), |a| format!(", is_associative = {a}"));
+                let attrs = format!(
+                    "{{dimension = {scan_dimension} : i64, is_reverse = {is_reverse}{assoc}, \
+                     operandSegmentSizes = array<i32: {m}, {num_carries}>, \
+                     resultSegmentSizes = array<i32: {n}, {num_carries}>}}"
+                );
+                self.regions_op(ins, ops, "chlo.scan", &[to_apply], &attrs, depth)
+            }
             Op::DotGeneral {
                 dimension_numbers: dn,
                 preferred_element_type: _,
@@ -683,6 +708,20 @@ impl Body<'_> {
         attrs: &str,
         depth: usize,
     ) -> Result<Val> {
+        self.regions_op(ins, ops, opname, &[computation], attrs, depth)
+    }
+
+    /// [`Body::region_op`] with one region per computation, in order (SelectAndScatter's
+    /// select then scatter).
+    pub(super) fn regions_op(
+        &mut self,
+        ins: &Instruction,
+        ops: &[Val],
+        opname: &str,
+        computations: &[&crate::ir::Computation],
+        attrs: &str,
+        depth: usize,
+    ) -> Result<Val> {
         let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
         let mut result_types = Vec::new();
         super::text::flat_types(&ins.shape, &mut result_types);
@@ -691,18 +730,22 @@ impl Body<'_> {
         } else {
             format!("({})", result_types.join(", "))
         };
-        let mut block_args = Vec::new();
-        let mut region_args = Vec::new();
-        for p in &computation.params {
-            let v = tree(p, &mut || format!("%{}", self.fresh()));
-            let mut leaves = Vec::new();
-            v.flatten(&mut leaves);
-            for l in leaves {
-                if let Val::Leaf { name, ty } = l {
-                    block_args.push(format!("{name}: {ty}"));
+        let mut regions = Vec::with_capacity(computations.len());
+        for computation in computations {
+            let mut block_args = Vec::new();
+            let mut region_args = Vec::new();
+            for p in &computation.params {
+                let v = tree(p, &mut || format!("%{}", self.fresh()));
+                let mut leaves = Vec::new();
+                v.flatten(&mut leaves);
+                for l in leaves {
+                    if let Val::Leaf { name, ty } = l {
+                        block_args.push(format!("{name}: {ty}"));
+                    }
                 }
+                region_args.push(v);
             }
-            region_args.push(v);
+            regions.push((block_args, region_args));
         }
         let n = self.fresh();
         let k = result_types.len();
@@ -712,10 +755,17 @@ impl Body<'_> {
             format!("%{n}:{k}")
         };
         self.line(depth, &format!("{lhs} = \"{opname}\"({names}) ({{"));
-        self.line(depth, &format!("^bb0({}):", block_args.join(", ")));
-        let root = self.computation(computation, &region_args, depth + 1)?;
-        let (rn, rt) = root.names_and_types();
-        self.line(depth + 1, &format!("stablehlo.return {rn} : {rt}"));
+        for (r, (computation, (block_args, region_args))) in
+            computations.iter().zip(regions).enumerate()
+        {
+            if r > 0 {
+                self.line(depth, "}, {");
+            }
+            self.line(depth, &format!("^bb0({}):", block_args.join(", ")));
+            let root = self.computation(computation, &region_args, depth + 1)?;
+            let (rn, rt) = root.names_and_types();
+            self.line(depth + 1, &format!("stablehlo.return {rn} : {rt}"));
+        }
         self.line(depth, &format!("}}) {attrs} : ({types}) -> {results}"));
         let mut i = 0;
         Ok(tree(&ins.shape, &mut || {

@@ -206,3 +206,151 @@ fn bad_descriptors_are_errors() {
     assert!(reduce_window(&d, &[0.0; 5], 0.0, &mut out, &Simd::Add).is_err());
     assert!(reduce_window(&d, &[0.0; 4], 0.0, &mut out, &Simd::Add).is_ok());
 }
+
+/// SelectAndScatter by the definition: per window (row-major) the first tap, replaced by a
+/// later tap `t` when `!(x[kept] >= x[t])`, receives `source[o]`.
+fn sas_reference(desc: &WindowDesc, x: &[f32], source: &[f32]) -> Vec<f32> {
+    let mut kept: Vec<Option<usize>> = vec![None; source.len()];
+    visit(desc, x.len(), source.len(), |o, i| match kept[o] {
+        Some(k) if x[k] >= x[i] => {}
+        _ => kept[o] = Some(i),
+    })
+    .unwrap();
+    let mut out = vec![0.0; x.len()];
+    for (o, k) in kept.iter().enumerate() {
+        if let Some(k) = k {
+            out[*k] += source[o];
+        }
+    }
+    out
+}
+
+/// Operand dims, window, strides, low and high padding.
+type SasCase = (
+    &'static [usize],
+    &'static [usize],
+    &'static [usize],
+    &'static [i64],
+    &'static [i64],
+);
+
+#[test]
+fn select_and_scatter_pooling_and_visiting_paths_follow_the_definition() {
+    // NCHW 3x3/2 padding 1 (the pooling path), NHWC 2x2/2, and a window over three dims
+    // (not a pooling view: the visiting path). Values in {-2..2}: many ties.
+    let cases: [SasCase; 3] = [
+        (
+            &[2, 3, 9, 11],
+            &[1, 1, 3, 3],
+            &[1, 1, 2, 2],
+            &[0, 0, 1, 1],
+            &[0, 0, 1, 1],
+        ),
+        (
+            &[2, 6, 6, 5],
+            &[1, 2, 2, 1],
+            &[1, 2, 2, 1],
+            &[0, 0, 0, 0],
+            &[0, 0, 0, 0],
+        ),
+        (&[4, 5, 6], &[2, 2, 3], &[2, 1, 2], &[1, 0, 1], &[0, 1, 1]),
+    ];
+    for (op, k, s, lo, hi) in cases {
+        let ones = vec![1; op.len()];
+        let out = out_dims(op, k, s, lo, hi, &ones, &ones);
+        let desc = WindowDesc {
+            operand: op,
+            out: &out,
+            dimensions: k,
+            strides: s,
+            padding_low: lo,
+            base_dilations: &ones,
+            window_dilations: &ones,
+        };
+        let n: usize = op.iter().product();
+        let x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 5) as f32 - 2.0).collect();
+        let m: usize = out.iter().product();
+        let source: Vec<f32> = (0..m).map(|i| 1.0 + i as f32).collect();
+        let mut got = vec![f32::NAN; n];
+        select_and_scatter(
+            &desc,
+            &x,
+            &source,
+            0.0,
+            &mut got,
+            |a, b| a >= b,
+            |a, b| a + b,
+        )
+        .unwrap();
+        assert_eq!(got, sas_reference(&desc, &x, &source), "{op:?}");
+    }
+}
+
+#[test]
+fn select_and_scatter_rejects_wrong_lengths() {
+    let ones = [1usize; 2];
+    let desc = WindowDesc {
+        operand: &[4, 4],
+        out: &[2, 2],
+        dimensions: &[2, 2],
+        strides: &[2, 2],
+        padding_low: &[0, 0],
+        base_dilations: &ones,
+        window_dilations: &ones,
+    };
+    let (x, s) = (vec![0.0f32; 16], vec![0.0f32; 4]);
+    let ge = |a: f32, b: f32| a >= b;
+    let add = |a: f32, b: f32| a + b;
+    assert!(select_and_scatter(&desc, &x, &s, 0.0, &mut [0.0; 15], ge, add).is_err());
+    assert!(select_and_scatter(&desc, &x, &s[..3], 0.0, &mut [0.0; 16], ge, add).is_err());
+    assert!(select_and_scatter(&desc, &x[..15], &s, 0.0, &mut [0.0; 16], ge, add).is_err());
+}
+
+#[test]
+fn cumulative_scan_runs_forward_and_backward_with_a_carry_per_lane() {
+    let dims = ScanDims {
+        outer: 3,
+        n: 5,
+        inner: 2,
+    };
+    let x: Vec<i64> = (0..30).collect();
+    let init: Vec<i64> = (0..6).map(|i| 100 * i).collect();
+    for reverse in [false, true] {
+        let (mut out, mut carry) = (vec![0; 30], vec![0; 6]);
+        cumulative_scan(dims, &x, &init, reverse, &mut out, &mut carry, |a, b| a + b).unwrap();
+        for o in 0..3 {
+            for l in 0..2 {
+                let mut acc = init[o * 2 + l];
+                let order: Vec<usize> = if reverse {
+                    (0..5).rev().collect()
+                } else {
+                    (0..5).collect()
+                };
+                for j in order {
+                    acc += x[(o * 5 + j) * 2 + l];
+                    assert_eq!(out[(o * 5 + j) * 2 + l], acc);
+                }
+                assert_eq!(carry[o * 2 + l], acc);
+            }
+        }
+    }
+    // No steps: the carry is the init.
+    let empty = ScanDims {
+        outer: 3,
+        n: 0,
+        inner: 2,
+    };
+    let mut carry = vec![0; 6];
+    cumulative_scan(empty, &[], &init, false, &mut [], &mut carry, |a, b| a + b).unwrap();
+    assert_eq!(carry, init);
+    assert!(cumulative_scan(
+        dims,
+        &x,
+        &init[..5],
+        false,
+        &mut [0; 30],
+        &mut [0; 6],
+        |a, b| a + b
+    )
+    .is_err());
+}

@@ -66,6 +66,8 @@ struct Parts<'e> {
     computations: Vec<&'e Expr>,
     /// `Conditional(index, [computations...], [operands...])`.
     indexed: bool,
+    /// `Scan`: how many values are inputs (the rest are inits).
+    num_inputs: Option<usize>,
 }
 
 impl Checker<'_> {
@@ -132,6 +134,8 @@ impl Checker<'_> {
             | Form::Scatter
             | Form::While
             | Form::Conditional
+            | Form::SelectAndScatter
+            | Form::Scan
             | Form::Constant
             | Form::Call => None,
         };
@@ -139,7 +143,15 @@ impl Checker<'_> {
         let attrs = attrs?;
         let shapes: Vec<Shape> = values.iter().map(|v| cx.b.shape(*v).clone()).collect();
         let shape_refs: Vec<&Shape> = shapes.iter().collect();
-        let params = registry::computation_params(spec, &shape_refs);
+        let params = match (spec.kind, parts.num_inputs) {
+            // The slices to_apply takes depend on scan_dimension, an attribute.
+            (xla_core::registry::OpKind::Scan, Some(m)) if m <= shape_refs.len() => {
+                let d = attrs.int("scan_dimension").unwrap_or(0);
+                let (xs, cs) = shape_refs.split_at(m);
+                vec![xla_core::infer::scan::scan_params(xs, cs, d)]
+            }
+            _ => registry::computation_params(spec, &shape_refs),
+        };
         let mut computations = Vec::new();
         let mut failed = false;
         let n_comps = parts.computations.len();
@@ -166,6 +178,7 @@ impl Checker<'_> {
             shape,
             literal: None,
             indexed: parts.indexed,
+            num_inputs: parts.num_inputs,
         };
         let r = registry::build(&mut cx.b, spec, &applied);
         self.done(r, &site)
@@ -178,6 +191,7 @@ impl Checker<'_> {
             values,
             computations,
             indexed: false,
+            num_inputs: None,
         };
         Some(match spec.form {
             Form::Operands(_) | Form::Variadic(_) => plain(pos.clone(), Vec::new()),
@@ -187,6 +201,27 @@ impl Checker<'_> {
                 plain(init.to_vec(), vec![*last])
             }
             Form::While => plain(vec![*pos.get(2)?], vec![*pos.first()?, *pos.get(1)?]),
+            Form::SelectAndScatter => plain(
+                vec![*pos.first()?, *pos.get(2)?, *pos.get(3)?],
+                vec![*pos.get(1)?, *pos.get(4)?],
+            ),
+            Form::Scan => {
+                // `[a, b]` is a list of values; anything else is one value.
+                let items = |e: &'e Expr| -> Vec<&'e Expr> {
+                    match &e.kind {
+                        ExprKind::List(xs) => xs.iter().collect(),
+                        _ => vec![e],
+                    }
+                };
+                let inputs = items(pos.first()?);
+                let m = inputs.len();
+                Parts {
+                    values: inputs.into_iter().chain(items(pos.get(1)?)).collect(),
+                    computations: vec![*pos.get(2)?],
+                    indexed: false,
+                    num_inputs: Some(m),
+                }
+            }
             Form::Conditional if pos.len() == 5 => {
                 plain(vec![pos[0], pos[1], pos[3]], vec![pos[2], pos[4]])
             }
@@ -225,6 +260,7 @@ impl Checker<'_> {
                     values: std::iter::once(pos[0]).chain(ops.iter()).collect(),
                     computations: comps.iter().collect(),
                     indexed: true,
+                    num_inputs: None,
                 }
             }
         })
@@ -812,6 +848,9 @@ fn computation_role(spec: &OpSpec, i: usize, n: usize, indexed: bool) -> String 
         Form::Scatter => "update_computation".into(),
         Form::While if i == 0 => "condition".into(),
         Form::While => "body".into(),
+        Form::SelectAndScatter if i == 0 => "select".into(),
+        Form::SelectAndScatter => "scatter".into(),
+        Form::Scan => "to_apply".into(),
         Form::Conditional if !indexed && i == 0 => "true branch".into(),
         Form::Conditional if !indexed => "false branch".into(),
         Form::Operands(_)
@@ -867,6 +906,14 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
         Form::While if n != 3 => Some(format!(
             "{op} takes 3 arguments {form}, got {n}: `While(|s| Lt(s.0, 10i32), |s| Tuple(Add(s.0, 1i32), s.1), init)`"
         )),
+        Form::SelectAndScatter if n != 5 => Some(format!(
+            "{op} takes 5 arguments {form}, got {n}: `SelectAndScatter(x, |a, b| Ge(a, b), \
+             grad, 0.0f32, |a, b| a + b, window_dimensions = [2, 2], window_strides = [2, 2])`"
+        )),
+        Form::Scan if n != 3 => Some(format!(
+            "{op} takes 3 arguments {form}, got {n}: `Scan([x], [0.0f32], |x, c| \
+             Tuple(Add(c, x), Add(c, x)), scan_dimension = 0)`"
+        )),
         Form::Conditional if n != 3 && n != 5 => Some(format!(
             "{op} takes 5 arguments (pred, true_operand, true_computation, false_operand, \
              false_computation) or 3 (branch_index, [computations...], [operands...]), got {n}"
@@ -881,6 +928,8 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
         | Form::Map
         | Form::Scatter
         | Form::While
+        | Form::SelectAndScatter
+        | Form::Scan
         | Form::Conditional => None,
     }
 }

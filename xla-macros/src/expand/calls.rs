@@ -17,6 +17,7 @@ use super::plan::Plan;
 pub(crate) mod custom;
 mod dynamic;
 mod indexing;
+pub(crate) mod scan;
 mod window;
 
 /// One scratch field a kernel keeps across calls: name (unique within the kernel), type,
@@ -121,6 +122,25 @@ pub(crate) fn call_kernel(
             indexing::scatter(ins, in_dims, in_tys, dn, computation, ws)
         }
         Kind::DynamicUpdateSlice => Ok(dynamic::update_slice(ins, in_dims, in_place[0], &ws[0])),
+        Kind::SelectAndScatter {
+            window: win,
+            select,
+            scatter,
+        } => window::select_and_scatter(ins, in_dims, in_tys[0], win, select, scatter, &ws[0]),
+        Kind::CumScan {
+            op,
+            carry_first,
+            dim,
+            reverse,
+        } => scan::cum_scan(
+            ins,
+            &in_dims[0],
+            in_tys[0],
+            (*op, *carry_first),
+            *dim,
+            *reverse,
+            ws,
+        ),
         Kind::ReduceWindow {
             window: win,
             computation,

@@ -241,7 +241,9 @@ pub(crate) fn scalar_op(
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice
-        | Kind::ReduceWindow { .. } => {
+        | Kind::ReduceWindow { .. }
+        | Kind::SelectAndScatter { .. }
+        | Kind::CumScan { .. } => {
             let _ = scalar_trait();
             quote!(compile_error!(
                 "xla!: internal: non-elementwise op in an expression"
@@ -394,7 +396,9 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Gather { .. }
                     | Kind::Scatter { .. }
                     | Kind::DynamicUpdateSlice
-                    | Kind::ReduceWindow { .. } => false,
+                    | Kind::ReduceWindow { .. }
+                    | Kind::SelectAndScatter { .. }
+                    | Kind::CumScan { .. } => false,
                 }
             }
         }
@@ -674,7 +678,9 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice
-        | Kind::ReduceWindow { .. } => {
+        | Kind::ReduceWindow { .. }
+        | Kind::SelectAndScatter { .. }
+        | Kind::CumScan { .. } => {
             quote!(compile_error!("xla!: internal: op without a vector form"))
         }
     }

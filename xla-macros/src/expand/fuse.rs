@@ -406,7 +406,9 @@ fn build_kernels(
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
-            | Kind::ReduceWindow { .. } => match b.dense_inputs(&node.inputs) {
+            | Kind::ReduceWindow { .. }
+            | Kind::SelectAndScatter { .. }
+            | Kind::CumScan { .. } => match b.dense_inputs(&node.inputs) {
                 Some(inputs) => KernelKind::Call { inputs },
                 None => {
                     b.finish()?;
@@ -625,7 +627,9 @@ impl ExprBuilder<'_> {
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
-            | Kind::ReduceWindow { .. } => {
+            | Kind::ReduceWindow { .. }
+            | Kind::SelectAndScatter { .. }
+            | Kind::CumScan { .. } => {
                 // Always materialised, so only reached as a leaf above.
                 self.error = Some(format!(
                     "internal: kernel node {} reached as an expression",
@@ -691,7 +695,9 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Gather { .. }
         | Kind::Scatter { .. }
         | Kind::DynamicUpdateSlice
-        | Kind::ReduceWindow { .. } => false,
+        | Kind::ReduceWindow { .. }
+        | Kind::SelectAndScatter { .. }
+        | Kind::CumScan { .. } => false,
     }
 }
 

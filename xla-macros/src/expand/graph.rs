@@ -142,6 +142,22 @@ pub(crate) enum Kind {
         window: xla_core::Window,
         computation: Arc<Computation>,
     },
+    /// SelectAndScatter: inputs operand, source, scalar init; one output of the operand's
+    /// shape.
+    SelectAndScatter {
+        window: xla_core::Window,
+        select: Arc<Computation>,
+        scatter: Arc<Computation>,
+    },
+    /// A Scan that is a cumulative `op` (`|x, c| (c op x, c op x)`): inputs x and the init
+    /// carry (x without `dim`); outputs y (x's shape) and the final carry.
+    CumScan {
+        op: xla_core::BinaryOp,
+        /// `c op x` rather than `x op c`.
+        carry_first: bool,
+        dim: usize,
+        reverse: bool,
+    },
     /// Bitcast between types of different widths: the minor dim appears or disappears.
     BitcastResize,
     /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
@@ -173,7 +189,9 @@ impl Kind {
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
-            | Kind::ReduceWindow { .. } => true,
+            | Kind::ReduceWindow { .. }
+            | Kind::SelectAndScatter { .. }
+            | Kind::CumScan { .. } => true,
             Kind::Param { .. }
             | Kind::Constant(_)
             | Kind::Iota { .. }
@@ -635,6 +653,58 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            Op::SelectAndScatter {
+                window,
+                select,
+                scatter,
+            } => simple(
+                self,
+                Kind::SelectAndScatter {
+                    window: window.clone(),
+                    select: select.clone(),
+                    scatter: scatter.clone(),
+                },
+            ),
+            // A cumulative sum/max/min runs as one kernel; any other to_apply as the While
+            // of `expand_scan` (one DynamicUpdateSlice in place per step).
+            Op::Scan {
+                scan_dimension,
+                is_reverse,
+                num_carries,
+                to_apply,
+                ..
+            } => match super::calls::scan::cumulative_op(
+                to_apply,
+                instr.operands.len(),
+                *num_carries,
+            ) {
+                Some((op, carry_first)) => {
+                    let kind = Kind::CumScan {
+                        op,
+                        carry_first,
+                        dim: *scan_dimension as usize,
+                        reverse: *is_reverse,
+                    };
+                    let inputs = leaves(n_ops)?;
+                    self.multi(kind, inputs, &instr.shape, opname)
+                }
+                None => {
+                    let shapes: Vec<&Shape> = instr
+                        .operands
+                        .iter()
+                        .map(|&id| &c.instr(id).shape)
+                        .collect();
+                    let expansion = xla_core::builder::expand_scan(
+                        to_apply,
+                        *scan_dimension,
+                        *is_reverse,
+                        *num_carries,
+                        &shapes,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    self.inline(&expansion, &trees()?)
+                }
+            },
             Op::DynamicSlice { slice_sizes } => simple(
                 self,
                 Kind::DynamicSlice {

@@ -210,7 +210,9 @@ impl Inliner {
                 | Op::Map { .. }
                 | Op::DynamicSlice { .. }
                 | Op::DynamicUpdateSlice
-                | Op::ReduceWindow { .. } => {
+                | Op::ReduceWindow { .. }
+                | Op::SelectAndScatter { .. }
+                | Op::Scan { .. } => {
                     return Err(format!(
                         "computation: {} inside a reducer has no code generation",
                         instr.op.opcode()
@@ -331,7 +333,9 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
-            | Op::ReduceWindow { .. } => {
+            | Op::ReduceWindow { .. }
+            | Op::SelectAndScatter { .. }
+            | Op::Scan { .. } => {
                 return Err(format!(
                     "Map: a computation with {} has no code generation (elementwise ops, \
                      constants, tuples and calls do)",

@@ -13,7 +13,7 @@ mod control;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::ast::{Func, Operation, Region, Type};
+use super::ast::{Attr, Func, Operation, Region, Type};
 use super::dense::to_literal;
 use super::{Check, CheckKind, Function, ImportError, Module, Pos, Result};
 use crate::builder::{Builder, XlaOp};
@@ -417,6 +417,13 @@ impl Lowerer<'_> {
         }
         if spec.form == Form::Constant {
             applied.literal = Some(constant(op)?);
+        }
+        if spec.form == Form::Scan {
+            // chlo.scan's inputs then inits (`operandSegmentSizes`, the pretty form's too).
+            applied.num_inputs = op.attrs.iter().find_map(|(n, a)| match (n.as_str(), a) {
+                ("operandSegmentSizes", Attr::Array(v)) => v.first().map(|&m| m as usize),
+                _ => None,
+            });
         }
         let r = registry::build(&mut s.b, spec, &applied)
             .map_err(|e| shape_err(&op.name, e, op.pos))?;

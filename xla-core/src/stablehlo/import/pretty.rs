@@ -5,7 +5,7 @@
 //!
 //! Most ops share one grammar: operands, `keyword = value` items and bare enums (`GT`,
 //! `FLOAT`), then an optional attribute dictionary and the types. `reduce`, `while`,
-//! `convolution`, `chlo.top_k`, `func.call` and the terminators have forms of their own.
+//! `convolution`, `chlo.top_k`, `chlo.scan`, `func.call` and the terminators have forms of their own.
 
 use super::ast::{Attr, Operation, Region, Type};
 use super::attrs::{conv_dims, fields, parse_bare_attr};
@@ -42,6 +42,7 @@ pub(super) fn parse(
             op.attrs.push(("name".into(), Attr::Str(name)));
             common(c, op)
         }
+        "chlo.scan" => scan(c, op, depth),
         name if lower::is_known(name) || name.starts_with("check.") => common(c, op),
         name => Err(ImportError::Unsupported {
             feature: name.to_string(),
@@ -430,6 +431,39 @@ fn top_k(c: &mut Cursor<'_>, op: &mut Operation) -> Result<()> {
     let k = c.expect_integer("k")?;
     op.attrs.push(("k".into(), Attr::Int(i128::from(k))));
     c.expect(")")?;
+    c.expect(":")?;
+    op.result_types = signature(c, &op.name)?;
+    Ok(())
+}
+
+/// `chlo.scan(%inputs..) inits(%inits..) dimension=d [attributes {is_reverse = true}]
+/// { region } : (types) -> (types)`: operands inputs then inits, their split kept as the
+/// generic form's `operandSegmentSizes`.
+fn scan(c: &mut Cursor<'_>, op: &mut Operation, depth: usize) -> Result<()> {
+    c.expect("(")?;
+    op.operands = value_list(c, ")")?;
+    let m = op.operands.len() as i64;
+    if !c.eat_keyword("inits") {
+        return Err(c.err("expected `inits(...)`"));
+    }
+    c.expect("(")?;
+    let inits = value_list(c, ")")?;
+    let k = inits.len() as i64;
+    op.operands.extend(inits);
+    op.attrs
+        .push(("operandSegmentSizes".into(), Attr::Array(vec![m, k])));
+    if !c.eat_keyword("dimension") {
+        return Err(c.err("expected `dimension=`"));
+    }
+    c.expect("=")?;
+    let d = c.expect_integer("the scan dimension")?;
+    op.attrs
+        .push(("dimension".into(), Attr::Int(i128::from(d))));
+    if c.eat_keyword("attributes") {
+        c.expect("{")?;
+        op.attrs.extend(fields(c, "}")?);
+    }
+    op.regions.push(region(c, depth + 1)?);
     c.expect(":")?;
     op.result_types = signature(c, &op.name)?;
     Ok(())

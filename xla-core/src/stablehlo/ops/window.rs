@@ -1,4 +1,4 @@
-//! `ReduceWindow` as StableHLO: the generic `"stablehlo.reduce_window"` with the reducer as its
+//! `ReduceWindow` and `SelectAndScatter` as StableHLO: the generic `"stablehlo.reduce_window"` with the reducer as its
 //! region (like Reduce's) and the window as `window_dimensions`, `window_strides`,
 //! `base_dilations`, `window_dilations` (`array<i64: ..>`) and `padding`
 //! (`dense<[[lo, hi], ..]> : tensor<Rx2xi64>`).
@@ -50,6 +50,45 @@ impl Body<'_> {
             ops,
             "stablehlo.reduce_window",
             computation,
+            &attrs,
+            depth,
+        )
+    }
+
+    /// `"stablehlo.select_and_scatter"(operand, source, init) ({ select }, { scatter })
+    /// {window_dimensions, window_strides, padding}` (StableHLO's op has no dilations).
+    pub(super) fn select_and_scatter(
+        &mut self,
+        ins: &Instruction,
+        ops: &[Val],
+        window: &Window,
+        select: &Computation,
+        scatter: &Computation,
+        depth: usize,
+    ) -> Result<Val> {
+        let mut attrs = format!(
+            "{{window_dimensions = {}, window_strides = {}",
+            i64_array(&window.dimensions),
+            i64_array(&window.strides)
+        );
+        if !window.padding.is_empty() {
+            let pairs: Vec<String> = window
+                .padding
+                .iter()
+                .map(|(l, h)| format!("[{l}, {h}]"))
+                .collect();
+            attrs.push_str(&format!(
+                ", padding = dense<[{}]> : tensor<{}x2xi64>",
+                pairs.join(", "),
+                window.padding.len()
+            ));
+        }
+        attrs.push('}');
+        self.regions_op(
+            ins,
+            ops,
+            "stablehlo.select_and_scatter",
+            &[select, scatter],
             &attrs,
             depth,
         )

@@ -38,6 +38,66 @@ fn simd_op(f: &Computation, ty: ElementType) -> Option<TokenStream> {
     }
 }
 
+/// `window::WindowDesc { .. }` of `window` over an operand of `operand` dims with `out`
+/// window positions.
+fn desc(window: &Window, operand: &[i64], out: &[i64]) -> TokenStream {
+    let k = quote!(::xla_aot::__rt::xla_kernels::window);
+    let (operand, out) = (list(operand.iter().copied()), list(out.iter().copied()));
+    let size = list(window.dimensions.iter().copied());
+    let strides = list(window.strides.iter().copied());
+    let lows = window
+        .padding
+        .iter()
+        .map(|&(lo, _)| proc_macro2::Literal::i64_suffixed(lo));
+    let bd = list(window.base_dilations.iter().copied());
+    let wd = list(window.window_dilations.iter().copied());
+    quote!(#k::WindowDesc {
+        operand: #operand,
+        out: #out,
+        dimensions: #size,
+        strides: #strides,
+        padding_low: &[#(#lows),*],
+        base_dilations: #bd,
+        window_dilations: #wd,
+    })
+}
+
+/// A two-parameter scalar computation of `(ty, ty)` as a closure `|a: T, b: T| -> R`.
+fn closure(f: &Computation, ty: ElementType, result: ElementType) -> Result<TokenStream, String> {
+    let (stmts, outs) = super::super::inline::scalar_call(f, &[(quote!(a), ty), (quote!(b), ty)])?;
+    let (t, r, o) = (rust_type(ty), rust_type(result), &outs[0]);
+    Ok(quote!(|a: #t, b: #t| -> #r { #stmts #o }))
+}
+
+/// `w = SelectAndScatter(x, select, window, source, init, scatter)`.
+pub(crate) fn select_and_scatter(
+    ins: &[Ident],
+    dims: &[Vec<i64>],
+    ty: ElementType,
+    window: &Window,
+    select: &Computation,
+    scatter: &Computation,
+    w: &Ident,
+) -> Result<CallCode, String> {
+    let k = quote!(::xla_aot::__rt::xla_kernels::window);
+    let desc = desc(window, &dims[0], &dims[1]);
+    let select = closure(select, ty, ElementType::Pred)?;
+    let scatter = closure(scatter, ty, ty)?;
+    let (x, source, init) = (&ins[0], &ins[1], &ins[2]);
+    let body = quote! {
+        let desc = #desc;
+        // Shape inference checked the window; the kernel cannot reject it.
+        if #k::select_and_scatter(&desc, #x, #source, #init[0], #w, #select, #scatter).is_err() {
+            panic!("xla!: internal error: the select_and_scatter kernel rejected its compile-time shapes")
+        }
+    };
+    Ok(CallCode {
+        scratch: Vec::new(),
+        items: quote!(),
+        body,
+    })
+}
+
 /// `(w..) = ReduceWindow(x.., init.., f, window)`.
 pub(crate) fn reduce_window(
     ins: &[Ident],

@@ -245,7 +245,9 @@ impl ExprBuilder<'_> {
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
-            | Kind::ReduceWindow { .. } => {
+            | Kind::ReduceWindow { .. }
+            | Kind::SelectAndScatter { .. }
+            | Kind::CumScan { .. } => {
                 self.error = Some(format!("internal: node {} is not a view", v.node));
                 None
             }

@@ -188,6 +188,12 @@ fn value(
         "new_element_type" => result.map(|r| AttrValue::Type(r.ty)),
         "out_dim_size" | "new_sizes" => result.map(|r| AttrValue::Ints(r.dims.clone())),
         "direction" => from("comparison_direction", AttrKind::Direction)?,
+        // chlo.scan's `dimension`; its input/init split is read by the lowering.
+        "scan_dimension" => {
+            src.take("operandSegmentSizes");
+            src.take("resultSegmentSizes");
+            from("dimension", AttrKind::Int)?
+        }
         "comparison_type" => match src.take("compare_type").and_then(enum_value) {
             Some("NOTYPE") | None => None,
             Some(_) => from("compare_type", AttrKind::ComparisonType)?,
@@ -219,7 +225,10 @@ fn value(
                 .unwrap_or_else(|| AttrValue::Pairs(vec![(0, 0); spatial()])),
         ),
         // ReduceWindow's strides default to 1 per operand dimension in the builder.
-        "window_strides" if op.name == "stablehlo.reduce_window" => {
+        "window_strides"
+            if op.name == "stablehlo.reduce_window"
+                || op.name == "stablehlo.select_and_scatter" =>
+        {
             from("window_strides", AttrKind::Ints)?
         }
         "window_strides" => Some(
