@@ -86,6 +86,10 @@ pub enum OpKind {
     DynamicSlice,
     /// The operand with a box overwritten at runtime scalar starts, clamped likewise.
     DynamicUpdateSlice,
+    /// Cholesky factorisation of a batch of Hermitian positive-definite matrices.
+    Cholesky,
+    /// A batch of triangular systems solved by substitution.
+    TriangularSolve,
     /// Matrix and vector products.
     Dot,
     /// Generalised products.
@@ -171,6 +175,8 @@ pub enum AttrKind {
     Precision,
     /// `0.001`, `1e-5`: a float (stored as XLA stores it, an f32 for BatchNorm's epsilon).
     Float,
+    /// `NO_TRANSPOSE`, `TRANSPOSE` or `ADJOINT` (TriangularSolve's `transpose_a`).
+    Transpose,
 }
 
 impl AttrKind {
@@ -199,6 +205,7 @@ impl AttrKind {
             }
             AttrKind::Precision => "DEFAULT, HIGH or HIGHEST",
             AttrKind::Float => "a number such as `0.001`",
+            AttrKind::Transpose => "one of NO_TRANSPOSE, TRANSPOSE, ADJOINT",
         }
     }
 }
@@ -408,7 +415,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 41] = [
+const OTHER: [OpSpec; 43] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -614,6 +621,29 @@ const OTHER: [OpSpec; 41] = [
         "(operand)",
         &[req("k", K::Int), opt("largest", K::Bool)],
         Typing::Free,
+    ),
+    op(
+        "Cholesky",
+        OpKind::Cholesky,
+        "stablehlo.cholesky",
+        Form::Operands(1),
+        "(a)",
+        &[req("lower", K::Bool)],
+        Typing::Same { with_result: true },
+    ),
+    op(
+        "TriangularSolve",
+        OpKind::TriangularSolve,
+        "stablehlo.triangular_solve",
+        Form::Operands(2),
+        "(a, b)",
+        &[
+            req("left_side", K::Bool),
+            req("lower", K::Bool),
+            req("unit_diagonal", K::Bool),
+            req("transpose_a", K::Transpose),
+        ],
+        Typing::Same { with_result: true },
     ),
     op(
         "Gather",
@@ -913,6 +943,11 @@ const ALIASES: &[(&str, &str)] = &[
     ("while_loop", "While"),
     ("argsort", "Sort"),
     ("top_k", "TopK"),
+    ("cholesky", "Cholesky"),
+    ("chol", "Cholesky"),
+    ("triangular_solve", "TriangularSolve"),
+    ("trsm", "TriangularSolve"),
+    ("solve_triangular", "TriangularSolve"),
     ("topk", "TopK"),
     ("take", "Gather"),
     ("gathernd", "Gather"),

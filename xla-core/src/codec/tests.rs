@@ -166,6 +166,13 @@ fn every_op() -> Computation {
             slice_sizes: vec![2, 1],
         },
         Op::DynamicUpdateSlice,
+        Op::Cholesky { lower: false },
+        Op::TriangularSolve {
+            left_side: false,
+            lower: true,
+            unit_diagonal: true,
+            transpose_a: crate::ir::TransposeA::Adjoint,
+        },
         Op::ReduceWindow {
             window: crate::ir::Window {
                 dimensions: vec![2, 3],

@@ -10,7 +10,7 @@ use crate::error::{Blame, Error, Result};
 use crate::infer::{Padding, WindowPadding, WindowSpec};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
-    GatherDimensionNumbers, PadDim, ScatterDimensionNumbers,
+    GatherDimensionNumbers, PadDim, ScatterDimensionNumbers, TransposeA,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -45,6 +45,8 @@ pub enum AttrValue {
     Precision,
     /// [`AttrKind::Float`].
     Float(f64),
+    /// [`AttrKind::Transpose`].
+    Transpose(TransposeA),
 }
 
 impl AttrValue {
@@ -64,6 +66,7 @@ impl AttrValue {
             AttrValue::ConvDims(_) => AttrKind::ConvDims,
             AttrValue::Precision => AttrKind::Precision,
             AttrValue::Float(_) => AttrKind::Float,
+            AttrValue::Transpose(_) => AttrKind::Transpose,
         }
     }
 }
@@ -110,6 +113,7 @@ impl Attrs {
     getter!(same, Same, bool);
     getter!(conv_dims, ConvDims, ConvDimensionNumbers);
     getter!(float, Float, f64);
+    getter!(transpose, Transpose, TransposeA);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -155,6 +159,7 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
     let ints = |attr: &'static str| a.attrs.ints(attr).ok_or_else(|| attr_missing(attr));
     let int = |attr: &'static str| a.attrs.int(attr).ok_or_else(|| attr_missing(attr));
     let ty = |attr: &'static str| a.attrs.ty(attr).ok_or_else(|| attr_missing(attr));
+    let flag = |attr: &'static str| a.attrs.bool(attr).ok_or_else(|| attr_missing(attr));
     let bd = a.attrs.ints("broadcast_dimensions");
     let preferred = a.attrs.ty("preferred_element_type");
     match spec.kind {
@@ -310,6 +315,15 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
             b.dynamic_update_slice(op(0)?, op(1)?, a.operands.get(2..).unwrap_or_default())
         }
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
+        OpKind::Cholesky => b.cholesky(op(0)?, flag("lower")?),
+        OpKind::TriangularSolve => {
+            let t = a
+                .attrs
+                .transpose("transpose_a")
+                .ok_or_else(|| attr_missing("transpose_a"))?;
+            let (left, lower) = (flag("left_side")?, flag("lower")?);
+            b.triangular_solve(op(0)?, op(1)?, left, lower, flag("unit_diagonal")?, t)
+        }
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
         OpKind::DotGeneral => {
             let dn = DotDimensionNumbers {
@@ -398,6 +412,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::Iota
         | OpKind::Constant
         | OpKind::TopK
+        | OpKind::Cholesky
+        | OpKind::TriangularSolve
         | OpKind::Gather
         | OpKind::BatchNorm(_)
         | OpKind::DynamicSlice
