@@ -74,7 +74,13 @@ pub(super) fn cholesky(ctx: &Ctx<'_>, a: &Literal, lower: bool) -> Result<Litera
     }
     for (src, dst) in x.chunks_exact(n * n).zip(out.chunks_exact_mut(n * n)) {
         // Element (i, j), i >= j, of the matrix factored: `a[i][j]`, or `a[j][i]` for upper.
-        let at = |i: usize, j: usize| if lower { src[i * n + j] } else { src[j * n + i] };
+        let at = |i: usize, j: usize| {
+            if lower {
+                src[i * n + j]
+            } else {
+                src[j * n + i]
+            }
+        };
         let mut l = vec![C::new(0.0, 0.0); n * n];
         let mut failed = false;
         for j in 0..n {
@@ -82,7 +88,12 @@ pub(super) fn cholesky(ctx: &Ctx<'_>, a: &Literal, lower: bool) -> Result<Litera
             // the real part of its diagonal entry, the diagonal itself included (so a complex
             // diagonal entry keeps its imaginary part divided, as XLA's unblocked step).
             let col: Vec<C> = (j..n)
-                .map(|i| at(i, j) - (0..j).map(|k| l[i * n + k] * l[j * n + k].conj()).sum::<C>())
+                .map(|i| {
+                    at(i, j)
+                        - (0..j)
+                            .map(|k| l[i * n + k] * l[j * n + k].conj())
+                            .sum::<C>()
+                })
                 .collect();
             let ljj = col[0].re.sqrt();
             failed |= ljj.is_nan();
@@ -135,7 +146,11 @@ fn op_a(a: &[C], m: usize, lower: bool, unit: bool, t: TransposeA) -> Vec<C> {
 /// forward (lower) or backward substitution, column by column.
 fn substitute(t: &[C], b: &[C], m: usize, k: usize, lower: bool) -> Vec<C> {
     let mut x = b.to_vec();
-    let rows: Vec<usize> = if lower { (0..m).collect() } else { (0..m).rev().collect() };
+    let rows: Vec<usize> = if lower {
+        (0..m).collect()
+    } else {
+        (0..m).rev().collect()
+    };
     for c in 0..k {
         for (p, &i) in rows.iter().enumerate() {
             let s: C = rows[..p].iter().map(|&j| t[i * m + j] * x[j * k + c]).sum();

@@ -20,7 +20,8 @@ mod tests;
 /// `what` names it in messages (`the operand` / `a`), `shapes` lists every operand.
 fn square_matrices<'a>(op: &str, shape: &'a Shape, shapes: &str) -> Result<&'a ArrayShape> {
     let a = expect_array(op, "`a`", shape, Blame::Operand(0))?;
-    let fail = |rule: String| Err(Error::new(op, format!("{rule} ({shapes})")).blame(Blame::Operand(0)));
+    let fail =
+        |rule: String| Err(Error::new(op, format!("{rule} ({shapes})")).blame(Blame::Operand(0)));
     if !a.ty.is_float_or_complex() {
         return fail(format!(
             "`a` must have a floating-point or complex element type, got {}",
@@ -67,7 +68,8 @@ pub fn triangular_solve(
     let shapes = format!("a {a}, b {b}");
     let x = square_matrices(op, a, &shapes)?;
     let y = expect_array(op, "`b`", b, Blame::Operand(1))?;
-    let fail = |rule: String| Err(Error::new(op, format!("{rule} ({shapes})")).blame(Blame::Operand(1)));
+    let fail =
+        |rule: String| Err(Error::new(op, format!("{rule} ({shapes})")).blame(Blame::Operand(1)));
     if y.ty != x.ty {
         return fail(format!(
             "`b` must have `a`'s element type {}, got {}",
@@ -91,9 +93,15 @@ pub fn triangular_solve(
     }
     let m = x.dims[r - 1];
     let (dim, side) = if left_side {
-        (r - 2, "`op(a) x = b` (left_side = true): `b` is [..., m, k]")
+        (
+            r - 2,
+            "`op(a) x = b` (left_side = true): `b` is [..., m, k]",
+        )
     } else {
-        (r - 1, "`x op(a) = b` (left_side = false): `b` is [..., k, m]")
+        (
+            r - 1,
+            "`x op(a) = b` (left_side = false): `b` is [..., k, m]",
+        )
     };
     if y.dims[dim] != m {
         return fail(format!(

@@ -61,12 +61,20 @@ pub(super) fn factor<T: LinalgElem>(
 /// block already subtracted by the trailing updates): `v_i = o_ij - sum_c o_ic conj(o_jc)`
 /// over the block's earlier columns, pivot `p = sqrt(re v_j)`, `o_ij = v_i / p` (`i >= j`).
 /// Returns true when a pivot is NaN.
-fn diagonal_block<T: LinalgElem>(o: &mut [T], n: usize, j0: usize, j1: usize, piv: &mut [T]) -> bool {
+fn diagonal_block<T: LinalgElem>(
+    o: &mut [T],
+    n: usize,
+    j0: usize,
+    j1: usize,
+    piv: &mut [T],
+) -> bool {
     let mut failed = false;
     for j in j0..j1 {
         let dot = |o: &[T], i: usize| {
             let (ri, rj) = (&o[i * n + j0..i * n + j], &o[j * n + j0..j * n + j]);
-            ri.iter().zip(rj).fold(T::default(), |s, (&x, &y)| s + x * y.conj())
+            ri.iter()
+                .zip(rj)
+                .fold(T::default(), |s, (&x, &y)| s + x * y.conj())
         };
         let vjj = o[j * n + j] - dot(o, j);
         let p = vjj.sqrt_re();
@@ -120,7 +128,13 @@ fn panel_and_update<T: LinalgElem>(
         let je = (jb + CHOL_BLOCK).min(rows);
         let c = &mut o[(j1 + jb) * n + j1 + jb..];
         let a = (&w[jb * b..], bi, 1);
-        mm((rows - jb, je - jb, b), a, (&v[jb..], ri, 1), (c, n as isize, 1), true)?;
+        mm(
+            (rows - jb, je - jb, b),
+            a,
+            (&v[jb..], ri, 1),
+            (c, n as isize, 1),
+            true,
+        )?;
     }
     Ok(())
 }

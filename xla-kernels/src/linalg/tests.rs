@@ -6,10 +6,14 @@ use super::*;
 
 /// Deterministic values in [-1, 1).
 fn values(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..n)
         .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 52) as f64 - 1.0
         })
         .collect()
@@ -29,7 +33,10 @@ fn spd(n: usize, seed: u64) -> Vec<f64> {
 }
 
 fn max_diff(x: &[f64], y: &[f64]) -> f64 {
-    x.iter().zip(y).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
+    x.iter()
+        .zip(y)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -43,10 +50,19 @@ fn cholesky_reconstructs_a_and_zeroes_the_other_triangle() {
             for i in 0..n {
                 for j in 0..n {
                     r[i * n + j] = (0..n)
-                        .map(|k| if lower { l[i * n + k] * l[j * n + k] } else { l[k * n + i] * l[k * n + j] })
+                        .map(|k| {
+                            if lower {
+                                l[i * n + k] * l[j * n + k]
+                            } else {
+                                l[k * n + i] * l[k * n + j]
+                            }
+                        })
                         .sum();
                     let zero = if lower { j > i } else { j < i };
-                    assert!(!zero || l[i * n + j] == 0.0, "n {n} lower {lower}: ({i}, {j})");
+                    assert!(
+                        !zero || l[i * n + j] == 0.0,
+                        "n {n} lower {lower}: ({i}, {j})"
+                    );
                 }
             }
             assert!(max_diff(&r, &a) < 1e-10 * n as f64, "n {n} lower {lower}");
@@ -120,7 +136,17 @@ fn complex_adjoint_solve_conjugates() {
     let m = 3;
     // a = [[2, 0, 0], [i, 2, 0], [1, 1 - i, 2]] lower; a^H x = b.
     let c = |re, im| Complex::new(re, im);
-    let a = vec![c(2., 0.), c(9., 9.), c(9., 9.), c(0., 1.), c(2., 0.), c(9., 9.), c(1., 0.), c(1., -1.), c(2., 0.)];
+    let a = vec![
+        c(2., 0.),
+        c(9., 9.),
+        c(9., 9.),
+        c(0., 1.),
+        c(2., 0.),
+        c(9., 9.),
+        c(1., 0.),
+        c(1., -1.),
+        c(2., 0.),
+    ];
     let x = vec![c(1., 2.), c(-1., 0.5), c(0.25, -1.)];
     // b = a^H x.
     let b: Vec<Complex<f64>> = (0..m)
@@ -128,7 +154,16 @@ fn complex_adjoint_solve_conjugates() {
         .collect();
     let mut got = vec![c(0., 0.); m];
     let s = &mut LinalgScratch::new();
-    triangular_solve(&a, &b, &mut got, (1, m, 1), (true, true, false), Transpose::Adjoint, s).unwrap();
+    triangular_solve(
+        &a,
+        &b,
+        &mut got,
+        (1, m, 1),
+        (true, true, false),
+        Transpose::Adjoint,
+        s,
+    )
+    .unwrap();
     for (g, w) in got.iter().zip(&x) {
         assert!((g - w).norm() < 1e-14, "{got:?}");
     }

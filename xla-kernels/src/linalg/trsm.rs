@@ -105,7 +105,11 @@ impl Plan {
     /// inverse.
     pub(super) fn scratch_len<T: LinalgElem>(&self) -> usize {
         let nb = TRSM_BLOCK.min(self.m);
-        let conj = if self.t_conj && T::COMPLEX { self.m * self.m } else { 0 };
+        let conj = if self.t_conj && T::COMPLEX {
+            self.m * self.m
+        } else {
+            0
+        };
         let xt = if self.left_side { 0 } else { self.m * self.k };
         conj + xt + nb * self.k + nb * nb
     }
@@ -170,15 +174,35 @@ impl Plan {
             let w = &mut w[..b * k];
             w.copy_from_slice(&x[i0 * k..i1 * k]);
             let ki = k as isize;
-            mm((b, k, b), (inv, b as isize, 1), (w, ki, 1), (&mut x[i0 * k..i1 * k], ki, 1), false)?;
+            mm(
+                (b, k, b),
+                (inv, b as isize, 1),
+                (w, ki, 1),
+                (&mut x[i0 * k..i1 * k], ki, 1),
+                false,
+            )?;
             // The rows still to solve: x_j += t_ji (-x_i).
-            let (rows, first) = if self.t_lower { (i1..m, i1) } else { (0..i0, 0) };
+            let (rows, first) = if self.t_lower {
+                (i1..m, i1)
+            } else {
+                (0..i0, 0)
+            };
             if !rows.is_empty() {
                 let (before, after) = x.split_at_mut(i0 * k);
                 let (xi, after) = after.split_at_mut(b * k);
-                let c = if self.t_lower { &mut after[..] } else { &mut before[..] };
+                let c = if self.t_lower {
+                    &mut after[..]
+                } else {
+                    &mut before[..]
+                };
                 let tj = &t.0[first * t.1 as usize + i0 * t.2 as usize..];
-                mm((rows.len(), k, b), (tj, t.1, t.2), (xi, ki, 1), (c, ki, 1), true)?;
+                mm(
+                    (rows.len(), k, b),
+                    (tj, t.1, t.2),
+                    (xi, ki, 1),
+                    (c, ki, 1),
+                    true,
+                )?;
                 for v in xi.iter_mut() {
                     *v = -*v;
                 }

@@ -12,7 +12,10 @@ fn msg(r: Result<Shape>) -> String {
 #[test]
 fn cholesky_keeps_the_shape_of_batched_square_matrices() {
     assert_eq!(cholesky(&s(F32, &[3, 3]), true).unwrap(), s(F32, &[3, 3]));
-    assert_eq!(cholesky(&s(C64, &[2, 5, 4, 4]), false).unwrap(), s(C64, &[2, 5, 4, 4]));
+    assert_eq!(
+        cholesky(&s(C64, &[2, 5, 4, 4]), false).unwrap(),
+        s(C64, &[2, 5, 4, 4])
+    );
 }
 
 #[test]
@@ -25,7 +28,14 @@ fn cholesky_rules() {
 #[test]
 fn triangular_solve_result_is_b() {
     let t = TransposeA::Adjoint;
-    let r = triangular_solve(&s(F64, &[2, 4, 4]), &s(F64, &[2, 4, 7]), true, true, false, t);
+    let r = triangular_solve(
+        &s(F64, &[2, 4, 4]),
+        &s(F64, &[2, 4, 7]),
+        true,
+        true,
+        false,
+        t,
+    );
     assert_eq!(r.unwrap(), s(F64, &[2, 4, 7]));
     let r = triangular_solve(&s(F64, &[4, 4]), &s(F64, &[7, 4]), false, false, true, t);
     assert_eq!(r.unwrap(), s(F64, &[7, 4]));
