@@ -510,3 +510,22 @@ fn reduce_window() {
         }
     }
 }
+
+#[test]
+fn linalg_ops() {
+    use xla_core::ir::TransposeA;
+    for lower in [true, false] {
+        let c = one_op("cholesky", &[(C64, &[2, 3, 3])], |b, p| {
+            b.cholesky(p[0], lower)
+        });
+        round_trip(&c.expect("builds"), true);
+    }
+    for t in TransposeA::ALL {
+        let s = one_op(
+            "triangular_solve",
+            &[(F64, &[2, 4, 4]), (F64, &[2, 3, 4])],
+            |b, p| b.triangular_solve(p[0], p[1], false, true, true, t),
+        );
+        round_trip(&s.expect("builds"), true);
+    }
+}

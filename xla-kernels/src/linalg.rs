@@ -19,9 +19,13 @@
 //! Determinism: every split (batch chunks, column chunks of a solve) is over independent
 //! outputs and the GEMM's bits do not depend on the thread count, so neither do these.
 //!
-//! Why not `faer`: our GEMM is already the fast part of the machine (see `gemm`), these loops
-//! add only `O(n^2 b)` work around it, and generated code needs allocation-free calls with
-//! caller-owned scratch ([`LinalgScratch`]), which our own code gives directly.
+//! Why not `faer`: the decision rests on the bench rows (`bash scripts/bench.sh kernels
+//! cholesky` / `triangular_solve`, `benches/kernels/linalg.rs`), where these kernels run 1.3x
+//! (solve) to 15x (batched Cholesky) faster than XLA:CPU on the project's 2-core EPYC: the bulk
+//! is our GEMM, the rest `O(n^2 b)`. faer was not measured against them (its optional
+//! dependency is only built for the GEMM comparison); it would also need its own workspace
+//! ("stack") memory threaded through, where generated code wants calls that allocate nothing
+//! once [`LinalgScratch`] has grown, which this code gives directly (`tests/no_alloc.rs`).
 
 mod chol;
 mod elem;
@@ -31,7 +35,7 @@ pub use elem::LinalgElem;
 
 use rayon::prelude::*;
 
-use crate::gemm::GemmError;
+use crate::gemm::{GemmError, GemmScratch};
 
 /// Block size (columns) of the blocked Cholesky: the diagonal block factored unblocked, and the
 /// width of the GEMM updates (`k` of each trailing product). 64 keeps the unblocked part (`n
@@ -55,10 +59,20 @@ pub enum Transpose {
 }
 
 /// Scratch of the linalg kernels, reused across calls: [`LinalgScratch::new`] allocates
-/// nothing; each slot (one per parallel task) grows to the largest size needed and stays.
+/// nothing; each slot (one per parallel task: its elements and its GEMM packing buffers) grows
+/// to the largest size needed and stays, so a call allocates nothing once one call of the
+/// same sizes has run.
 #[derive(Debug, Default)]
 pub struct LinalgScratch<T> {
-    slots: Vec<Vec<T>>,
+    slots: Vec<Slot<T>>,
+}
+
+/// One task's scratch: elements for the algorithm and the GEMM's packing buffers (its own, so
+/// which rayon thread runs the task never decides whether a buffer must grow).
+#[derive(Debug, Default)]
+struct Slot<T> {
+    buf: Vec<T>,
+    gemm: GemmScratch,
 }
 
 impl<T: LinalgElem> LinalgScratch<T> {
@@ -68,13 +82,13 @@ impl<T: LinalgElem> LinalgScratch<T> {
     }
 
     /// `tasks` slots of at least `len` elements each.
-    fn slots(&mut self, tasks: usize, len: usize) -> &mut [Vec<T>] {
+    fn slots(&mut self, tasks: usize, len: usize) -> &mut [Slot<T>] {
         if self.slots.len() < tasks {
-            self.slots.resize_with(tasks, Vec::new);
+            self.slots.resize_with(tasks, Slot::default);
         }
         for s in &mut self.slots[..tasks] {
-            if s.len() < len {
-                s.resize(len, T::default());
+            if s.buf.len() < len {
+                s.buf.resize(len, T::default());
             }
         }
         &mut self.slots[..tasks]
@@ -91,15 +105,20 @@ fn batched<T: LinalgElem>(
     batch: usize,
     scratch: &mut LinalgScratch<T>,
     scratch_len: usize,
-    f: impl Fn(&[T], &mut [T], &mut [T]) -> Result<(), GemmError> + Sync,
+    f: impl Fn(&[T], &mut [T], &mut [T], &mut GemmScratch) -> Result<(), GemmError> + Sync,
 ) -> Result<(), LinalgError> {
     let tasks = batch.min(rayon::current_num_threads()).max(1);
     let slots = scratch.slots(tasks, scratch_len);
     let per = batch.div_ceil(tasks);
-    let run = |(t, slot): (usize, &mut Vec<T>), out: &mut [T]| {
+    let run = |(t, slot): (usize, &mut Slot<T>), out: &mut [T]| {
         for (i, o) in out.chunks_exact_mut(out_len).enumerate() {
             let item = t * per + i;
-            f(&a[item * a_len..][..a_len], o, &mut slot[..scratch_len])?;
+            f(
+                &a[item * a_len..][..a_len],
+                o,
+                &mut slot.buf[..scratch_len],
+                &mut slot.gemm,
+            )?;
         }
         Ok(())
     };
@@ -148,9 +167,14 @@ pub fn cholesky<T: LinalgElem>(
         return Ok(());
     }
     let len = chol::scratch_len(n);
-    batched((a, n * n), (out, n * n), batch, scratch, len, |a, o, s| {
-        chol::factor(a, o, n, lower, s)
-    })
+    batched(
+        (a, n * n),
+        (out, n * n),
+        batch,
+        scratch,
+        len,
+        |a, o, s, g| chol::factor(a, o, n, lower, s, g),
+    )
 }
 
 /// `TriangularSolve(a, b, ..)` of `batch` matrices into `out` (`b`'s shape): per matrix `x`
@@ -184,9 +208,14 @@ pub fn triangular_solve<T: LinalgElem>(
     out.copy_from_slice(b);
     let plan = trsm::Plan::new(m, k, left_side, lower, unit_diagonal, transpose_a);
     let len = plan.scratch_len::<T>();
-    batched((a, m * m), (out, m * k), batch, scratch, len, |a, x, s| {
-        plan.solve(a, x, s)
-    })
+    batched(
+        (a, m * m),
+        (out, m * k),
+        batch,
+        scratch,
+        len,
+        |a, x, s, g| plan.solve(a, x, s, g),
+    )
 }
 
 #[cfg(test)]

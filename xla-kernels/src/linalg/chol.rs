@@ -2,7 +2,7 @@
 
 use super::trsm::{mm, neg_inverse};
 use super::{LinalgElem, CHOL_BLOCK};
-use crate::gemm::GemmError;
+use crate::gemm::{GemmError, GemmScratch};
 
 /// Scratch elements one factorisation of an `n x n` matrix needs: the real pivots, then for
 /// `n > CHOL_BLOCK` two panels of `CHOL_BLOCK x n` and one block's inverse.
@@ -21,6 +21,7 @@ pub(super) fn factor<T: LinalgElem>(
     n: usize,
     lower: bool,
     scratch: &mut [T],
+    g: &mut GemmScratch,
 ) -> Result<(), GemmError> {
     // The lower triangle of the matrix factored: `a`, or `a^T` for the upper form (XLA
     // transposes without conjugating).
@@ -35,7 +36,7 @@ pub(super) fn factor<T: LinalgElem>(
         let j1 = (j0 + CHOL_BLOCK).min(n);
         failed |= diagonal_block(o, n, j0, j1, piv);
         if j1 < n {
-            panel_and_update(o, n, j0, j1, piv, rest)?;
+            panel_and_update(o, n, j0, j1, piv, rest, g)?;
         }
     }
     if failed {
@@ -99,6 +100,7 @@ fn panel_and_update<T: LinalgElem>(
     j1: usize,
     piv: &[T],
     scratch: &mut [T],
+    g: &mut GemmScratch,
 ) -> Result<(), GemmError> {
     let (b, rows) = (j1 - j0, n - j1);
     let (w, rest) = scratch.split_at_mut(CHOL_BLOCK * n);
@@ -114,7 +116,7 @@ fn panel_and_update<T: LinalgElem>(
     neg_inverse(b, true, at, |i| piv[j0 + i], inv);
     let (bi, ri) = (b as isize, rows as isize);
     // v = -inv(l11') a21^H = -l21^H.
-    mm((b, rows, b), (inv, bi, 1), (w, ri, 1), (v, ri, 1), false)?;
+    mm((b, rows, b), (inv, bi, 1), (w, ri, 1), (v, ri, 1), false, g)?;
     // l21 = -v^H, into the factor and (row-major, rows x b) into w for the products.
     for r in 0..rows {
         for c in 0..b {
@@ -134,6 +136,7 @@ fn panel_and_update<T: LinalgElem>(
             (&v[jb..], ri, 1),
             (c, n as isize, 1),
             true,
+            g,
         )?;
     }
     Ok(())

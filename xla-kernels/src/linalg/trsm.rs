@@ -10,7 +10,7 @@
 //! adds. XLA's TriangularSolveExpander also multiplies by inverted diagonal blocks.
 
 use super::{LinalgElem, Transpose, TRSM_BLOCK};
-use crate::gemm::{gemm_auto, GemmDesc, GemmError};
+use crate::gemm::{gemm, GemmDesc, GemmError, GemmScratch};
 
 /// A strided operand: the slice, its row stride and column stride (element `(i, j)` at
 /// `i * rs + j * cs`).
@@ -23,10 +23,11 @@ pub(super) fn mm<T: LinalgElem>(
     b: View<'_, T>,
     (c, crs, ccs): (&mut [T], isize, isize),
     acc: bool,
+    g: &mut GemmScratch,
 ) -> Result<(), GemmError> {
     let mut d = GemmDesc::from_strides(1, m, n, k, [0, a.1, a.2], [0, b.1, b.2], [0, crs, ccs]);
     d.accumulate = acc;
-    gemm_auto(&d, a.0, b.0, c)
+    gemm(&d, a.0, b.0, c, g)
 }
 
 /// `out (nb x nb, row-major) = -inv(t)` for the triangular `t` read as `at(i, j)` in its
@@ -43,12 +44,10 @@ pub(super) fn neg_inverse<T: LinalgElem>(
     for j in 0..nb {
         // y = inv(t) e_j: rows j.. (lower) or ..=j (upper) are the only nonzero ones.
         out[j * nb + j] = T::one() / diag(j);
-        let rows: Box<dyn Iterator<Item = usize>> = if lower {
-            Box::new(j + 1..nb)
-        } else {
-            Box::new((0..j).rev())
-        };
-        for i in rows {
+        // Rows below j ascending (lower) or above j descending (upper): no allocation.
+        let count = if lower { nb - j - 1 } else { j };
+        for step in 0..count {
+            let i = if lower { j + 1 + step } else { j - 1 - step };
             let (lo, hi) = if lower { (j, i) } else { (i + 1, j + 1) };
             let mut s = T::default();
             for c in lo..hi {
@@ -120,6 +119,7 @@ impl Plan {
         a: &[T],
         x: &mut [T],
         scratch: &mut [T],
+        g: &mut GemmScratch,
     ) -> Result<(), GemmError> {
         let (m, k) = (self.m, self.k);
         let (conj, rest) = scratch.split_at_mut(if self.t_conj && T::COMPLEX { m * m } else { 0 });
@@ -138,11 +138,11 @@ impl Plan {
         };
         let t = (a, rs, cs);
         if self.left_side {
-            return self.solve_left(t, x, rest);
+            return self.solve_left(t, x, rest, g);
         }
         let (xt, rest) = rest.split_at_mut(m * k);
         transpose(x, k, m, xt);
-        self.solve_left(t, xt, rest)?;
+        self.solve_left(t, xt, rest, g)?;
         transpose(xt, m, k, x);
         Ok(())
     }
@@ -153,19 +153,17 @@ impl Plan {
         t: View<'_, T>,
         x: &mut [T],
         scratch: &mut [T],
+        g: &mut GemmScratch,
     ) -> Result<(), GemmError> {
         let (m, k) = (self.m, self.k);
         let nb = TRSM_BLOCK.min(m);
         let (w, inv) = scratch.split_at_mut(nb * k);
         let at = |i: usize, j: usize| t.0[i * t.1 as usize + j * t.2 as usize];
-        let starts: Vec<usize> = (0..m).step_by(nb).collect();
-        let order: Box<dyn Iterator<Item = &usize>> = if self.t_lower {
-            Box::new(starts.iter())
-        } else {
-            Box::new(starts.iter().rev())
-        };
         let unit = self.unit;
-        for &i0 in order {
+        let blocks = m.div_ceil(nb);
+        // Substitution order: first block first (lower), last block first (upper).
+        for q in 0..blocks {
+            let i0 = nb * if self.t_lower { q } else { blocks - 1 - q };
             let i1 = (i0 + nb).min(m);
             let b = i1 - i0;
             let diag = |i: usize| if unit { T::one() } else { at(i0 + i, i0 + i) };
@@ -180,6 +178,7 @@ impl Plan {
                 (w, ki, 1),
                 (&mut x[i0 * k..i1 * k], ki, 1),
                 false,
+                g,
             )?;
             // The rows still to solve: x_j += t_ji (-x_i).
             let (rows, first) = if self.t_lower {
@@ -202,6 +201,7 @@ impl Plan {
                     (xi, ki, 1),
                     (c, ki, 1),
                     true,
+                    g,
                 )?;
                 for v in xi.iter_mut() {
                     *v = -*v;
