@@ -168,3 +168,43 @@ fn complex_adjoint_solve_conjugates() {
         assert!((g - w).norm() < 1e-14, "{got:?}");
     }
 }
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let (batch, n, k) = (3, 150, 40);
+    let a: Vec<f32> = (0..batch)
+        .flat_map(|b| spd(n, 10 + b as u64))
+        .map(|x| x as f32)
+        .collect();
+    let b: Vec<f32> = values(batch * n * k, 5)
+        .into_iter()
+        .map(|x| x as f32)
+        .collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut l = vec![0f32; a.len()];
+            let mut x = vec![0f32; b.len()];
+            let s = &mut LinalgScratch::new();
+            cholesky(&a, &mut l, batch, n, true, s).unwrap();
+            let flags = (true, true, false);
+            triangular_solve(&l, &b, &mut x, (batch, n, k), flags, Transpose::Adjoint, s).unwrap();
+            (l, x)
+        })
+    };
+    let (l1, x1) = run(1);
+    for threads in [2, 3, 4] {
+        let (l, x) = run(threads);
+        assert!(
+            l.iter().zip(&l1).all(|(p, q)| p.to_bits() == q.to_bits()),
+            "{threads} threads"
+        );
+        assert!(
+            x.iter().zip(&x1).all(|(p, q)| p.to_bits() == q.to_bits()),
+            "{threads} threads"
+        );
+    }
+}
