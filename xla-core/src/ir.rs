@@ -584,8 +584,8 @@ pub enum Op {
         largest: bool,
     },
     /// `Cholesky(a)`: per matrix of the two minor dims, `l` with `a = l l^H` (`lower`) or `u`
-    /// with `a = u^H u`, reading only that triangle of `a` (and the real part of its diagonal);
-    /// the other triangle of the result is zero, and a matrix whose factorisation meets a
+    /// with `a = u^H u`, reading only that triangle of `a` (pivots from the real part of the
+    /// diagonal, see `eval::linalg`); the other triangle of the result is zero, and a matrix whose factorisation meets a
     /// pivot that is negative or NaN is all NaN (XLA's CholeskyExpander).
     Cholesky {
         /// Factor (and read) the lower triangle, else the upper.

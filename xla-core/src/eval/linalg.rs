@@ -2,10 +2,15 @@
 //! c128, more accurate than XLA for f32 and c64), one matrix of the two minor dims at a time.
 //!
 //! What XLA does beyond the maths (its CholeskyExpander, read for facts): only the `lower` (else
-//! upper) triangle of `a` is read, and of its diagonal only the real part; `upper` factors the
-//! plain transpose `a^T` and returns the transpose of that factor (`a = u^H u`); the other
-//! triangle of the result is zero; a matrix whose pivot `a_jj - sum_k |l_jk|^2` has a NaN
-//! square root (negative or NaN) is NaN everywhere, its neighbours in the batch untouched.
+//! upper) triangle of `a` is read; the pivot is the square root of the real part of
+//! `a_jj - sum_k |l_jk|^2`, and the whole column, diagonal included, is divided by it (so a
+//! complex diagonal entry keeps its imaginary part, divided: XLA's unblocked step, which is
+//! what XLA runs for n <= 128; past that XLA's blocked panel solve divides by that complex
+//! diagonal, so for a non-Hermitian diagonal, where the spec leaves the result to the
+//! implementation, ours and XLA's differ); `upper` factors the plain transpose `a^T` and
+//! returns the transpose of that factor (`a = u^H u`); the other triangle of the result is
+//! zero; a matrix whose pivot has a NaN square root (negative or NaN) is NaN everywhere (NaN
+//! with imaginary part 0), its neighbours in the batch untouched.
 
 use num_complex::Complex;
 
