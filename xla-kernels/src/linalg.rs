@@ -21,7 +21,7 @@
 //!
 //! Why not `faer`: the decision rests on the bench rows (`bash scripts/bench.sh kernels
 //! cholesky` / `triangular_solve`, `benches/kernels/linalg.rs`), where these kernels run 1.3x
-//! (solve) to 15x (batched Cholesky) faster than XLA:CPU on the project's 2-core EPYC: the bulk
+//! (solve) to 15-18x (batched Cholesky) faster than XLA:CPU on the project's 2-core EPYC: the bulk
 //! is our GEMM, the rest `O(n^2 b)`. faer was not measured against them (its optional
 //! dependency is only built for the GEMM comparison); it would also need its own workspace
 //! ("stack") memory threaded through, where generated code wants calls that allocate nothing
