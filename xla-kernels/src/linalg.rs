@@ -20,7 +20,7 @@
 //! outputs and the GEMM's bits do not depend on the thread count, so neither do these.
 //!
 //! Why not `faer`: the decision rests on the bench rows (`bash scripts/bench.sh kernels
-//! cholesky` / `triangular_solve`, `benches/kernels/linalg.rs`), where these kernels run 1.3x
+//! cholesky` / `triangular_solve`, `benches/kernels/linalg.rs`), where these kernels run 1.2-1.3x
 //! (solve) to 15-18x (batched Cholesky) faster than XLA:CPU on the project's 2-core EPYC: the bulk
 //! is our GEMM, the rest `O(n^2 b)`. faer was not measured against them (its optional
 //! dependency is only built for the GEMM comparison); it would also need its own workspace
