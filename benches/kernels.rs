@@ -21,6 +21,8 @@
 //! bandwidth for reductions and elementwise math, the copy bandwidth for transpose and sort.
 
 mod common;
+#[path = "kernels/linalg.rs"]
+mod linalg_rows;
 
 use common::{alternate, built_for, data, fmt_time};
 
@@ -714,6 +716,7 @@ fn main() {
     memory_rows(&mut b);
     sort_rows(&mut b);
     math_rows(&mut b);
+    linalg_rows::linalg_rows(&mut b);
     // The limits are measured again after the rows and the larger figure is kept: a limit
     // measured while something else ran would flatter every fraction of it.
     let after = measure();

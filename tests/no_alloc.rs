@@ -82,6 +82,14 @@ xla! {
         }, Tuple(0i32, x));
         Tuple(s.1, DynamicSlice(s.1, i, 0u32, slice_sizes = [2, 32]))
     }
+    /// `a x = b` through Cholesky and two triangular solves, past the block size (64).
+    pub fn spd_solve(a: f64[2, 100, 100], b: f64[2, 100, 8]) -> f64[2, 100, 8] {
+        let l = Cholesky(a, lower = true);
+        let y = TriangularSolve(l, b, left_side = true, lower = true, unit_diagonal = false,
+            transpose_a = NO_TRANSPOSE);
+        TriangularSolve(l, y, left_side = true, lower = true, unit_diagonal = false,
+            transpose_a = ADJOINT)
+    }
     pub fn split(x: f32[512, 1024]) -> (f32[512], s32[512, 1024]{0, 1}) {
         let s = Reduce(x, 0.0, dimensions = [1], |a, b| a + b);
         Tuple(s, ConvertElementType(x, new_element_type = s32))
@@ -201,6 +209,34 @@ fn into_allocates_nothing_after_scratch_new() {
         "dense_relu"
     );
     assert_eq!(out.as_slice(), &want[..]);
+
+    // Cholesky and TriangularSolve: their scratch (and GEMM's) grows on the first call.
+    let sa = Tensor::<f64, xla_aot::D3<2, 100, 100>>::from_fn(|i| {
+        let off = ((i[1] * 31 + i[2] * 17 + i[0]) % 7) as f64 * 0.01;
+        if i[1] == i[2] {
+            100.0
+        } else {
+            off
+        }
+    });
+    let sb = Tensor::<f64, xla_aot::D3<2, 100, 8>>::from_fn(|i| (i[1] + i[2]) as f64);
+    let mut sx = Tensor::zeros();
+    let mut ss = spd_solve::Scratch::new();
+    spd_solve::into(&sa, &sb, &mut sx, &mut ss);
+    assert_eq!(
+        allocations(|| spd_solve::into(&sa, &sb, &mut sx, &mut ss)),
+        0,
+        "spd_solve"
+    );
+    // a x = b, checked on row 0 of matrix 0 (a symmetric: the off-diagonal pattern is not, but
+    // only the lower triangle is read, so a is the symmetric matrix of that triangle).
+    let xs = sx.as_slice();
+    let sym = |r: usize, c: usize| {
+        let (i, j) = if r >= c { (r, c) } else { (c, r) };
+        sa.as_slice()[i * 100 + j]
+    };
+    let ax0: f64 = (0..100).map(|c| sym(0, c) * xs[c * 8]).sum();
+    assert!((ax0 - sb.as_slice()[0]).abs() < 1e-9, "a x = b: {ax0}");
 
     // Through views over plain Vecs at odd offsets (not aligned): making the views and the
     // call allocate nothing either, and the bits are the owned tensors'.

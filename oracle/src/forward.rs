@@ -310,6 +310,8 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::Pad { .. }
             | Op::Concatenate { .. }
             | Op::TopK { .. }
+            | Op::Cholesky { .. }
+            | Op::TriangularSolve { .. }
             | Op::Gather { .. }
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }

@@ -20,6 +20,7 @@ mod control;
 mod conv;
 mod dynamic;
 mod indexing;
+mod linalg;
 mod movement;
 mod norm;
 mod scan;

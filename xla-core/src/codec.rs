@@ -16,7 +16,7 @@ use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
-    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, UnaryOp,
+    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, TransposeA, UnaryOp,
 };
 use crate::layout::Layout;
 use crate::literal::{ArrayData, Literal};
@@ -292,6 +292,26 @@ impl Writer {
                 self.i(*dimension);
                 self.u(u64::from(*is_stable));
                 self.computation(comparator);
+            }
+            Op::Cholesky { lower } => {
+                self.u(38);
+                self.u(u64::from(*lower));
+            }
+            Op::TriangularSolve {
+                left_side,
+                lower,
+                unit_diagonal,
+                transpose_a,
+            } => {
+                self.u(39);
+                for flag in [left_side, lower, unit_diagonal] {
+                    self.u(u64::from(*flag));
+                }
+                self.u(match transpose_a {
+                    TransposeA::NoTranspose => 0,
+                    TransposeA::Transpose => 1,
+                    TransposeA::Adjoint => 2,
+                });
             }
             Op::TopK { k, largest } => {
                 self.u(24);
@@ -932,6 +952,20 @@ impl Reader<'_> {
                 },
                 num_carries: self.count()?,
                 to_apply: Arc::new(self.computation(depth + 1)?),
+            },
+            38 => Op::Cholesky {
+                lower: self.bool()?,
+            },
+            39 => Op::TriangularSolve {
+                left_side: self.bool()?,
+                lower: self.bool()?,
+                unit_diagonal: self.bool()?,
+                transpose_a: match self.u()? {
+                    0 => TransposeA::NoTranspose,
+                    1 => TransposeA::Transpose,
+                    2 => TransposeA::Adjoint,
+                    k => return Err(err(format!("transpose_a {k}"))),
+                },
             },
             t => return Err(err(format!("op code {t}"))),
         })

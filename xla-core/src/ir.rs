@@ -381,6 +381,43 @@ impl ScatterDimensionNumbers {
     }
 }
 
+/// How `TriangularSolve` applies its matrix `a`: `op(a)` is `a`, `a^T` or `a^H` (XLA's
+/// `TriangularSolveOptions::Transpose`, StableHLO's `#stablehlo<transpose ...>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TransposeA {
+    /// `NO_TRANSPOSE`: `op(a) = a`.
+    NoTranspose,
+    /// `TRANSPOSE`: `op(a) = a^T`.
+    Transpose,
+    /// `ADJOINT`: `op(a) = conj(a)^T` (`a^T` for real types).
+    Adjoint,
+}
+
+impl TransposeA {
+    /// Every variant, in declaration order (the IR's binary form numbers them by position).
+    pub const ALL: [TransposeA; 3] = [
+        TransposeA::NoTranspose,
+        TransposeA::Transpose,
+        TransposeA::Adjoint,
+    ];
+
+    /// The spelling of XLA and StableHLO: `NO_TRANSPOSE`, `TRANSPOSE`, `ADJOINT`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransposeA::NoTranspose => "NO_TRANSPOSE",
+            TransposeA::Transpose => "TRANSPOSE",
+            TransposeA::Adjoint => "ADJOINT",
+        }
+    }
+
+    /// The variant spelled `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<TransposeA> {
+        TransposeA::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(name))
+    }
+}
+
 /// Which of XLA's three batch-normalisation ops an [`Op::BatchNorm`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BatchNormKind {
@@ -587,6 +624,27 @@ pub enum Op {
         /// Largest first (true) or smallest first (false).
         largest: bool,
     },
+    /// `Cholesky(a)`: per matrix of the two minor dims, `l` with `a = l l^H` (`lower`) or `u`
+    /// with `a = u^H u`, reading only that triangle of `a` (pivots from the real part of the
+    /// diagonal, see `eval::linalg`); the other triangle of the result is zero, and a matrix whose factorisation meets a
+    /// pivot that is negative or NaN is all NaN (XLA's CholeskyExpander).
+    Cholesky {
+        /// Factor (and read) the lower triangle, else the upper.
+        lower: bool,
+    },
+    /// `TriangularSolve(a, b)`: per matrix of the two minor dims, `x` with `op(a) x = b`
+    /// (`left_side`) or `x op(a) = b`, reading only the `lower` (else upper) triangle of `a`,
+    /// its diagonal taken as ones when `unit_diagonal`.
+    TriangularSolve {
+        /// Solve `op(a) x = b` (true) or `x op(a) = b` (false).
+        left_side: bool,
+        /// `a` is lower triangular (true) or upper.
+        lower: bool,
+        /// The diagonal of `a` is taken as ones and not read.
+        unit_diagonal: bool,
+        /// `op(a)`: `a`, `a^T` or `a^H`.
+        transpose_a: TransposeA,
+    },
     /// `ConvGeneralDilated(lhs, rhs)`: every convolution form of the surface lowers to it.
     Convolution {
         /// Strides, padding, dilations and reversal per spatial dimension.
@@ -731,6 +789,8 @@ impl Op {
             Op::Concatenate { .. } => "concatenate",
             Op::Sort { .. } => "sort",
             Op::TopK { .. } => "topk",
+            Op::Cholesky { .. } => "cholesky",
+            Op::TriangularSolve { .. } => "triangular-solve",
             Op::Convolution { .. } => "convolution",
             Op::While { .. } => "while",
             Op::Conditional { .. } => "conditional",
@@ -785,6 +845,8 @@ impl Op {
             | Op::Sort { .. }
             | Op::TopK { .. }
             | Op::Convolution { .. }
+            | Op::Cholesky { .. }
+            | Op::TriangularSolve { .. }
             | Op::While { .. }
             | Op::Conditional { .. }
             | Op::Gather { .. }
@@ -840,6 +902,8 @@ impl Op {
             | Op::DotGeneral { .. }
             | Op::TopK { .. }
             | Op::Convolution { .. }
+            | Op::Cholesky { .. }
+            | Op::TriangularSolve { .. }
             | Op::Gather { .. }
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }

@@ -90,6 +90,10 @@ pub enum OpKind {
     DynamicSlice,
     /// The operand with a box overwritten at runtime scalar starts, clamped likewise.
     DynamicUpdateSlice,
+    /// Cholesky factorisation of a batch of Hermitian positive-definite matrices.
+    Cholesky,
+    /// A batch of triangular systems solved by substitution.
+    TriangularSolve,
     /// Matrix and vector products.
     Dot,
     /// Generalised products.
@@ -191,6 +195,8 @@ pub enum AttrKind {
     Str,
     /// `f32[2, 3]` or `(f32[2], s32[])`: a shape.
     Shape,
+    /// `NO_TRANSPOSE`, `TRANSPOSE` or `ADJOINT` (TriangularSolve's `transpose_a`).
+    Transpose,
 }
 
 impl AttrKind {
@@ -221,6 +227,7 @@ impl AttrKind {
             }
             AttrKind::Precision => "DEFAULT, HIGH or HIGHEST",
             AttrKind::Float => "a number such as `0.001`",
+            AttrKind::Transpose => "one of NO_TRANSPOSE, TRANSPOSE, ADJOINT",
         }
     }
 }
@@ -430,7 +437,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 47] = [
+const OTHER: [OpSpec; 49] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -663,6 +670,29 @@ const OTHER: [OpSpec; 47] = [
         "(operand)",
         &[req("k", K::Int), opt("largest", K::Bool)],
         Typing::Free,
+    ),
+    op(
+        "Cholesky",
+        OpKind::Cholesky,
+        "stablehlo.cholesky",
+        Form::Operands(1),
+        "(a)",
+        &[req("lower", K::Bool)],
+        Typing::Same { with_result: true },
+    ),
+    op(
+        "TriangularSolve",
+        OpKind::TriangularSolve,
+        "stablehlo.triangular_solve",
+        Form::Operands(2),
+        "(a, b)",
+        &[
+            req("left_side", K::Bool),
+            req("lower", K::Bool),
+            req("unit_diagonal", K::Bool),
+            req("transpose_a", K::Transpose),
+        ],
+        Typing::Same { with_result: true },
     ),
     op(
         "Gather",
@@ -1009,6 +1039,11 @@ const ALIASES: &[(&str, &str)] = &[
     ("while_loop", "While"),
     ("argsort", "Sort"),
     ("top_k", "TopK"),
+    ("cholesky", "Cholesky"),
+    ("chol", "Cholesky"),
+    ("triangular_solve", "TriangularSolve"),
+    ("trsm", "TriangularSolve"),
+    ("solve_triangular", "TriangularSolve"),
     ("topk", "TopK"),
     ("take", "Gather"),
     ("gathernd", "Gather"),

@@ -559,6 +559,8 @@ fn composite_calls() {
         )
         .unwrap();
     round_trip(&b.build(attributed).expect("builds"), true);
+}
+
 /// SelectAndScatter exports as `stablehlo.select_and_scatter` and imports back to the same IR;
 /// the evaluator agrees on both.
 #[test]
@@ -629,4 +631,23 @@ fn scan_exports_as_chlo_scan() {
     let text = to_stablehlo(&c);
     assert!(text.contains("\"chlo.scan\""), "{text}");
     round_trip(&c, true);
+}
+
+#[test]
+fn linalg_ops() {
+    use xla_core::ir::TransposeA;
+    for lower in [true, false] {
+        let c = one_op("cholesky", &[(C64, &[2, 3, 3])], |b, p| {
+            b.cholesky(p[0], lower)
+        });
+        round_trip(&c.expect("builds"), true);
+    }
+    for t in TransposeA::ALL {
+        let s = one_op(
+            "triangular_solve",
+            &[(F64, &[2, 4, 4]), (F64, &[2, 3, 4])],
+            |b, p| b.triangular_solve(p[0], p[1], false, true, true, t),
+        );
+        round_trip(&s.expect("builds"), true);
+    }
 }

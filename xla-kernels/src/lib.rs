@@ -28,6 +28,7 @@ pub mod fused;
 pub mod gather;
 pub mod gemm;
 pub mod io;
+pub mod linalg;
 pub mod math;
 pub mod par;
 pub mod simd;

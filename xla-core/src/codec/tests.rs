@@ -193,6 +193,13 @@ fn every_op() -> Computation {
             num_carries: 2,
             to_apply: adder(F64),
         },
+        Op::Cholesky { lower: false },
+        Op::TriangularSolve {
+            left_side: false,
+            lower: true,
+            unit_diagonal: true,
+            transpose_a: crate::ir::TransposeA::Adjoint,
+        },
         Op::ReduceWindow {
             window: crate::ir::Window {
                 dimensions: vec![2, 3],

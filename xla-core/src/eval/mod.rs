@@ -17,6 +17,7 @@ mod dot;
 mod dynamic;
 mod elementwise;
 mod indexing;
+mod linalg;
 mod movement;
 mod reduce;
 mod scan;
@@ -165,6 +166,8 @@ fn op_name(op: &Op) -> String {
         Op::Sort { .. } => "Sort".into(),
         Op::TopK { .. } => "TopK".into(),
         Op::Convolution { .. } => "ConvGeneralDilated".into(),
+        Op::Cholesky { .. } => "Cholesky".into(),
+        Op::TriangularSolve { .. } => "TriangularSolve".into(),
         Op::While { .. } => "While".into(),
         Op::Conditional { .. } => "Conditional".into(),
         Op::Gather { .. } => "Gather".into(),
@@ -385,6 +388,20 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
         } => indexing::scatter(ctx, operands, dimension_numbers, update_computation),
         Op::DynamicSlice { slice_sizes } => dynamic::dynamic_slice(ctx, operands, slice_sizes),
         Op::DynamicUpdateSlice => dynamic::dynamic_update_slice(ctx, operands),
+        Op::Cholesky { lower } => {
+            ctx.arity(operands, 1)?;
+            linalg::cholesky(ctx, operands[0], *lower)
+        }
+        Op::TriangularSolve {
+            left_side,
+            lower,
+            unit_diagonal,
+            transpose_a,
+        } => {
+            ctx.arity(operands, 2)?;
+            let flags = (*left_side, *lower, *unit_diagonal);
+            linalg::triangular_solve(ctx, operands[0], operands[1], flags, *transpose_a)
+        }
         Op::TopK { k, largest } => {
             ctx.arity(operands, 1)?;
             sort::top_k(ctx, operands[0], *k, *largest)

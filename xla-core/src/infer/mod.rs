@@ -11,6 +11,7 @@ pub mod dot;
 pub mod dynamic;
 pub mod elementwise;
 pub mod indexing;
+pub mod linalg;
 pub mod map;
 pub mod movement;
 pub mod norm;
@@ -30,6 +31,7 @@ pub use elementwise::{
     select, unary, BinaryPlan,
 };
 pub use indexing::{gather, scatter};
+pub use linalg::{cholesky, triangular_solve};
 pub use map::map;
 pub use movement::{concat_in_dim, pad, rev, slice};
 pub use norm::batch_norm;

@@ -10,7 +10,7 @@ use crate::error::{Blame, Error, Result};
 use crate::infer::{Padding, WindowPadding, WindowSpec};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
-    GatherDimensionNumbers, PadDim, ScatterDimensionNumbers,
+    GatherDimensionNumbers, PadDim, ScatterDimensionNumbers, TransposeA,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -49,6 +49,8 @@ pub enum AttrValue {
     Str(String),
     /// [`AttrKind::Shape`].
     Shape(Shape),
+    /// [`AttrKind::Transpose`].
+    Transpose(TransposeA),
 }
 
 impl AttrValue {
@@ -70,6 +72,7 @@ impl AttrValue {
             AttrValue::Float(_) => AttrKind::Float,
             AttrValue::Str(_) => AttrKind::Str,
             AttrValue::Shape(_) => AttrKind::Shape,
+            AttrValue::Transpose(_) => AttrKind::Transpose,
         }
     }
 }
@@ -118,6 +121,7 @@ impl Attrs {
     getter!(float, Float, f64);
     getter!(str, Str, String);
     getter!(shape, Shape, Shape);
+    getter!(transpose, Transpose, TransposeA);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -179,6 +183,7 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
     let ints = |attr: &'static str| a.attrs.ints(attr).ok_or_else(|| attr_missing(attr));
     let int = |attr: &'static str| a.attrs.int(attr).ok_or_else(|| attr_missing(attr));
     let ty = |attr: &'static str| a.attrs.ty(attr).ok_or_else(|| attr_missing(attr));
+    let flag = |attr: &'static str| a.attrs.bool(attr).ok_or_else(|| attr_missing(attr));
     let bd = a.attrs.ints("broadcast_dimensions");
     let preferred = a.attrs.ty("preferred_element_type");
     match spec.kind {
@@ -358,6 +363,15 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
             b.dynamic_update_slice(op(0)?, op(1)?, a.operands.get(2..).unwrap_or_default())
         }
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
+        OpKind::Cholesky => b.cholesky(op(0)?, flag("lower")?),
+        OpKind::TriangularSolve => {
+            let t = a
+                .attrs
+                .transpose("transpose_a")
+                .ok_or_else(|| attr_missing("transpose_a"))?;
+            let (left, lower) = (flag("left_side")?, flag("lower")?);
+            b.triangular_solve(op(0)?, op(1)?, left, lower, flag("unit_diagonal")?, t)
+        }
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
         OpKind::DotGeneral => {
             let dn = DotDimensionNumbers {
@@ -477,6 +491,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::Iota
         | OpKind::Constant
         | OpKind::TopK
+        | OpKind::Cholesky
+        | OpKind::TriangularSolve
         | OpKind::Gather
         | OpKind::BatchNorm(_)
         | OpKind::DynamicSlice

@@ -579,6 +579,23 @@ impl Body<'_> {
             Op::DynamicUpdateSlice => {
                 self.positional(ins, ops, "stablehlo.dynamic_update_slice", "", depth)
             }
+            Op::Cholesky { lower } => {
+                let attrs = format!(" {{lower = {lower}}}");
+                self.positional(ins, ops, "stablehlo.cholesky", &attrs, depth)
+            }
+            Op::TriangularSolve {
+                left_side,
+                lower,
+                unit_diagonal,
+                transpose_a,
+            } => {
+                let attrs = format!(
+                    " {{left_side = {left_side}, lower = {lower}, transpose_a = \
+                     #stablehlo<transpose {}>, unit_diagonal = {unit_diagonal}}}",
+                    transpose_a.name()
+                );
+                self.positional(ins, ops, "stablehlo.triangular_solve", &attrs, depth)
+            }
             Op::Convolution {
                 window: w,
                 dimension_numbers: dn,

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use xla_core::builder::XlaOp;
-use xla_core::ir::ComparisonType;
+use xla_core::ir::{ComparisonType, TransposeA};
 use xla_core::registry::{self, Applied, AttrKind, AttrValue, Attrs, Form, OpKind, OpSpec, Typing};
 use xla_core::{ComparisonDirection, Composite, Computation, ElementType, PadDim, Shape};
 
@@ -550,6 +550,15 @@ impl Checker<'_> {
                 AttrValue::Precision
             }
             AttrKind::Float => AttrValue::Float(self.float(op, name, e)?),
+            AttrKind::Transpose => {
+                match ident_upper(e).as_deref().and_then(TransposeA::from_name) {
+                    Some(t) => AttrValue::Transpose(t),
+                    None => {
+                        self.error(e.sp, format!("{op}: `{name}` is {}", kind.example()));
+                        return None;
+                    }
+                }
+            }
         })
     }
 

@@ -1,5 +1,5 @@
 //! The kernel contract: an op the fused loops do not compute themselves (Sort, TopK, Conv,
-//! Gather, Scatter, While, Conditional) becomes a [`KernelKind::Call`]: its inputs are dense
+//! Gather, Scatter, While, Conditional, Cholesky, TriangularSolve) becomes a [`KernelKind::Call`]: its inputs are dense
 //! row-major buffers, its outputs the node's outputs, and it declares here the scratch it keeps
 //! across calls (fields of the fn's `Scratch`), the items it needs (nested programs' modules)
 //! and its body.
@@ -18,6 +18,7 @@ pub(crate) mod custom;
 mod dynamic;
 mod indexing;
 pub(crate) mod scan;
+mod linalg;
 mod window;
 
 /// One scratch field a kernel keeps across calls: name (unique within the kernel), type,
@@ -96,6 +97,26 @@ pub(crate) fn call_kernel(
             let (ins, canon) = canonical_bf16(ins, in_dims, in_tys);
             Ok(canon.prepend(top_k(&ins[0], &in_dims[0], *kk, *largest, ws)))
         }
+        Kind::Cholesky { lower } => Ok(linalg::cholesky(
+            &ins[0],
+            &in_dims[0],
+            in_tys[0],
+            *lower,
+            &ws[0],
+        )),
+        Kind::TriangularSolve {
+            left_side,
+            lower,
+            unit_diagonal,
+            transpose_a,
+        } => Ok(linalg::triangular_solve(
+            ins,
+            in_dims,
+            in_tys[0],
+            (*left_side, *lower, *unit_diagonal),
+            *transpose_a,
+            &ws[0],
+        )),
         Kind::Conv {
             window,
             dn,

@@ -234,6 +234,8 @@ pub(crate) fn scalar_op(
         | Kind::Dot { .. }
         | Kind::Sort { .. }
         | Kind::TopK { .. }
+        | Kind::Cholesky { .. }
+        | Kind::TriangularSolve { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
@@ -389,6 +391,8 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Dot { .. }
                     | Kind::Sort { .. }
                     | Kind::TopK { .. }
+                    | Kind::Cholesky { .. }
+                    | Kind::TriangularSolve { .. }
                     | Kind::Conv { .. }
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
@@ -671,6 +675,8 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Dot { .. }
         | Kind::Sort { .. }
         | Kind::TopK { .. }
+        | Kind::Cholesky { .. }
+        | Kind::TriangularSolve { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -399,6 +399,8 @@ fn build_kernels(
             }
             Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::Cholesky { .. }
+            | Kind::TriangularSolve { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -620,6 +622,8 @@ impl ExprBuilder<'_> {
             | Kind::Dot { .. }
             | Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::Cholesky { .. }
+            | Kind::TriangularSolve { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -688,6 +692,8 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Dot { .. }
         | Kind::Sort { .. }
         | Kind::TopK { .. }
+        | Kind::Cholesky { .. }
+        | Kind::TriangularSolve { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -97,6 +97,17 @@ pub(crate) enum Kind {
         k: usize,
         largest: bool,
     },
+    /// Cholesky factor of input 0's matrices (`xla_kernels::linalg::cholesky`).
+    Cholesky {
+        lower: bool,
+    },
+    /// Triangular solve of inputs (a, b) (`xla_kernels::linalg::triangular_solve`).
+    TriangularSolve {
+        left_side: bool,
+        lower: bool,
+        unit_diagonal: bool,
+        transpose_a: xla_core::ir::TransposeA,
+    },
     /// Convolution of inputs (lhs, rhs), both already of the result's element type.
     Conv {
         window: xla_core::ConvWindow,
@@ -182,6 +193,8 @@ impl Kind {
             | Kind::Dot { .. }
             | Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::Cholesky { .. }
+            | Kind::TriangularSolve { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -619,6 +632,21 @@ impl Graph {
                 };
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            Op::Cholesky { lower } => simple(self, Kind::Cholesky { lower: *lower }),
+            Op::TriangularSolve {
+                left_side,
+                lower,
+                unit_diagonal,
+                transpose_a,
+            } => simple(
+                self,
+                Kind::TriangularSolve {
+                    left_side: *left_side,
+                    lower: *lower,
+                    unit_diagonal: *unit_diagonal,
+                    transpose_a: *transpose_a,
+                },
+            ),
             Op::Gather {
                 dimension_numbers,
                 slice_sizes,

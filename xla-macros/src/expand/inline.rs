@@ -201,6 +201,8 @@ impl Inliner {
                 | Op::Concatenate { .. }
                 | Op::Sort { .. }
                 | Op::TopK { .. }
+                | Op::Cholesky { .. }
+                | Op::TriangularSolve { .. }
                 | Op::Convolution { .. }
                 | Op::While { .. }
                 | Op::Conditional { .. }
@@ -325,6 +327,8 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::Concatenate { .. }
             | Op::Sort { .. }
             | Op::TopK { .. }
+            | Op::Cholesky { .. }
+            | Op::TriangularSolve { .. }
             | Op::Convolution { .. }
             | Op::While { .. }
             | Op::Conditional { .. }

@@ -238,6 +238,8 @@ impl ExprBuilder<'_> {
             | Kind::Dot { .. }
             | Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::Cholesky { .. }
+            | Kind::TriangularSolve { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(a: f32[4, 4], b: f32[4, 2]) -> f32[4, 2] {
+        TriangularSolve(a, b, left_side = false, lower = true, unit_diagonal = false, transpose_a = TRANSPOSE)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(a: f32[4, 4], b: f32[2, 4]) -> f32[2, 4] {
+        TriangularSolve(a, b, left_side = true, lower = true, unit_diagonal = false, transpose_a = NO_TRANSPOSE)
+    }
+}
+
+fn main() {}
