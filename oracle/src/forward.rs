@@ -290,6 +290,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::DynamicUpdateSlice
             | Op::OptimizationBarrier
             | Op::AfterAll
+            | Op::RaggedDot
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

@@ -63,6 +63,11 @@ def two_results(x, y):
     return x * y, jnp.sum(x, axis=1), jnp.max(y)
 
 
+def ragged_dot(lhs, rhs, group_sizes):
+    """Grouped matmul: JAX lowers it on CPU to a mask and one dot (tests/oracle_ragged_dot.rs)."""
+    return jax.lax.ragged_dot(lhs, rhs, group_sizes)
+
+
 PROGRAMS = {
     "tests/stablehlo/mlp.mlir": (mlp, [spec(8, 16), spec(16, 32), spec(32), spec(32, 4), spec(4)]),
     "tests/stablehlo/softmax.mlir": (softmax, [spec(4, 10)]),
@@ -73,6 +78,10 @@ PROGRAMS = {
     "tests/stablehlo/while_loop.mlir": (while_loop, [spec(6), spec(dtype=jnp.int32)]),
     "tests/stablehlo/variance.mlir": (variance, [spec(4, 32)]),
     "tests/stablehlo/two_results.mlir": (two_results, [spec(3, 5), spec(3, 5)]),
+    "tests/stablehlo/ragged_dot_f32.mlir": (
+        ragged_dot,
+        [spec(7, 33), spec(3, 33, 5), spec(3, dtype=jnp.int32)],
+    ),
 }
 
 

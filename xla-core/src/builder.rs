@@ -22,10 +22,12 @@ mod dynamic;
 mod indexing;
 mod movement;
 mod norm;
+mod ragged;
 mod sort;
 mod window;
 
 pub use norm::expand_batch_norm;
+pub use ragged::expand_ragged_dot;
 
 /// A handle to an instruction of the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -377,6 +377,7 @@ impl Writer {
             Op::DynamicUpdateSlice => self.u(33),
             Op::OptimizationBarrier => self.u(43),
             Op::AfterAll => self.u(44),
+            Op::RaggedDot => self.u(46),
             Op::ReduceWindow {
                 window,
                 computation,
@@ -850,6 +851,7 @@ impl Reader<'_> {
             33 => Op::DynamicUpdateSlice,
             43 => Op::OptimizationBarrier,
             44 => Op::AfterAll,
+            46 => Op::RaggedDot,
             34 => Op::ReduceWindow {
                 window: self.window()?,
                 computation: Arc::new(self.computation(depth + 1)?),

@@ -631,6 +631,11 @@ pub enum Op {
     /// `OptimizationBarrier(operands...)`: the operands unchanged (one operand: its value; several:
     /// their tuple), every one computed before anything that reads the results.
     OptimizationBarrier,
+    /// `RaggedDot(lhs, rhs, group_sizes)` in `jax.lax.ragged_dot`'s mode (ragged
+    /// non-contracting): `lhs[m, k]`, `rhs[g, k, n]`, `out[i, :] = lhs[i, :] · rhs[j, :, :]` for
+    /// the group `j` whose row range `[sum(gs[..j]), sum(gs[..=j]))` holds `i`, rows in no group
+    /// zero; defined by its expansion ([`crate::builder::expand_ragged_dot`]).
+    RaggedDot,
     /// `AfterAll(tokens...)`: one token ordered after every operand token (none: a fresh token).
     AfterAll,
     /// A tuple of the operands.
@@ -689,6 +694,7 @@ impl Op {
             Op::DynamicUpdateSlice => "dynamic-update-slice",
             Op::OptimizationBarrier => "opt-barrier",
             Op::AfterAll => "after-all",
+            Op::RaggedDot => "ragged-dot",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -735,6 +741,7 @@ impl Op {
             | Op::DynamicUpdateSlice
             | Op::OptimizationBarrier
             | Op::AfterAll
+            | Op::RaggedDot
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -781,6 +788,7 @@ impl Op {
             | Op::DynamicUpdateSlice
             | Op::OptimizationBarrier
             | Op::AfterAll
+            | Op::RaggedDot
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

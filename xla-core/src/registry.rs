@@ -108,6 +108,8 @@ pub enum OpKind {
     OptimizationBarrier,
     /// A token after the operand tokens.
     AfterAll,
+    /// A grouped matrix product (`jax.lax.ragged_dot`).
+    RaggedDot,
     /// A tuple.
     Tuple,
     /// An element of a tuple.
@@ -412,7 +414,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 43] = [
+const OTHER: [OpSpec; 44] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -684,6 +686,15 @@ const OTHER: [OpSpec; 43] = [
             opt("preferred_element_type", K::Type),
         ],
         Typing::Same { with_result: false },
+    ),
+    op(
+        "RaggedDot",
+        OpKind::RaggedDot,
+        "chlo.ragged_dot",
+        Form::Operands(3),
+        "(lhs, rhs, group_sizes)",
+        NONE,
+        Typing::Free,
     ),
     op(
         "Map",

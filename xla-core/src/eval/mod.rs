@@ -145,6 +145,7 @@ fn op_name(op: &Op) -> String {
         Op::DotGeneral { .. } => "DotGeneral".into(),
         Op::OptimizationBarrier => "OptimizationBarrier".into(),
         Op::AfterAll => "AfterAll".into(),
+        Op::RaggedDot => "RaggedDot".into(),
         Op::Tuple => "Tuple".into(),
         Op::GetTupleElement { .. } => "GetTupleElement".into(),
         Op::Call { .. } => "Call".into(),
@@ -299,6 +300,14 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             let refs: Vec<&Shape> = shapes.iter().collect();
             let c = crate::builder::expand_batch_norm(*kind, *feature_index, *epsilon, &refs)
                 .map_err(|e| ctx.err(e.message))?;
+            let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
+            evaluate(&c, &args)
+        }
+        // The mask-and-dot expansion (the same one generated code and the export run).
+        Op::RaggedDot => {
+            let shapes: Vec<Shape> = operands.iter().map(|l| l.shape()).collect();
+            let refs: Vec<&Shape> = shapes.iter().collect();
+            let c = crate::builder::expand_ragged_dot(&refs).map_err(|e| ctx.err(e.message))?;
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(&c, &args)
         }

@@ -311,6 +311,7 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         }
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
+        OpKind::RaggedDot => b.ragged_dot(op(0)?, op(1)?, op(2)?),
         OpKind::DotGeneral => {
             let dn = DotDimensionNumbers {
                 lhs_contracting_dimensions: ints("lhs_contracting_dimensions")?,
@@ -413,6 +414,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::ConvGeneralDilated
         | OpKind::OptimizationBarrier
         | OpKind::AfterAll
+        | OpKind::RaggedDot
         | OpKind::Tuple
         | OpKind::GetTupleElement
         | OpKind::Call => Vec::new(),

@@ -600,6 +600,12 @@ impl Body<'_> {
                 let rhs = format!("\"{name}\"({names}) {attrs} : ({types}) -> {results}");
                 Ok(self.multi(depth, &rhs, &ins.shape))
             }
+            // XLA:CPU has no ragged-dot emitter: the expansion's ops, written in place.
+            Op::RaggedDot => {
+                arity(3)?;
+                let c = crate::builder::expand_ragged_dot(operand_shapes)?;
+                self.computation(&c, ops, depth)
+            }
             Op::Map {
                 dimensions,
                 computation,

@@ -191,6 +191,7 @@ impl Inliner {
                     n => Val::Tuple((0..n).map(get).collect::<Result<_, _>>()?),
                 },
                 Op::AfterAll
+                | Op::RaggedDot
                 | Op::Iota { .. }
                 | Op::Reduce { .. }
                 | Op::DotGeneral { .. }
@@ -312,6 +313,7 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
                 b.call(&callee, &xs).map_err(err)?
             }
             Op::AfterAll
+            | Op::RaggedDot
             | Op::Iota { .. }
             | Op::Reduce { .. }
             | Op::DotGeneral { .. }
