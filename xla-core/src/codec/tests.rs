@@ -166,6 +166,7 @@ fn every_op() -> Computation {
             slice_sizes: vec![2, 1],
         },
         Op::DynamicUpdateSlice,
+        Op::RaggedDot,
         Op::ReduceWindow {
             window: crate::ir::Window {
                 dimensions: vec![2, 3],
