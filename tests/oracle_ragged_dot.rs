@@ -1,4 +1,4 @@
-//! RaggedDot against XLA:CPU: the generated code (the mask-and-dot expansion inlined and fused,
+//! RaggedDot and ScaledDot (at the end) against XLA:CPU. RaggedDot: the generated code (the mask-and-dot expansion inlined and fused,
 //! `xla_core::builder::expand_ragged_dot`) and the evaluator (the same expansion evaluated), on
 //! f32/f64/f16/bf16 with s32 and s64 group sizes: random inputs, integer-valued inputs (exact
 //! in any summation order), empty groups, sizes summing to less than the rows (the rest zero),
@@ -7,6 +7,9 @@
 //! expansion means what `jax.lax.ragged_dot` means is checked twice more: against XLA running
 //! JAX's own lowering (`tests/stablehlo/ragged_dot_f32.mlir`, from `tests/stablehlo/export.py`)
 //! and against a per-row product written here.
+//!
+//! ScaledDot: f32/f64/f16/bf16, a widened result, batch dimensions, blocks along free and
+//! contracting dimensions, blocks of one; against our export and JAX's composite.
 //!
 //! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test
 //! oracle_ragged_dot`.
@@ -196,5 +199,100 @@ fn ragged_dot_matches_jax_lowering() {
             &args,
         )
         .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+// ScaledDot: XLA:CPU takes no scaled dot from StableHLO, so XLA runs our export of the
+// expansion (the equivalent DotGeneral program), and JAX's own `jax.lax.scaled_dot` (a
+// `stablehlo.composite "xla.scaled_dot"` whose decomposition XLA runs) is checked separately.
+xla_aot::xla! {
+    pub fn sd_f32(a: f32[4, 64], sa: f32[4, 2], b: f32[64, 6], sb: f32[2, 6]) -> f32[4, 6] {
+        ScaledDot(a, sa, b, sb, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0])
+    }
+    pub fn sd_f64(a: f64[4, 64], sa: f64[4, 2], b: f64[64, 6], sb: f64[2, 6]) -> f64[4, 6] {
+        ScaledDot(a, sa, b, sb, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0])
+    }
+    pub fn sd_f16(a: f16[4, 64], sa: f16[4, 2], b: f16[64, 6], sb: f16[2, 6]) -> f16[4, 6] {
+        ScaledDot(a, sa, b, sb, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0])
+    }
+    pub fn sd_bf16(a: bf16[4, 64], sa: bf16[4, 2], b: bf16[64, 6], sb: bf16[2, 6]) -> bf16[4, 6] {
+        ScaledDot(a, sa, b, sb, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0])
+    }
+    /// JAX's default: a bf16 result of f32 operands.
+    pub fn sd_jax(a: f32[4, 64], sa: f32[4, 2], b: f32[64, 6], sb: f32[2, 6]) -> bf16[4, 6] {
+        ScaledDot(a, sa, b, sb, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],
+                  preferred_element_type = bf16)
+    }
+    /// Batched, scales blocked along free dimensions too, and one block of 32 for all of k.
+    pub fn sd_batched(a: f32[2, 6, 32], sa: f32[2, 3, 4], b: f32[2, 32, 5], sb: f32[2, 1, 5]) -> f32[2, 6, 5] {
+        ScaledDot(a, sa, b, sb, lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1],
+                  lhs_batch_dimensions = [0], rhs_batch_dimensions = [0])
+    }
+    /// Blocks of one: a scale per element.
+    pub fn sd_elementwise(a: f64[3, 8], sa: f64[3, 8], b: f64[8, 2], sb: f64[8, 2]) -> f64[3, 2] {
+        ScaledDot(a, sa, b, sb, lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0])
+    }
+}
+
+#[test]
+fn scaled_dot_matches_xla() {
+    let d = &[Dist::Range(-1.0, 1.0)][..];
+    let mut cases = Vec::new();
+    for (i, g) in [
+        gen!("scaled_dot/f32", sd_f32),
+        gen!("scaled_dot/f64", sd_f64),
+        gen!("scaled_dot/f16", sd_f16),
+        gen!("scaled_dot/bf16", sd_bf16),
+        gen!("scaled_dot/f32->bf16", sd_jax),
+        gen!("scaled_dot/batched", sd_batched),
+        gen!("scaled_dot/elementwise", sd_elementwise),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 2000 + 10 * i as u64;
+        cases.push(Case::random(g, d, seed, Tol::Forward));
+        // Small integers: every product and sum exact in f32/f64, so any order gives XLA's bits.
+        if matches!(i, 0 | 1 | 5 | 6) {
+            let args = args_with(g, |p, a| {
+                int_valued(a.ty, &a.dims, seed + 2 + p as u64, 2.0)
+            });
+            cases.push(Case::new(g, "int-valued", args, Tol::Exact));
+        }
+    }
+    check_all("ScaledDot", cases);
+}
+
+/// XLA running JAX's own `jax.lax.scaled_dot` agrees with the generated code and the
+/// evaluator.
+#[test]
+fn scaled_dot_matches_jax() {
+    let text = include_str!("stablehlo/scaled_dot_f32.mlir");
+    let gen = gen!("scaled_dot/f32 vs JAX", sd_jax);
+    let comp = sd_jax::computation();
+    let mut guard = oracle();
+    let xla = guard.as_mut().expect("the XLA oracle starts");
+    for seed in [1u64, 2, 3] {
+        let args = args_with(gen, |p, a| {
+            random_literal(
+                &ArrayShape::new(a.ty, &a.dims),
+                3000 + 7 * seed + p as u64,
+                Dist::Range(-2.0, 2.0),
+            )
+        });
+        let jax = xla.run(text, &args).expect("XLA runs JAX's text").remove(0);
+        let ours = sd_jax::run_literals(&args).expect("runs");
+        let eval = xla_aot::core::eval::evaluate(&comp, &args).expect("evaluates");
+        for (what, v) in [("generated", &ours), ("evaluator", &eval)] {
+            compare_case(
+                &format!("seed {seed} [{what}]"),
+                v,
+                &jax,
+                Tol::Forward,
+                &comp,
+                &args,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        }
     }
 }

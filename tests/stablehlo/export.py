@@ -68,6 +68,11 @@ def ragged_dot(lhs, rhs, group_sizes):
     return jax.lax.ragged_dot(lhs, rhs, group_sizes)
 
 
+def scaled_dot(lhs, lhs_scale, rhs, rhs_scale):
+    """Block-scaled dot: a composite whose decomposition XLA:CPU runs (tests/oracle_ragged_dot.rs)."""
+    return jax.lax.scaled_dot(lhs, rhs, lhs_scale=lhs_scale, rhs_scale=rhs_scale)
+
+
 PROGRAMS = {
     "tests/stablehlo/mlp.mlir": (mlp, [spec(8, 16), spec(16, 32), spec(32), spec(32, 4), spec(4)]),
     "tests/stablehlo/softmax.mlir": (softmax, [spec(4, 10)]),
@@ -81,6 +86,10 @@ PROGRAMS = {
     "tests/stablehlo/ragged_dot_f32.mlir": (
         ragged_dot,
         [spec(7, 33), spec(3, 33, 5), spec(3, dtype=jnp.int32)],
+    ),
+    "tests/stablehlo/scaled_dot_f32.mlir": (
+        scaled_dot,
+        [spec(4, 64), spec(4, 2), spec(64, 6), spec(2, 6)],
     ),
 }
 

@@ -23,11 +23,13 @@ mod indexing;
 mod movement;
 mod norm;
 mod ragged;
+mod scaled;
 mod sort;
 mod window;
 
 pub use norm::expand_batch_norm;
 pub use ragged::expand_ragged_dot;
+pub use scaled::expand_scaled_dot;
 
 /// A handle to an instruction of the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

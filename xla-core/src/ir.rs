@@ -636,6 +636,15 @@ pub enum Op {
     /// the group `j` whose row range `[sum(gs[..j]), sum(gs[..=j]))` holds `i`, rows in no group
     /// zero; defined by its expansion ([`crate::builder::expand_ragged_dot`]).
     RaggedDot,
+    /// `ScaledDot(lhs, lhs_scale, rhs, rhs_scale)`: DotGeneral of the block-dequantized
+    /// operands `x[i] * scale[i / b]` (per dimension, block `b = x_dim / scale_dim`), as XLA's
+    /// ScaledDotRewriter writes it ([`crate::builder::expand_scaled_dot`]).
+    ScaledDot {
+        /// Which dimensions are contracted and which are batch.
+        dimension_numbers: DotDimensionNumbers,
+        /// The result element type when it differs from the operands'.
+        preferred_element_type: Option<ElementType>,
+    },
     /// `AfterAll(tokens...)`: one token ordered after every operand token (none: a fresh token).
     AfterAll,
     /// A tuple of the operands.
@@ -695,6 +704,7 @@ impl Op {
             Op::OptimizationBarrier => "opt-barrier",
             Op::AfterAll => "after-all",
             Op::RaggedDot => "ragged-dot",
+            Op::ScaledDot { .. } => "scaled-dot",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -742,6 +752,7 @@ impl Op {
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::RaggedDot
+            | Op::ScaledDot { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -789,6 +800,7 @@ impl Op {
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::RaggedDot
+            | Op::ScaledDot { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

@@ -110,6 +110,8 @@ pub enum OpKind {
     AfterAll,
     /// A grouped matrix product (`jax.lax.ragged_dot`).
     RaggedDot,
+    /// A dot of block-scaled operands.
+    ScaledDot,
     /// A tuple.
     Tuple,
     /// An element of a tuple.
@@ -414,7 +416,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 44] = [
+const OTHER: [OpSpec; 45] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -695,6 +697,23 @@ const OTHER: [OpSpec; 44] = [
         "(lhs, rhs, group_sizes)",
         NONE,
         Typing::Free,
+    ),
+    op(
+        "ScaledDot",
+        OpKind::ScaledDot,
+        // No StableHLO op: exported as its expansion; a name no import matches.
+        "xla.scaled_dot",
+        Form::Operands(4),
+        "(lhs, lhs_scale, rhs, rhs_scale)",
+        &[
+            req("lhs_contracting_dimensions", K::Ints),
+            req("rhs_contracting_dimensions", K::Ints),
+            opt("lhs_batch_dimensions", K::Ints),
+            opt("rhs_batch_dimensions", K::Ints),
+            opt("precision_config", K::Precision),
+            opt("preferred_element_type", K::Type),
+        ],
+        Typing::Same { with_result: false },
     ),
     op(
         "Map",

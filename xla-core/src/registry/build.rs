@@ -321,6 +321,15 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
             };
             b.dot_general(op(0)?, op(1)?, &dn, preferred)
         }
+        OpKind::ScaledDot => {
+            let dn = DotDimensionNumbers {
+                lhs_contracting_dimensions: ints("lhs_contracting_dimensions")?,
+                rhs_contracting_dimensions: ints("rhs_contracting_dimensions")?,
+                lhs_batch_dimensions: a.attrs.ints("lhs_batch_dimensions").unwrap_or_default(),
+                rhs_batch_dimensions: a.attrs.ints("rhs_batch_dimensions").unwrap_or_default(),
+            };
+            b.scaled_dot([op(0)?, op(1)?, op(2)?, op(3)?], &dn, preferred)
+        }
         OpKind::Conv
         | OpKind::ConvWithGeneralPadding
         | OpKind::ConvWithGeneralDimensions
@@ -415,6 +424,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::OptimizationBarrier
         | OpKind::AfterAll
         | OpKind::RaggedDot
+        | OpKind::ScaledDot
         | OpKind::Tuple
         | OpKind::GetTupleElement
         | OpKind::Call => Vec::new(),

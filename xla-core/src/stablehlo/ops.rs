@@ -606,6 +606,19 @@ impl Body<'_> {
                 let c = crate::builder::expand_ragged_dot(operand_shapes)?;
                 self.computation(&c, ops, depth)
             }
+            // No scaled dot reaches XLA:CPU from StableHLO: the expansion, written in place.
+            Op::ScaledDot {
+                dimension_numbers,
+                preferred_element_type,
+            } => {
+                arity(4)?;
+                let c = crate::builder::expand_scaled_dot(
+                    operand_shapes,
+                    dimension_numbers,
+                    *preferred_element_type,
+                )?;
+                self.computation(&c, ops, depth)
+            }
             Op::Map {
                 dimensions,
                 computation,

@@ -192,6 +192,7 @@ impl Inliner {
                 },
                 Op::AfterAll
                 | Op::RaggedDot
+                | Op::ScaledDot { .. }
                 | Op::Iota { .. }
                 | Op::Reduce { .. }
                 | Op::DotGeneral { .. }
@@ -314,6 +315,7 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             }
             Op::AfterAll
             | Op::RaggedDot
+            | Op::ScaledDot { .. }
             | Op::Iota { .. }
             | Op::Reduce { .. }
             | Op::DotGeneral { .. }
