@@ -312,6 +312,15 @@ use AttrKind as K;
 const NONE: &[AttrSpec] = &[];
 const BCAST: &[AttrSpec] = &[opt("broadcast_dimensions", K::Ints)];
 const BATCH_NORM: &[AttrSpec] = &[req("epsilon", K::Float), req("feature_index", K::Int)];
+/// XLA's RaggedDotDimensionNumbers; only `jax.lax.ragged_dot`'s mode (the defaults) is built.
+const RAGGED_DOT: &[AttrSpec] = &[
+    opt("lhs_batch_dimensions", K::Ints),
+    opt("rhs_batch_dimensions", K::Ints),
+    opt("lhs_contracting_dimensions", K::Ints),
+    opt("rhs_contracting_dimensions", K::Ints),
+    opt("lhs_ragged_dimensions", K::Ints),
+    opt("rhs_group_dimensions", K::Ints),
+];
 const NEW_TYPE: &[AttrSpec] = &[req("new_element_type", K::Type)];
 const CONV_COMMON: [AttrSpec; 4] = [
     opt("feature_group_count", K::Int),
@@ -695,7 +704,7 @@ const OTHER: [OpSpec; 45] = [
         "chlo.ragged_dot",
         Form::Operands(3),
         "(lhs, rhs, group_sizes)",
-        NONE,
+        RAGGED_DOT,
         Typing::Free,
     ),
     op(

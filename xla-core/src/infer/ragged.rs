@@ -73,3 +73,35 @@ pub fn ragged_dot(lhs: &Shape, rhs: &Shape, group_sizes: &Shape) -> Result<Array
     }
     Ok(ArrayShape::new(l.ty, &[l.dims[0], r.dims[2]]))
 }
+
+/// The dimension numbers of the one supported mode (`jax.lax.ragged_dot`'s, ragged
+/// non-contracting): XLA's RaggedDotDimensionNumbers fields and their values.
+pub const MODE: [(&str, &[i64]); 6] = [
+    ("lhs_batch_dimensions", &[]),
+    ("rhs_batch_dimensions", &[]),
+    ("lhs_contracting_dimensions", &[1]),
+    ("rhs_contracting_dimensions", &[1]),
+    ("lhs_ragged_dimensions", &[0]),
+    ("rhs_group_dimensions", &[0]),
+];
+
+/// Dimension numbers given (as attributes or by `chlo.ragged_dot`) must be [`MODE`]'s: the
+/// ragged-contracting and ragged-batch modes and batch dimensions are not built.
+pub fn check_mode(given: &[(&'static str, Option<Vec<i64>>)]) -> Result<()> {
+    for ((name, v), (_, want)) in given.iter().zip(MODE) {
+        match v {
+            Some(v) if v.as_slice() != want => {
+                return Err(Error::new(
+                    "RaggedDot",
+                    format!(
+                        "{name} = {v:?} is not supported: only jax.lax.ragged_dot's mode (lhs \
+                         [m, k] ragged along m, rhs [g, k, n]) is, where {name} = {want:?}"
+                    ),
+                )
+                .blame(Blame::Attribute(name)));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

@@ -311,7 +311,14 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         }
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
-        OpKind::RaggedDot => b.ragged_dot(op(0)?, op(1)?, op(2)?),
+        OpKind::RaggedDot => {
+            let given: Vec<(&'static str, Option<Vec<i64>>)> = crate::infer::ragged::MODE
+                .iter()
+                .map(|&(name, _)| (name, a.attrs.ints(name)))
+                .collect();
+            crate::infer::ragged::check_mode(&given)?;
+            b.ragged_dot(op(0)?, op(1)?, op(2)?)
+        }
         OpKind::DotGeneral => {
             let dn = DotDimensionNumbers {
                 lhs_contracting_dimensions: ints("lhs_contracting_dimensions")?,
