@@ -133,6 +133,31 @@ pub fn count_terms(comp: &Computation) -> (u64, f64, u64) {
                 let complex = ty.is_complex();
                 (k + if complex { 2 } else { 0 }, epsilons(ty).0)
             }
+            // Their expansions' terms (RaggedDot's DotGeneral contracts `g * k`, all but `k`
+            // zeros). A checked instruction always expands.
+            Op::RaggedDot | Op::ScaledDot { .. } => {
+                let shapes: Vec<&Shape> = ins
+                    .operands
+                    .iter()
+                    .map(|&id| &comp.instr(id).shape)
+                    .collect();
+                let c = match &ins.op {
+                    Op::ScaledDot {
+                        dimension_numbers,
+                        preferred_element_type,
+                    } => xla_core::builder::expand_scaled_dot(
+                        &shapes,
+                        dimension_numbers,
+                        *preferred_element_type,
+                    ),
+                    _ => xla_core::builder::expand_ragged_dot(&shapes),
+                };
+                let Ok(c) = c else { continue };
+                let (t, r, _) = count_terms(&c);
+                terms += t;
+                relative += r;
+                continue;
+            }
             Op::Call { computation, .. } => {
                 let (t, r, _) = count_terms(computation);
                 terms += t;
@@ -190,6 +215,13 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
                 dimension_numbers,
                 preferred_element_type,
             } => Op::DotGeneral {
+                dimension_numbers: dimension_numbers.clone(),
+                preferred_element_type: preferred_element_type.map(wide_type),
+            },
+            Op::ScaledDot {
+                dimension_numbers,
+                preferred_element_type,
+            } => Op::ScaledDot {
                 dimension_numbers: dimension_numbers.clone(),
                 preferred_element_type: preferred_element_type.map(wide_type),
             },
@@ -319,6 +351,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }
+            | Op::RaggedDot
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

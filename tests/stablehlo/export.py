@@ -63,6 +63,16 @@ def two_results(x, y):
     return x * y, jnp.sum(x, axis=1), jnp.max(y)
 
 
+def ragged_dot(lhs, rhs, group_sizes):
+    """Grouped matmul: JAX lowers it on CPU to a mask and one dot (tests/oracle_ragged_dot.rs)."""
+    return jax.lax.ragged_dot(lhs, rhs, group_sizes)
+
+
+def scaled_dot(lhs, lhs_scale, rhs, rhs_scale):
+    """Block-scaled dot: a composite whose decomposition XLA:CPU runs (tests/oracle_ragged_dot.rs)."""
+    return jax.lax.scaled_dot(lhs, rhs, lhs_scale=lhs_scale, rhs_scale=rhs_scale)
+
+
 PROGRAMS = {
     "tests/stablehlo/mlp.mlir": (mlp, [spec(8, 16), spec(16, 32), spec(32), spec(32, 4), spec(4)]),
     "tests/stablehlo/softmax.mlir": (softmax, [spec(4, 10)]),
@@ -73,6 +83,14 @@ PROGRAMS = {
     "tests/stablehlo/while_loop.mlir": (while_loop, [spec(6), spec(dtype=jnp.int32)]),
     "tests/stablehlo/variance.mlir": (variance, [spec(4, 32)]),
     "tests/stablehlo/two_results.mlir": (two_results, [spec(3, 5), spec(3, 5)]),
+    "tests/stablehlo/ragged_dot_f32.mlir": (
+        ragged_dot,
+        [spec(7, 33), spec(3, 33, 5), spec(3, dtype=jnp.int32)],
+    ),
+    "tests/stablehlo/scaled_dot_f32.mlir": (
+        scaled_dot,
+        [spec(4, 64), spec(4, 2), spec(64, 6), spec(2, 6)],
+    ),
 }
 
 

@@ -226,8 +226,16 @@ impl Writer {
             Op::DotGeneral {
                 dimension_numbers: d,
                 preferred_element_type,
+            }
+            | Op::ScaledDot {
+                dimension_numbers: d,
+                preferred_element_type,
             } => {
-                self.u(15);
+                self.u(if matches!(op, Op::ScaledDot { .. }) {
+                    45
+                } else {
+                    15
+                });
                 self.ints(&d.lhs_contracting_dimensions);
                 self.ints(&d.rhs_contracting_dimensions);
                 self.ints(&d.lhs_batch_dimensions);
@@ -420,6 +428,7 @@ impl Writer {
                 self.str(opaque);
                 self.u(u64::from(*has_side_effect));
             }
+            Op::RaggedDot => self.u(46),
             Op::ReduceWindow {
                 window,
                 computation,
@@ -814,7 +823,7 @@ impl Reader<'_> {
                 dimensions: self.ints()?,
                 computation: Arc::new(self.computation(depth + 1)?),
             },
-            15 => {
+            code @ (15 | 45) => {
                 let dimension_numbers = DotDimensionNumbers {
                     lhs_contracting_dimensions: self.ints()?,
                     rhs_contracting_dimensions: self.ints()?,
@@ -822,9 +831,16 @@ impl Reader<'_> {
                     rhs_batch_dimensions: self.ints()?,
                 };
                 let preferred_element_type = self.opt_ty()?;
-                Op::DotGeneral {
-                    dimension_numbers,
-                    preferred_element_type,
+                if code == 45 {
+                    Op::ScaledDot {
+                        dimension_numbers,
+                        preferred_element_type,
+                    }
+                } else {
+                    Op::DotGeneral {
+                        dimension_numbers,
+                        preferred_element_type,
+                    }
                 }
             }
             16 => Op::Tuple,
@@ -932,6 +948,7 @@ impl Reader<'_> {
                 opaque: self.str()?,
                 has_side_effect: self.bool()?,
             },
+            46 => Op::RaggedDot,
             34 => Op::ReduceWindow {
                 window: self.window()?,
                 computation: Arc::new(self.computation(depth + 1)?),

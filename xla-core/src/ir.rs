@@ -730,6 +730,20 @@ pub enum Op {
     /// `OptimizationBarrier(operands...)`: the operands unchanged (one operand: its value; several:
     /// their tuple), every one computed before anything that reads the results.
     OptimizationBarrier,
+    /// `RaggedDot(lhs, rhs, group_sizes)` in `jax.lax.ragged_dot`'s mode (ragged
+    /// non-contracting): `lhs[m, k]`, `rhs[g, k, n]`, `out[i, :] = lhs[i, :] · rhs[j, :, :]` for
+    /// the group `j` whose row range `[sum(gs[..j]), sum(gs[..=j]))` holds `i`, rows in no group
+    /// zero; defined by its expansion ([`crate::builder::expand_ragged_dot`]).
+    RaggedDot,
+    /// `ScaledDot(lhs, lhs_scale, rhs, rhs_scale)`: DotGeneral of the block-dequantized
+    /// operands `x[i] * scale[i / b]` (per dimension, block `b = x_dim / scale_dim`), as XLA's
+    /// ScaledDotRewriter writes it ([`crate::builder::expand_scaled_dot`]).
+    ScaledDot {
+        /// Which dimensions are contracted and which are batch.
+        dimension_numbers: DotDimensionNumbers,
+        /// The result element type when it differs from the operands'.
+        preferred_element_type: Option<ElementType>,
+    },
     /// `AfterAll(tokens...)`: one token ordered after every operand token (none: a fresh token).
     AfterAll,
     /// `CustomCall(operands..., call_target_name, shape)`: a call of code outside the IR whose
@@ -807,6 +821,8 @@ impl Op {
             Op::OptimizationBarrier => "opt-barrier",
             Op::AfterAll => "after-all",
             Op::CustomCall { .. } => "custom-call",
+            Op::RaggedDot => "ragged-dot",
+            Op::ScaledDot { .. } => "scaled-dot",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -858,6 +874,8 @@ impl Op {
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }
+            | Op::RaggedDot
+            | Op::ScaledDot { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -911,6 +929,8 @@ impl Op {
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }
+            | Op::RaggedDot
+            | Op::ScaledDot { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

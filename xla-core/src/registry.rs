@@ -118,6 +118,10 @@ pub enum OpKind {
     AfterAll,
     /// A call of a Rust fn of the user's crate.
     CustomCall,
+    /// A grouped matrix product (`jax.lax.ragged_dot`).
+    RaggedDot,
+    /// A dot of block-scaled operands.
+    ScaledDot,
     /// A tuple.
     Tuple,
     /// An element of a tuple.
@@ -333,6 +337,15 @@ use AttrKind as K;
 const NONE: &[AttrSpec] = &[];
 const BCAST: &[AttrSpec] = &[opt("broadcast_dimensions", K::Ints)];
 const BATCH_NORM: &[AttrSpec] = &[req("epsilon", K::Float), req("feature_index", K::Int)];
+/// XLA's RaggedDotDimensionNumbers; only `jax.lax.ragged_dot`'s mode (the defaults) is built.
+const RAGGED_DOT: &[AttrSpec] = &[
+    opt("lhs_batch_dimensions", K::Ints),
+    opt("rhs_batch_dimensions", K::Ints),
+    opt("lhs_contracting_dimensions", K::Ints),
+    opt("rhs_contracting_dimensions", K::Ints),
+    opt("lhs_ragged_dimensions", K::Ints),
+    opt("rhs_group_dimensions", K::Ints),
+];
 const NEW_TYPE: &[AttrSpec] = &[req("new_element_type", K::Type)];
 const CONV_COMMON: [AttrSpec; 4] = [
     opt("feature_group_count", K::Int),
@@ -437,7 +450,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 49] = [
+const OTHER: [OpSpec; 51] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -755,6 +768,32 @@ const OTHER: [OpSpec; 49] = [
         Form::Operands(2),
         "(lhs, rhs)",
         &[
+            opt("precision_config", K::Precision),
+            opt("preferred_element_type", K::Type),
+        ],
+        Typing::Same { with_result: false },
+    ),
+    op(
+        "RaggedDot",
+        OpKind::RaggedDot,
+        "chlo.ragged_dot",
+        Form::Operands(3),
+        "(lhs, rhs, group_sizes)",
+        RAGGED_DOT,
+        Typing::Free,
+    ),
+    op(
+        "ScaledDot",
+        OpKind::ScaledDot,
+        // No StableHLO op: exported as its expansion; a name no import matches.
+        "xla.scaled_dot",
+        Form::Operands(4),
+        "(lhs, lhs_scale, rhs, rhs_scale)",
+        &[
+            req("lhs_contracting_dimensions", K::Ints),
+            req("rhs_contracting_dimensions", K::Ints),
+            opt("lhs_batch_dimensions", K::Ints),
+            opt("rhs_batch_dimensions", K::Ints),
             opt("precision_config", K::Precision),
             opt("preferred_element_type", K::Type),
         ],

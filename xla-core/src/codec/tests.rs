@@ -200,6 +200,16 @@ fn every_op() -> Computation {
             unit_diagonal: true,
             transpose_a: crate::ir::TransposeA::Adjoint,
         },
+        Op::RaggedDot,
+        Op::ScaledDot {
+            dimension_numbers: DotDimensionNumbers {
+                lhs_contracting_dimensions: vec![1],
+                rhs_contracting_dimensions: vec![0],
+                lhs_batch_dimensions: vec![],
+                rhs_batch_dimensions: vec![],
+            },
+            preferred_element_type: Some(ElementType::Bf16),
+        },
         Op::ReduceWindow {
             window: crate::ir::Window {
                 dimensions: vec![2, 3],

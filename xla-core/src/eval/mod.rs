@@ -151,6 +151,8 @@ fn op_name(op: &Op) -> String {
         Op::OptimizationBarrier => "OptimizationBarrier".into(),
         Op::AfterAll => "AfterAll".into(),
         Op::CustomCall { .. } => "CustomCall".into(),
+        Op::RaggedDot => "RaggedDot".into(),
+        Op::ScaledDot { .. } => "ScaledDot".into(),
         Op::Tuple => "Tuple".into(),
         Op::GetTupleElement { .. } => "GetTupleElement".into(),
         Op::Call {
@@ -336,6 +338,30 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             let refs: Vec<&Shape> = shapes.iter().collect();
             let c = crate::builder::expand_batch_norm(*kind, *feature_index, *epsilon, &refs)
                 .map_err(|e| ctx.err(e.message))?;
+            let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
+            evaluate(&c, &args)
+        }
+        // The mask-and-dot expansion (the same one generated code and the export run).
+        Op::RaggedDot => {
+            let shapes: Vec<Shape> = operands.iter().map(|l| l.shape()).collect();
+            let refs: Vec<&Shape> = shapes.iter().collect();
+            let c = crate::builder::expand_ragged_dot(&refs).map_err(|e| ctx.err(e.message))?;
+            let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
+            evaluate(&c, &args)
+        }
+        // The dequantize-and-dot expansion (XLA's ScaledDotRewriter).
+        Op::ScaledDot {
+            dimension_numbers,
+            preferred_element_type,
+        } => {
+            let shapes: Vec<Shape> = operands.iter().map(|l| l.shape()).collect();
+            let refs: Vec<&Shape> = shapes.iter().collect();
+            let c = crate::builder::expand_scaled_dot(
+                &refs,
+                dimension_numbers,
+                *preferred_element_type,
+            )
+            .map_err(|e| ctx.err(e.message))?;
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(&c, &args)
         }

@@ -373,6 +373,14 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
             b.triangular_solve(op(0)?, op(1)?, left, lower, flag("unit_diagonal")?, t)
         }
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
+        OpKind::RaggedDot => {
+            let given: Vec<(&'static str, Option<Vec<i64>>)> = crate::infer::ragged::MODE
+                .iter()
+                .map(|&(name, _)| (name, a.attrs.ints(name)))
+                .collect();
+            crate::infer::ragged::check_mode(&given)?;
+            b.ragged_dot(op(0)?, op(1)?, op(2)?)
+        }
         OpKind::DotGeneral => {
             let dn = DotDimensionNumbers {
                 lhs_contracting_dimensions: ints("lhs_contracting_dimensions")?,
@@ -381,6 +389,15 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 rhs_batch_dimensions: a.attrs.ints("rhs_batch_dimensions").unwrap_or_default(),
             };
             b.dot_general(op(0)?, op(1)?, &dn, preferred)
+        }
+        OpKind::ScaledDot => {
+            let dn = DotDimensionNumbers {
+                lhs_contracting_dimensions: ints("lhs_contracting_dimensions")?,
+                rhs_contracting_dimensions: ints("rhs_contracting_dimensions")?,
+                lhs_batch_dimensions: a.attrs.ints("lhs_batch_dimensions").unwrap_or_default(),
+                rhs_batch_dimensions: a.attrs.ints("rhs_batch_dimensions").unwrap_or_default(),
+            };
+            b.scaled_dot([op(0)?, op(1)?, op(2)?, op(3)?], &dn, preferred)
         }
         OpKind::Conv
         | OpKind::ConvWithGeneralPadding
@@ -507,6 +524,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::OptimizationBarrier
         | OpKind::AfterAll
         | OpKind::CustomCall
+        | OpKind::RaggedDot
+        | OpKind::ScaledDot
         | OpKind::Tuple
         | OpKind::GetTupleElement
         | OpKind::Call

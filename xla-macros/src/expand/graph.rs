@@ -748,6 +748,35 @@ impl Graph {
                 let lifted = super::inline::lift_to_arrays(computation, &dims)?;
                 self.inline(&lifted, &trees()?)
             }
+            // The mask and one DotGeneral, fused like any others.
+            Op::RaggedDot => {
+                let shapes: Vec<&Shape> = instr
+                    .operands
+                    .iter()
+                    .map(|&id| &c.instr(id).shape)
+                    .collect();
+                let expansion =
+                    xla_core::builder::expand_ragged_dot(&shapes).map_err(|e| e.to_string())?;
+                self.inline(&expansion, &trees()?)
+            }
+            // Scales spread over blocks and multiplied in, then one DotGeneral.
+            Op::ScaledDot {
+                dimension_numbers,
+                preferred_element_type,
+            } => {
+                let shapes: Vec<&Shape> = instr
+                    .operands
+                    .iter()
+                    .map(|&id| &c.instr(id).shape)
+                    .collect();
+                let expansion = xla_core::builder::expand_scaled_dot(
+                    &shapes,
+                    dimension_numbers,
+                    *preferred_element_type,
+                )
+                .map_err(|e| e.to_string())?;
+                self.inline(&expansion, &trees()?)
+            }
             // XLA's BatchNormExpander's reductions and elementwise ops, fused like any others.
             Op::BatchNorm {
                 kind,

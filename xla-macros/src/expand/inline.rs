@@ -192,6 +192,8 @@ impl Inliner {
                 },
                 Op::AfterAll
                 | Op::CustomCall { .. }
+                | Op::RaggedDot
+                | Op::ScaledDot { .. }
                 | Op::Iota { .. }
                 | Op::Reduce { .. }
                 | Op::DotGeneral { .. }
@@ -318,6 +320,8 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             }
             Op::AfterAll
             | Op::CustomCall { .. }
+            | Op::RaggedDot
+            | Op::ScaledDot { .. }
             | Op::Iota { .. }
             | Op::Reduce { .. }
             | Op::DotGeneral { .. }

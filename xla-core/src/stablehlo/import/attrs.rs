@@ -159,7 +159,7 @@ fn hash_attr(c: &mut Cursor<'_>) -> Result<Attr> {
         c.expect(">")?;
         return Ok(Attr::Conv(d));
     }
-    if name.starts_with("stablehlo.") {
+    if name.starts_with("stablehlo.") || name == "chlo.ragged_dot" {
         c.expect("<")?;
         return Ok(Attr::Struct(name, fields(c, ">")?));
     }

@@ -321,3 +321,32 @@ func.func private @my.softsign.impl(%arg0: tensor<3xf32>) -> tensor<3xf32> {
     assert_eq!(composite.version, 1);
     assert_eq!(composite.attributes, "{eps = 1.0e-6 : f64, n = 2 : i64}");
 }
+
+/// `chlo.ragged_dot` in jax.lax.ragged_dot's mode imports as RaggedDot: row 0 in group 0,
+/// rows 1-2 in group 1, row 3 in no group (zero).
+#[test]
+fn chlo_ragged_dot_imports() {
+    let text = r#"
+func.func public @main(%a: tensor<4x2xf32>, %b: tensor<2x2x3xf32>, %g: tensor<2xi32>) -> tensor<4x3xf32> {
+  %0 = "chlo.ragged_dot"(%a, %b, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>, precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]} : (tensor<4x2xf32>, tensor<2x2x3xf32>, tensor<2xi32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}"#;
+    let a = f32s(&[4, 2], &[1., 2., 3., 4., 5., 6., 7., 8.]);
+    // Group 0: every entry 1; group 1: every entry 10.
+    let mut w = vec![1f32; 6];
+    w.extend([10f32; 6]);
+    let b = f32s(&[2, 2, 3], &w);
+    let g = Literal::from_vec(&[2], vec![1i32, 2]).unwrap();
+    let out = run(text, "main", &[a, b, g]).expect("imports and runs");
+    let want = f32s(
+        &[4, 3],
+        &[3., 3., 3., 70., 70., 70., 110., 110., 110., 0., 0., 0.],
+    );
+    assert_eq!(out, vec![want]);
+    let bad = text.replace("lhs_ragged_dimensions = [0]", "lhs_ragged_dimensions = [1]");
+    let e = err(&bad).to_string();
+    assert!(
+        e.contains("lhs_ragged_dimensions = [1] is not supported"),
+        "{e}"
+    );
+}

@@ -36,10 +36,13 @@ impl<'a> Source<'a> {
                 Attr::Struct(s, fields)
                     if matches!(
                         s.as_str(),
-                        "stablehlo.dot" | "stablehlo.gather" | "stablehlo.scatter"
+                        "stablehlo.dot"
+                            | "stablehlo.gather"
+                            | "stablehlo.scatter"
+                            | "chlo.ragged_dot"
                     ) =>
                 {
-                    // Gather's and scatter's fields are the registry's names; the dot's
+                    // Gather's and scatter's fields are the registry's names; the dots'
                     // `lhs_batching_dimensions` is `lhs_batch_dimensions` there.
                     for (f, v) in fields {
                         let f = f.replace("_batching_dimensions", "_batch_dimensions");
