@@ -22,6 +22,7 @@ mod dynamic;
 mod indexing;
 mod movement;
 mod norm;
+mod rng;
 mod sort;
 mod window;
 

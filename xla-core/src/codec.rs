@@ -16,7 +16,8 @@ use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
-    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, UnaryOp,
+    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, RandomAlgorithm, RngDistribution,
+    UnaryOp,
 };
 use crate::layout::Layout;
 use crate::literal::{ArrayData, Literal};
@@ -382,6 +383,21 @@ impl Writer {
                 self.u(34);
                 self.window(window);
                 self.computation(computation);
+            }
+            Op::Rng { distribution, seed } => {
+                self.u(match distribution {
+                    RngDistribution::Uniform => 35,
+                    RngDistribution::Normal => 36,
+                });
+                self.u(*seed);
+            }
+            Op::RngBitGenerator { algorithm } => {
+                self.u(37);
+                self.u(match algorithm {
+                    RandomAlgorithm::Default => 0,
+                    RandomAlgorithm::ThreeFry => 1,
+                    RandomAlgorithm::Philox => 2,
+                });
             }
         }
     }
@@ -849,6 +865,22 @@ impl Reader<'_> {
             34 => Op::ReduceWindow {
                 window: self.window()?,
                 computation: Arc::new(self.computation(depth + 1)?),
+            },
+            35 => Op::Rng {
+                distribution: RngDistribution::Uniform,
+                seed: self.u()?,
+            },
+            36 => Op::Rng {
+                distribution: RngDistribution::Normal,
+                seed: self.u()?,
+            },
+            37 => Op::RngBitGenerator {
+                algorithm: match self.u()? {
+                    0 => RandomAlgorithm::Default,
+                    1 => RandomAlgorithm::ThreeFry,
+                    2 => RandomAlgorithm::Philox,
+                    a => return Err(err(format!("random algorithm code {a}"))),
+                },
             },
             t => return Err(err(format!("op code {t}"))),
         })

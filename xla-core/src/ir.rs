@@ -381,6 +381,60 @@ impl ScatterDimensionNumbers {
     }
 }
 
+/// The bit generator of `RngBitGenerator` (XLA's `RandomAlgorithm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RandomAlgorithm {
+    /// The backend's choice: Philox on XLA:CPU.
+    Default,
+    /// ThreeFry-2x32, 20 rounds; state `u64[2]` (key, counter).
+    ThreeFry,
+    /// Philox-4x32, 10 rounds; state `u64[2]` or `u64[3]` (key, 128-bit counter).
+    Philox,
+}
+
+impl RandomAlgorithm {
+    /// Every variant, in declaration order.
+    pub const ALL: [RandomAlgorithm; 3] = [
+        RandomAlgorithm::Default,
+        RandomAlgorithm::ThreeFry,
+        RandomAlgorithm::Philox,
+    ];
+
+    /// The name as the seed and StableHLO spell it (`THREE_FRY`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RandomAlgorithm::Default => "DEFAULT",
+            RandomAlgorithm::ThreeFry => "THREE_FRY",
+            RandomAlgorithm::Philox => "PHILOX",
+        }
+    }
+
+    /// The algorithm spelled `s` (`RNG_` prefix accepted, as XLA's enum writes it).
+    pub fn from_name(s: &str) -> Option<Self> {
+        let s = s.strip_prefix("RNG_").unwrap_or(s);
+        Self::ALL.into_iter().find(|a| a.name() == s)
+    }
+}
+
+/// The distribution of `stablehlo.rng`: RngUniform or RngNormal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RngDistribution {
+    /// `RngUniform(a, b, shape)`: uniform in `[a, b)`.
+    Uniform,
+    /// `RngNormal(mu, sigma, shape)`: normal with mean `mu`, standard deviation `sigma`.
+    Normal,
+}
+
+impl RngDistribution {
+    /// The user-facing op name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RngDistribution::Uniform => "RngUniform",
+            RngDistribution::Normal => "RngNormal",
+        }
+    }
+}
+
 /// Which of XLA's three batch-normalisation ops an [`Op::BatchNorm`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BatchNormKind {
@@ -628,6 +682,21 @@ pub enum Op {
     /// `DynamicUpdateSlice(operand, update, starts...)`: the operand with
     /// `out[s + i] = update[i]`, `s[d] = clamp(start[d], 0, dim[d] - update_dim[d])`.
     DynamicUpdateSlice,
+    /// `RngBitGenerator(initial_state)`: the tuple `(new_state, bits)` of the instruction's
+    /// shape, bit for bit XLA:CPU's streams ([`crate::rng`]).
+    RngBitGenerator {
+        /// ThreeFry or Philox (DEFAULT is Philox).
+        algorithm: RandomAlgorithm,
+    },
+    /// `RngUniform(a, b)` / `RngNormal(mu, sigma)` of the instruction's shape: scalar
+    /// parameters, numbers drawn from Philox bits keyed by `seed` ([`crate::rng`]).
+    Rng {
+        /// Uniform or normal.
+        distribution: RngDistribution,
+        /// The Philox key: the instruction's index in its computation when built, so each
+        /// call site has its own fixed stream.
+        seed: u64,
+    },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -682,6 +751,8 @@ impl Op {
             Op::Map { .. } => "map",
             Op::DynamicSlice { .. } => "dynamic-slice",
             Op::DynamicUpdateSlice => "dynamic-update-slice",
+            Op::RngBitGenerator { .. } => "rng-bit-generator",
+            Op::Rng { .. } => "rng",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -726,6 +797,8 @@ impl Op {
             | Op::Map { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::RngBitGenerator { .. }
+            | Op::Rng { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -770,6 +843,8 @@ impl Op {
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::RngBitGenerator { .. }
+            | Op::Rng { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

@@ -16,7 +16,7 @@ mod tests;
 pub use build::{build, computation_params, Applied, AttrValue, Attrs};
 pub use conv_dims::conv_dims_from_specs;
 
-use crate::ir::{BatchNormKind, BinaryOp, ComparisonDirection, UnaryOp};
+use crate::ir::{BatchNormKind, BinaryOp, ComparisonDirection, RngDistribution, UnaryOp};
 
 /// What an op is, independent of how it is spelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +110,10 @@ pub enum OpKind {
     GetTupleElement,
     /// A call of another fn of the block.
     Call,
+    /// `RngBitGenerator(initial_state, shape, algorithm = ..)`: `(new_state, bits)`.
+    RngBitGenerator,
+    /// `RngUniform(a, b, shape)` or `RngNormal(mu, sigma, shape)`.
+    Rng(RngDistribution),
 }
 
 /// The positional arguments of an op.
@@ -138,6 +142,8 @@ pub enum Form {
     Constant,
     /// A fn of the block, then its operands.
     Call,
+    /// This many operands, then the result type (`RngUniform(a, b, f32[4])`).
+    OperandsAndType(usize),
 }
 
 /// What kind of value an attribute takes.
@@ -171,6 +177,8 @@ pub enum AttrKind {
     Precision,
     /// `0.001`, `1e-5`: a float (stored as XLA stores it, an f32 for BatchNorm's epsilon).
     Float,
+    /// `DEFAULT`, `THREE_FRY` or `PHILOX`.
+    RngAlgorithm,
 }
 
 impl AttrKind {
@@ -199,6 +207,7 @@ impl AttrKind {
             }
             AttrKind::Precision => "DEFAULT, HIGH or HIGHEST",
             AttrKind::Float => "a number such as `0.001`",
+            AttrKind::RngAlgorithm => "one of DEFAULT, THREE_FRY, PHILOX",
         }
     }
 }
@@ -408,7 +417,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 41] = [
+const OTHER: [OpSpec; 44] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -824,6 +833,33 @@ const OTHER: [OpSpec; 41] = [
         NONE,
         Typing::Free,
     ),
+    op(
+        "RngBitGenerator",
+        OpKind::RngBitGenerator,
+        "stablehlo.rng_bit_generator",
+        Form::OperandsAndType(1),
+        "(initial_state, shape)",
+        &[req("algorithm", K::RngAlgorithm)],
+        Typing::Free,
+    ),
+    op(
+        "RngUniform",
+        OpKind::Rng(RngDistribution::Uniform),
+        "stablehlo.rng",
+        Form::OperandsAndType(2),
+        "(a, b, shape)",
+        NONE,
+        Typing::Same { with_result: true },
+    ),
+    op(
+        "RngNormal",
+        OpKind::Rng(RngDistribution::Normal),
+        "stablehlo.rng",
+        Form::OperandsAndType(2),
+        "(mu, sigma, shape)",
+        NONE,
+        Typing::Same { with_result: true },
+    ),
 ];
 
 /// The op spelled `name`.
@@ -934,6 +970,12 @@ const ALIASES: &[(&str, &str)] = &[
     ("dynamicslice", "DynamicSlice"),
     ("dynamic_update_slice", "DynamicUpdateSlice"),
     ("dynamicupdateslice", "DynamicUpdateSlice"),
+    ("rng_bit_generator", "RngBitGenerator"),
+    ("random_bits", "RngBitGenerator"),
+    ("uniform", "RngUniform"),
+    ("rand", "RngUniform"),
+    ("normal", "RngNormal"),
+    ("randn", "RngNormal"),
 ];
 
 /// The op a name from another library means (`Convert` -> `ConvertElementType`).

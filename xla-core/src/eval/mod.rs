@@ -19,6 +19,7 @@ mod elementwise;
 mod indexing;
 mod movement;
 mod reduce;
+mod rng;
 mod sort;
 mod window;
 
@@ -161,6 +162,8 @@ fn op_name(op: &Op) -> String {
         Op::Map { .. } => "Map".into(),
         Op::DynamicSlice { .. } => "DynamicSlice".into(),
         Op::DynamicUpdateSlice => "DynamicUpdateSlice".into(),
+        Op::RngBitGenerator { .. } => "RngBitGenerator".into(),
+        Op::Rng { distribution, .. } => distribution.name().into(),
     }
 }
 
@@ -341,6 +344,14 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
         } => indexing::scatter(ctx, operands, dimension_numbers, update_computation),
         Op::DynamicSlice { slice_sizes } => dynamic::dynamic_slice(ctx, operands, slice_sizes),
         Op::DynamicUpdateSlice => dynamic::dynamic_update_slice(ctx, operands),
+        Op::RngBitGenerator { algorithm } => {
+            ctx.arity(operands, 1)?;
+            rng::bit_generator(ctx, operands[0], *algorithm)
+        }
+        Op::Rng { distribution, seed } => {
+            ctx.arity(operands, 2)?;
+            rng::rng(ctx, *distribution, *seed, operands[0], operands[1])
+        }
         Op::TopK { k, largest } => {
             ctx.arity(operands, 1)?;
             sort::top_k(ctx, operands[0], *k, *largest)

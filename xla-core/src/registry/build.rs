@@ -10,7 +10,7 @@ use crate::error::{Blame, Error, Result};
 use crate::infer::{Padding, WindowPadding, WindowSpec};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
-    GatherDimensionNumbers, PadDim, ScatterDimensionNumbers,
+    GatherDimensionNumbers, PadDim, RandomAlgorithm, ScatterDimensionNumbers,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -45,6 +45,8 @@ pub enum AttrValue {
     Precision,
     /// [`AttrKind::Float`].
     Float(f64),
+    /// [`AttrKind::RngAlgorithm`].
+    RngAlgorithm(RandomAlgorithm),
 }
 
 impl AttrValue {
@@ -64,6 +66,7 @@ impl AttrValue {
             AttrValue::ConvDims(_) => AttrKind::ConvDims,
             AttrValue::Precision => AttrKind::Precision,
             AttrValue::Float(_) => AttrKind::Float,
+            AttrValue::RngAlgorithm(_) => AttrKind::RngAlgorithm,
         }
     }
 }
@@ -110,6 +113,7 @@ impl Attrs {
     getter!(same, Same, bool);
     getter!(conv_dims, ConvDims, ConvDimensionNumbers);
     getter!(float, Float, f64);
+    getter!(rng_algorithm, RngAlgorithm, RandomAlgorithm);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -123,7 +127,7 @@ pub struct Applied<'a> {
     pub computations: &'a [Arc<Computation>],
     /// Attributes by name.
     pub attrs: Attrs,
-    /// The type argument of `Iota`.
+    /// The type argument of `Iota`, `RngBitGenerator`, `RngUniform`, `RngNormal`.
     pub shape: Option<Shape>,
     /// The value of `Constant`.
     pub literal: Option<Literal>,
@@ -336,6 +340,18 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         OpKind::Tuple => b.tuple(a.operands),
         OpKind::GetTupleElement => b.get_tuple_element(op(0)?, int("index")?),
         OpKind::Call => b.call(comp(0)?, a.operands),
+        OpKind::RngBitGenerator => {
+            let shape = a.shape.clone().ok_or_else(|| missing(name, "shape"))?;
+            let algorithm = a
+                .attrs
+                .rng_algorithm("algorithm")
+                .ok_or_else(|| attr_missing("algorithm"))?;
+            b.rng_bit_generator(algorithm, op(0)?, &shape)
+        }
+        OpKind::Rng(d) => {
+            let shape = a.shape.clone().ok_or_else(|| missing(name, "shape"))?;
+            b.rng(d, op(0)?, op(1)?, &shape)
+        }
     }
 }
 
@@ -411,6 +427,8 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::ConvGeneralDilated
         | OpKind::Tuple
         | OpKind::GetTupleElement
-        | OpKind::Call => Vec::new(),
+        | OpKind::Call
+        | OpKind::RngBitGenerator
+        | OpKind::Rng(_) => Vec::new(),
     }
 }

@@ -12,7 +12,7 @@ use super::super::ast::{Attr, Operation};
 use super::super::attrs::ints_of;
 use super::super::{ImportError, Result};
 use crate::builder::{Builder, XlaOp};
-use crate::ir::{ComparisonDirection, ComparisonType, PadDim};
+use crate::ir::{ComparisonDirection, ComparisonType, PadDim, RandomAlgorithm};
 use crate::registry::{AttrKind, AttrSpec, AttrValue, Attrs, OpSpec};
 
 /// Attributes with no effect on the computation on CPU.
@@ -146,6 +146,9 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
             _ => return None,
         },
         AttrKind::WindowPadding => AttrValue::Pairs(pairs(a)?),
+        AttrKind::RngAlgorithm => {
+            AttrValue::RngAlgorithm(RandomAlgorithm::from_name(enum_value(a)?)?)
+        }
         AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
     })
 }
@@ -180,6 +183,9 @@ fn value(
         "new_element_type" => result.map(|r| AttrValue::Type(r.ty)),
         "out_dim_size" | "new_sizes" => result.map(|r| AttrValue::Ints(r.dims.clone())),
         "direction" => from("comparison_direction", AttrKind::Direction)?,
+        "algorithm" if spec.kind == AttrKind::RngAlgorithm => {
+            from("rng_algorithm", AttrKind::RngAlgorithm)?
+        }
         "comparison_type" => match src.take("compare_type").and_then(enum_value) {
             Some("NOTYPE") | None => None,
             Some(_) => from("compare_type", AttrKind::ComparisonType)?,
