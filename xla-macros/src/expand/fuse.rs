@@ -398,6 +398,8 @@ fn build_kernels(
             }
             Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::RngBitGenerator { .. }
+            | Kind::Rng { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -616,6 +618,8 @@ impl ExprBuilder<'_> {
             | Kind::Dot { .. }
             | Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::RngBitGenerator { .. }
+            | Kind::Rng { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -681,6 +685,8 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Dot { .. }
         | Kind::Sort { .. }
         | Kind::TopK { .. }
+        | Kind::RngBitGenerator { .. }
+        | Kind::Rng { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -194,6 +194,8 @@ impl Inliner {
                 | Op::Concatenate { .. }
                 | Op::Sort { .. }
                 | Op::TopK { .. }
+                | Op::RngBitGenerator { .. }
+                | Op::Rng { .. }
                 | Op::Convolution { .. }
                 | Op::While { .. }
                 | Op::Conditional { .. }
@@ -308,6 +310,8 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::Concatenate { .. }
             | Op::Sort { .. }
             | Op::TopK { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::Rng { .. }
             | Op::Convolution { .. }
             | Op::While { .. }
             | Op::Conditional { .. }

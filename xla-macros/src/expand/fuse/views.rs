@@ -238,6 +238,8 @@ impl ExprBuilder<'_> {
             | Kind::Dot { .. }
             | Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::RngBitGenerator { .. }
+            | Kind::Rng { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
