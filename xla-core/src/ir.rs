@@ -693,8 +693,8 @@ pub enum Op {
     Rng {
         /// Uniform or normal.
         distribution: RngDistribution,
-        /// The Philox key: the instruction's index in its computation when built, so each
-        /// call site has its own fixed stream.
+        /// The Philox key: how many Rng ops precede it in its computation, so each call site
+        /// has its own fixed stream.
         seed: u64,
     },
     /// A tuple of the operands.

@@ -49,6 +49,11 @@ impl Rng {
                     S32 => ArrayData::S32((0..n).map(|_| (self.next() % 41) as i32 - 20).collect()),
                     U32 => ArrayData::U32((0..n).map(|_| (self.next() % 70) as u32).collect()),
                     S64 => ArrayData::S64((0..n).map(|_| (self.next() % 41) as i64 - 20).collect()),
+                    // RNG states: any word.
+                    U64 => ArrayData::U64((0..n).map(|_| self.next()).collect()),
+                    Bf16 => ArrayData::Bf16(
+                        (0..n).map(|_| half::bf16::from_f64(self.float())).collect(),
+                    ),
                     F32 => ArrayData::F32((0..n).map(|_| self.float() as f32).collect()),
                     F64 => ArrayData::F64((0..n).map(|_| self.float()).collect()),
                     C64 => ArrayData::C64(
@@ -508,5 +513,40 @@ fn reduce_window() {
             .unwrap();
             round_trip(&c, true);
         }
+    }
+}
+
+#[test]
+fn rng_ops() {
+    use xla_core::ir::{RandomAlgorithm, RngDistribution};
+    for alg in RandomAlgorithm::ALL {
+        for (state, ty, dims) in [(2, U32, &[3, 5][..]), (2, F16, &[7]), (2, S64, &[])] {
+            let c = one_op("rng_bits", &[(U64, &[state])], |b, p| {
+                b.rng_bit_generator(alg, p[0], &Shape::array(ty, dims))
+            })
+            .unwrap();
+            round_trip(&c, true);
+        }
+    }
+    let c = one_op("rng_bits3", &[(U64, &[3])], |b, p| {
+        b.rng_bit_generator(RandomAlgorithm::Philox, p[0], &Shape::array(U8, &[2, 9]))
+    })
+    .unwrap();
+    round_trip(&c, true);
+    for (d, ty) in [
+        (RngDistribution::Uniform, F32),
+        (RngDistribution::Uniform, S32),
+        (RngDistribution::Normal, F64),
+        (RngDistribution::Normal, Bf16),
+    ] {
+        // Two call sites: each keeps its own stream through the round trip (same values; the
+        // imported shape constants stay as instructions, so the text is not the same).
+        let c = one_op("rng", &[(ty, &[]), (ty, &[])], |b, p| {
+            let x = b.rng(d, p[0], p[1], &Shape::array(ty, &[4, 3]))?;
+            let y = b.rng(d, p[0], p[1], &Shape::array(ty, &[4, 3]))?;
+            b.tuple(&[x, y])
+        })
+        .unwrap();
+        round_trip(&c, false);
     }
 }

@@ -97,7 +97,13 @@ pub fn bit_generator<T: Bits>(
             par::rows(out, 8 * per, |row, o| {
                 block::philox_fill(key, lo, hi, row * 8, o);
             });
-            new_state.copy_from_slice(&r::philox_advance(state, n.div_ceil(per) as u64));
+            // The counter advances by the blocks used (`xla_core::rng::philox_advance`, here
+            // without its Vec: `into` does not allocate).
+            let (nlo, carry) = lo.overflowing_add(n.div_ceil(per) as u64);
+            new_state[1] = nlo;
+            if let Some(h) = new_state.get_mut(2) {
+                *h = hi.wrapping_add(u64::from(carry));
+            }
         }
     }
     Ok(())

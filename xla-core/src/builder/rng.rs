@@ -24,7 +24,8 @@ impl Builder {
     }
 
     /// `RngUniform(a, b, shape)` or `RngNormal(mu, sigma, shape)`; the stream's key is the
-    /// instruction's index here, a fixed stream per call site.
+    /// number of Rng ops built before it in this computation: a fixed stream per call site,
+    /// kept by a StableHLO round trip (which adds other instructions, not Rng ops).
     pub fn rng(
         &mut self,
         distribution: RngDistribution,
@@ -34,7 +35,11 @@ impl Builder {
     ) -> Result<XlaOp> {
         let [a, b] = self.shapes([p0, p1])?;
         let out = infer::rng(distribution, a, b, shape)?;
-        let seed = self.instrs.len() as u64;
+        let seed = self
+            .instrs
+            .iter()
+            .filter(|i| matches!(i.op, Op::Rng { .. }))
+            .count() as u64;
         Ok(self.push(
             Op::Rng { distribution, seed },
             vec![p0.0, p1.0],

@@ -102,8 +102,8 @@ pub fn rng(
 ) -> Result<ArrayShape> {
     let op = distribution.name();
     let names = match distribution {
-        RngDistribution::Uniform => ["a", "b"],
-        RngDistribution::Normal => ["mu", "sigma"],
+        RngDistribution::Uniform => ["the lower bound `a`", "the upper bound `b`"],
+        RngDistribution::Normal => ["the mean `mu`", "the standard deviation `sigma`"],
     };
     let out = result_array(op, shape, Blame::Operand(2))?;
     let types = rng_types(distribution);
@@ -119,7 +119,7 @@ pub fn rng(
         .blame(Blame::Operand(2)));
     }
     for (i, (p, name)) in [a, b].into_iter().zip(names).enumerate() {
-        let what = format!("`{name}`");
+        let what = name.to_string();
         let s = expect_array(op, &what, p, Blame::Operand(i))?;
         if !s.is_scalar() {
             return Err(Error::new(op, format!("{what} must be a scalar, got {s}"))

@@ -53,7 +53,11 @@ fn rng_parameter_rules() {
     );
     let e = rng(u, &sh("f32[2]"), &sh("f32[]"), &sh("f32[2]")).unwrap_err();
     assert_eq!(e.blame, Blame::Operand(0));
-    assert!(e.message.contains("`a` must be a scalar"), "{}", e.message);
+    assert!(
+        e.message.contains("the lower bound `a` must be a scalar"),
+        "{}",
+        e.message
+    );
     let e = rng(u, &sh("f32[]"), &sh("f64[]"), &sh("f32[2]")).unwrap_err();
     assert_eq!(e.blame, Blame::Operand(1));
     let e = rng(u, &sh("s8[]"), &sh("s8[]"), &sh("s8[2]")).unwrap_err();
@@ -67,7 +71,8 @@ fn rng_parameter_rules() {
     );
     let e = rng(n, &sh("f32[]"), &sh("f32[2]"), &sh("f32[2]")).unwrap_err();
     assert!(
-        e.message.contains("`sigma` must be a scalar"),
+        e.message
+            .contains("the standard deviation `sigma` must be a scalar"),
         "{}",
         e.message
     );
