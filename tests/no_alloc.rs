@@ -210,9 +210,9 @@ fn into_allocates_nothing_after_scratch_new() {
 
     let st = Tensor::<u64, D1<2>>::from_fn(|i| i[0] as u64 + 5);
     let (mut o0, mut o1, mut o2) = (Tensor::zeros(), Tensor::zeros(), Tensor::zeros());
-    let mut s = rng_stream::Scratch::new();
+    let mut rs = rng_stream::Scratch::new();
     assert_eq!(
-        allocations(|| rng_stream::into(&st, &mut o0, &mut o1, &mut o2, &mut s)),
+        allocations(|| rng_stream::into(&st, &mut o0, &mut o1, &mut o2, &mut rs)),
         0,
         "rng_stream"
     );
