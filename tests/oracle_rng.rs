@@ -413,3 +413,33 @@ fn each_call_site_has_its_own_fixed_stream() {
     };
     assert_ne!(p[0], p[1], "two call sites draw different numbers");
 }
+
+xla_aot::stablehlo! {
+    /// JAX's text of `jax.lax.rng_bit_generator(key, (5, 7), jnp.uint32, algorithm=THREE_FRY)`
+    /// then the same on the new state with PHILOX (as `jax.jit(f).lower(..).as_text()` prints
+    /// it), through the importer.
+    pub fn jax_bits = mlir r#"
+func.func public @main(%arg0: tensor<2xui64>) -> (tensor<2xui64>, tensor<5x7xui32>, tensor<3xui64>) {
+  %output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<5x7xui32>)
+  %output_state_0, %output_1 = stablehlo.rng_bit_generator %output_state, algorithm = PHILOX : (tensor<2xui64>) -> (tensor<2xui64>, tensor<3xui64>)
+  return %output_state_0, %output, %output_1 : tensor<2xui64>, tensor<5x7xui32>, tensor<3xui64>
+}
+"#;
+}
+
+#[test]
+fn imported_jax_bits_match_xla() {
+    let v = STATES2
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            Case::new(
+                gen!("jax_bits", jax_bits),
+                &format!("s{k}"),
+                vec![state(s)],
+                Tol::Exact,
+            )
+        })
+        .collect();
+    check_all("imported rng_bit_generator", v);
+}
