@@ -8,6 +8,8 @@
 
 use std::sync::Arc;
 
+pub use crate::rng::{RandomAlgorithm, RngDistribution};
+
 use crate::element::ElementType;
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -377,60 +379,6 @@ impl ScatterDimensionNumbers {
             input_batching_dims: input.to_vec(),
             scatter_indices_batching_dims: indices.to_vec(),
             ..self
-        }
-    }
-}
-
-/// The bit generator of `RngBitGenerator` (XLA's `RandomAlgorithm`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RandomAlgorithm {
-    /// The backend's choice: Philox on XLA:CPU.
-    Default,
-    /// ThreeFry-2x32, 20 rounds; state `u64[2]` (key, counter).
-    ThreeFry,
-    /// Philox-4x32, 10 rounds; state `u64[2]` or `u64[3]` (key, 128-bit counter).
-    Philox,
-}
-
-impl RandomAlgorithm {
-    /// Every variant, in declaration order.
-    pub const ALL: [RandomAlgorithm; 3] = [
-        RandomAlgorithm::Default,
-        RandomAlgorithm::ThreeFry,
-        RandomAlgorithm::Philox,
-    ];
-
-    /// The name as the seed and StableHLO spell it (`THREE_FRY`).
-    pub fn name(self) -> &'static str {
-        match self {
-            RandomAlgorithm::Default => "DEFAULT",
-            RandomAlgorithm::ThreeFry => "THREE_FRY",
-            RandomAlgorithm::Philox => "PHILOX",
-        }
-    }
-
-    /// The algorithm spelled `s` (`RNG_` prefix accepted, as XLA's enum writes it).
-    pub fn from_name(s: &str) -> Option<Self> {
-        let s = s.strip_prefix("RNG_").unwrap_or(s);
-        Self::ALL.into_iter().find(|a| a.name() == s)
-    }
-}
-
-/// The distribution of `stablehlo.rng`: RngUniform or RngNormal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RngDistribution {
-    /// `RngUniform(a, b, shape)`: uniform in `[a, b)`.
-    Uniform,
-    /// `RngNormal(mu, sigma, shape)`: normal with mean `mu`, standard deviation `sigma`.
-    Normal,
-}
-
-impl RngDistribution {
-    /// The user-facing op name.
-    pub fn name(self) -> &'static str {
-        match self {
-            RngDistribution::Uniform => "RngUniform",
-            RngDistribution::Normal => "RngNormal",
         }
     }
 }
