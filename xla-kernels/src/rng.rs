@@ -2,7 +2,8 @@
 //! layout is documented in `xla_core::rng`, whose scalar code the tests compare against), and
 //! RngUniform / RngNormal drawn from Philox.
 //!
-//! The block ciphers run on eight counters at once in `wide::u32x8` lanes ([`block`]). Every
+//! The block ciphers run on `wide::u32x8` lanes, ThreeFry with four vectors in flight
+//! ([`block`]). Every
 //! output depends only on its index, so the rayon split (by counter blocks of about
 //! [`par::PAR_BLOCK_ELEMENTS`] outputs, [`par::rows`]) gives the same bits for any thread count.
 

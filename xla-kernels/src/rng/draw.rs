@@ -10,7 +10,7 @@ use super::{block, Bits};
 use crate::error::KernelError;
 use crate::par;
 
-/// Outputs per task and per stack buffer (a multiple of 32: whole 8-block vectors).
+/// Outputs per task and per stack buffer (a multiple of 32: whole 8-block Philox calls).
 const CHUNK: usize = 1024;
 
 /// An element type RngUniform or RngNormal draws.
