@@ -78,6 +78,7 @@ fn as_f64(l: &Literal) -> Vec<f64> {
         A::Bf16(v) => v.iter().map(|&x| x.to_f64()).collect(),
         A::C64(v) => v.iter().flat_map(|c| [c.re as f64, c.im as f64]).collect(),
         A::S32(v) => v.iter().map(|&x| x as f64).collect(),
+        A::U32(v) => v.iter().map(|&x| x as f64).collect(),
         other => panic!("unexpected result type {:?}", other.element_type()),
     }
 }
@@ -535,6 +536,47 @@ fn memory_rows(b: &mut Bench) {
     }
 }
 
+/// RngBitGenerator u32[16M] (ThreeFry and Philox): the bits checked equal to XLA's, then
+/// timed; the work is the bytes written.
+fn rng_rows(b: &mut Bench) {
+    use xla_aot::__rt::xla_core::RandomAlgorithm;
+    use xla_aot::__rt::xla_kernels::rng::bit_generator;
+    const N: usize = 1 << 24;
+    for (alg, name) in [
+        (RandomAlgorithm::ThreeFry, "THREE_FRY"),
+        (RandomAlgorithm::Philox, "PHILOX"),
+    ] {
+        let kernel = format!("rng {name}");
+        if !b.wants(&kernel) {
+            continue;
+        }
+        let state = [0x1234_5678_9abc_def0u64, 42];
+        let args = [lit(&[2], state.to_vec())];
+        let mlir = format!(
+            "func.func public @main(%s: tensor<2xui64>) -> tensor<{N}xui32> {{\n  \
+             %r:2 = stablehlo.rng_bit_generator %s, algorithm = {name} : (tensor<2xui64>) -> \
+             (tensor<2xui64>, tensor<{N}xui32>)\n  return %r#1 : tensor<{N}xui32>\n}}\n"
+        );
+        let mut out = vec![0u32; N];
+        let mut ns = [0u64; 2];
+        bit_generator(alg, &state, &[N], &mut ns, &mut out).expect("valid rng");
+        // Exact: every u32 is an f64 exactly, the normwise error 0 only when all bits agree.
+        let res: Vec<f64> = out.iter().map(|&v| f64::from(v)).collect();
+        let mut run = || bit_generator(alg, &state, &[N], &mut ns, &mut out).expect("valid rng");
+        b.row(
+            &kernel,
+            "u32[16M]",
+            "u32",
+            &mlir,
+            &args,
+            0.0,
+            &mut || res.clone(),
+            &mut run,
+            Work::ReadBytes((N * 4) as f64),
+        );
+    }
+}
+
 fn sort_mlir(dims: &str, dim: usize) -> String {
     format!(
         "func.func public @main(%x: tensor<{dims}xf32>) -> tensor<{dims}xf32> {{\n  \
@@ -717,6 +759,7 @@ fn main() {
     sort_rows(&mut b);
     math_rows(&mut b);
     linalg_rows::linalg_rows(&mut b);
+    rng_rows(&mut b);
     // The limits are measured again after the rows and the larger figure is kept: a limit
     // measured while something else ran would flatter every fraction of it.
     let after = measure();

@@ -90,6 +90,12 @@ xla! {
         TriangularSolve(l, y, left_side = true, lower = true, unit_diagonal = false,
             transpose_a = ADJOINT)
     }
+    /// ThreeFry's pair rows and Philox's blocks on the pool, a normal draw in stack chunks.
+    pub fn rng_stream(s: u64[2]) -> (u64[2], u32[301, 257], f32[300, 300]) {
+        let a = RngBitGenerator(s, u32[301, 257], algorithm = THREE_FRY);
+        let b = RngBitGenerator(a.0, u64[1000], algorithm = PHILOX);
+        Tuple(b.0, a.1, RngNormal(0.0, 1.0, f32[300, 300]))
+    }
     pub fn split(x: f32[512, 1024]) -> (f32[512], s32[512, 1024]{0, 1}) {
         let s = Reduce(x, 0.0, dimensions = [1], |a, b| a + b);
         Tuple(s, ConvertElementType(x, new_element_type = s32))
@@ -237,6 +243,16 @@ fn into_allocates_nothing_after_scratch_new() {
     };
     let ax0: f64 = (0..100).map(|c| sym(0, c) * xs[c * 8]).sum();
     assert!((ax0 - sb.as_slice()[0]).abs() < 1e-9, "a x = b: {ax0}");
+    let st = Tensor::<u64, D1<2>>::from_fn(|i| i[0] as u64 + 5);
+    let (mut o0, mut o1, mut o2) = (Tensor::zeros(), Tensor::zeros(), Tensor::zeros());
+    let mut rs = rng_stream::Scratch::new();
+    assert_eq!(
+        allocations(|| rng_stream::into(&st, &mut o0, &mut o1, &mut o2, &mut rs)),
+        0,
+        "rng_stream"
+    );
+    // The counter advanced by ThreeFry's 151 x 257 pair blocks, then Philox's 500 blocks.
+    assert_eq!(o0.as_slice(), &[5, 6 + 151 * 257 + 500]);
 
     // Through views over plain Vecs at odd offsets (not aligned): making the views and the
     // call allocate nothing either, and the bits are the owned tensors'.

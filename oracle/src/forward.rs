@@ -324,6 +324,13 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
                     comp.name
                 ))
             }
+            // Their bits and draws depend on the element width.
+            Op::RngBitGenerator { .. } | Op::Rng { .. } => {
+                return Err(format!(
+                    "{}: random numbers cannot be evaluated in a wider type",
+                    comp.name
+                ))
+            }
             // Ops whose meaning does not depend on the float width they run at.
             op @ (Op::Parameter { .. }
             | Op::Iota { .. }

@@ -23,16 +23,17 @@ mod indexing;
 mod linalg;
 mod movement;
 mod norm;
-mod scan;
 mod ragged;
+mod rng;
 mod scaled;
+mod scan;
 mod sort;
 mod window;
 
 pub use norm::expand_batch_norm;
-pub use scan::expand_scan;
 pub use ragged::expand_ragged_dot;
 pub use scaled::expand_scaled_dot;
+pub use scan::expand_scan;
 
 /// A handle to an instruction of the builder that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -16,7 +16,8 @@ use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
-    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, TransposeA, UnaryOp,
+    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, RandomAlgorithm, RngDistribution,
+    TransposeA, UnaryOp,
 };
 use crate::layout::Layout;
 use crate::literal::{ArrayData, Literal};
@@ -461,6 +462,21 @@ impl Writer {
                 self.u(is_associative.map_or(0, |a| 1 + u64::from(a)));
                 self.u(*num_carries as u64);
                 self.computation(to_apply);
+            }
+            Op::Rng { distribution, seed } => {
+                self.u(match distribution {
+                    RngDistribution::Uniform => 35,
+                    RngDistribution::Normal => 36,
+                });
+                self.u(*seed);
+            }
+            Op::RngBitGenerator { algorithm } => {
+                self.u(37);
+                self.u(match algorithm {
+                    RandomAlgorithm::Default => 0,
+                    RandomAlgorithm::ThreeFry => 1,
+                    RandomAlgorithm::Philox => 2,
+                });
             }
         }
     }
@@ -982,6 +998,22 @@ impl Reader<'_> {
                     1 => TransposeA::Transpose,
                     2 => TransposeA::Adjoint,
                     k => return Err(err(format!("transpose_a {k}"))),
+                },
+            },
+            35 => Op::Rng {
+                distribution: RngDistribution::Uniform,
+                seed: self.u()?,
+            },
+            36 => Op::Rng {
+                distribution: RngDistribution::Normal,
+                seed: self.u()?,
+            },
+            37 => Op::RngBitGenerator {
+                algorithm: match self.u()? {
+                    0 => RandomAlgorithm::Default,
+                    1 => RandomAlgorithm::ThreeFry,
+                    2 => RandomAlgorithm::Philox,
+                    a => return Err(err(format!("random algorithm code {a}"))),
                 },
             },
             t => return Err(err(format!("op code {t}"))),

@@ -8,6 +8,8 @@
 
 use std::sync::Arc;
 
+pub use crate::rng::{RandomAlgorithm, RngDistribution};
+
 use crate::element::ElementType;
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -756,6 +758,21 @@ pub enum Op {
         /// The call has effects beyond its result (it is never removed or duplicated).
         has_side_effect: bool,
     },
+    /// `RngBitGenerator(initial_state)`: the tuple `(new_state, bits)` of the instruction's
+    /// shape, bit for bit XLA:CPU's streams ([`crate::rng`]).
+    RngBitGenerator {
+        /// ThreeFry or Philox (DEFAULT is Philox).
+        algorithm: RandomAlgorithm,
+    },
+    /// `RngUniform(a, b)` / `RngNormal(mu, sigma)` of the instruction's shape: scalar
+    /// parameters, numbers drawn from Philox bits keyed by `seed` ([`crate::rng`]).
+    Rng {
+        /// Uniform or normal.
+        distribution: RngDistribution,
+        /// The Philox key: how many Rng ops precede it in its computation, so each call site
+        /// has its own fixed stream.
+        seed: u64,
+    },
     /// A tuple of the operands.
     Tuple,
     /// Element `index` of a tuple operand.
@@ -823,6 +840,8 @@ impl Op {
             Op::CustomCall { .. } => "custom-call",
             Op::RaggedDot => "ragged-dot",
             Op::ScaledDot { .. } => "scaled-dot",
+            Op::RngBitGenerator { .. } => "rng-bit-generator",
+            Op::Rng { .. } => "rng",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call { .. } => "call",
@@ -876,6 +895,8 @@ impl Op {
             | Op::CustomCall { .. }
             | Op::RaggedDot
             | Op::ScaledDot { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::Rng { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }
             | Op::Call { .. } => false,
@@ -931,6 +952,8 @@ impl Op {
             | Op::CustomCall { .. }
             | Op::RaggedDot
             | Op::ScaledDot { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::Rng { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. } => Vec::new(),
         }

@@ -21,6 +21,7 @@ pub mod layout;
 pub mod literal;
 pub mod reduce_order;
 pub mod registry;
+pub mod rng;
 pub mod scalar;
 pub mod shape;
 pub mod stablehlo;
@@ -30,7 +31,7 @@ pub use error::{Blame, Error, Result};
 pub use ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Composite, Computation, ConvDimensionNumbers,
     ConvWindow, DotDimensionNumbers, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
-    ScatterDimensionNumbers, UnaryOp, Window,
+    RandomAlgorithm, RngDistribution, ScatterDimensionNumbers, UnaryOp, Window,
 };
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};

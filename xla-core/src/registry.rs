@@ -16,7 +16,7 @@ mod tests;
 pub use build::{build, computation_params, Applied, AttrValue, Attrs};
 pub use conv_dims::conv_dims_from_specs;
 
-use crate::ir::{BatchNormKind, BinaryOp, ComparisonDirection, UnaryOp};
+use crate::ir::{BatchNormKind, BinaryOp, ComparisonDirection, RngDistribution, UnaryOp};
 
 /// What an op is, independent of how it is spelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +130,10 @@ pub enum OpKind {
     Call,
     /// A call of a decomposition fn, with a composite's name, attributes and version.
     CompositeCall,
+    /// `RngBitGenerator(initial_state, shape, algorithm = ..)`: `(new_state, bits)`.
+    RngBitGenerator,
+    /// `RngUniform(a, b, shape)` or `RngNormal(mu, sigma, shape)`.
+    Rng(RngDistribution),
 }
 
 /// The positional arguments of an op.
@@ -162,6 +166,8 @@ pub enum Form {
     Constant,
     /// A fn of the block, then its operands.
     Call,
+    /// This many operands, then the result type (`RngUniform(a, b, f32[4])`).
+    OperandsAndType(usize),
 }
 
 /// What kind of value an attribute takes.
@@ -201,6 +207,8 @@ pub enum AttrKind {
     Shape,
     /// `NO_TRANSPOSE`, `TRANSPOSE` or `ADJOINT` (TriangularSolve's `transpose_a`).
     Transpose,
+    /// `DEFAULT`, `THREE_FRY` or `PHILOX`.
+    RngAlgorithm,
 }
 
 impl AttrKind {
@@ -232,6 +240,7 @@ impl AttrKind {
             AttrKind::Precision => "DEFAULT, HIGH or HIGHEST",
             AttrKind::Float => "a number such as `0.001`",
             AttrKind::Transpose => "one of NO_TRANSPOSE, TRANSPOSE, ADJOINT",
+            AttrKind::RngAlgorithm => "one of DEFAULT, THREE_FRY, PHILOX",
         }
     }
 }
@@ -450,7 +459,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 51] = [
+const OTHER: [OpSpec; 54] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -987,6 +996,33 @@ const OTHER: [OpSpec; 51] = [
         ],
         Typing::Free,
     ),
+    op(
+        "RngBitGenerator",
+        OpKind::RngBitGenerator,
+        "stablehlo.rng_bit_generator",
+        Form::OperandsAndType(1),
+        "(initial_state, shape)",
+        &[req("algorithm", K::RngAlgorithm)],
+        Typing::Free,
+    ),
+    op(
+        "RngUniform",
+        OpKind::Rng(RngDistribution::Uniform),
+        "stablehlo.rng",
+        Form::OperandsAndType(2),
+        "(a, b, shape)",
+        NONE,
+        Typing::Same { with_result: true },
+    ),
+    op(
+        "RngNormal",
+        OpKind::Rng(RngDistribution::Normal),
+        "stablehlo.rng",
+        Form::OperandsAndType(2),
+        "(mu, sigma, shape)",
+        NONE,
+        Typing::Same { with_result: true },
+    ),
 ];
 
 /// The op spelled `name`.
@@ -1104,6 +1140,12 @@ const ALIASES: &[(&str, &str)] = &[
     ("dynamicslice", "DynamicSlice"),
     ("dynamic_update_slice", "DynamicUpdateSlice"),
     ("dynamicupdateslice", "DynamicUpdateSlice"),
+    ("rng_bit_generator", "RngBitGenerator"),
+    ("random_bits", "RngBitGenerator"),
+    ("uniform", "RngUniform"),
+    ("rand", "RngUniform"),
+    ("normal", "RngNormal"),
+    ("randn", "RngNormal"),
 ];
 
 /// The op a name from another library means (`Convert` -> `ConvertElementType`).

@@ -651,3 +651,38 @@ fn linalg_ops() {
         round_trip(&s.expect("builds"), true);
     }
 }
+
+#[test]
+fn rng_ops() {
+    use xla_core::ir::{RandomAlgorithm, RngDistribution};
+    for alg in RandomAlgorithm::ALL {
+        for (state, ty, dims) in [(2, U32, &[3, 5][..]), (2, F16, &[7]), (2, S64, &[])] {
+            let c = one_op("rng_bits", &[(U64, &[state])], |b, p| {
+                b.rng_bit_generator(alg, p[0], &Shape::array(ty, dims))
+            })
+            .unwrap();
+            round_trip(&c, true);
+        }
+    }
+    let c = one_op("rng_bits3", &[(U64, &[3])], |b, p| {
+        b.rng_bit_generator(RandomAlgorithm::Philox, p[0], &Shape::array(U8, &[2, 9]))
+    })
+    .unwrap();
+    round_trip(&c, true);
+    for (d, ty) in [
+        (RngDistribution::Uniform, F32),
+        (RngDistribution::Uniform, S32),
+        (RngDistribution::Normal, F64),
+        (RngDistribution::Normal, Bf16),
+    ] {
+        // Two call sites: each keeps its own stream through the round trip (same values; the
+        // imported shape constants stay as instructions, so the text is not the same).
+        let c = one_op("rng", &[(ty, &[]), (ty, &[])], |b, p| {
+            let x = b.rng(d, p[0], p[1], &Shape::array(ty, &[4, 3]))?;
+            let y = b.rng(d, p[0], p[1], &Shape::array(ty, &[4, 3]))?;
+            b.tuple(&[x, y])
+        })
+        .unwrap();
+        round_trip(&c, false);
+    }
+}

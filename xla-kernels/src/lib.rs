@@ -36,6 +36,7 @@ pub mod tensor;
 pub use error::KernelError;
 pub mod conv;
 pub mod reduce;
+pub mod rng;
 pub mod scatter;
 pub mod sort;
 pub mod transpose;

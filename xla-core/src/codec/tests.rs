@@ -220,8 +220,18 @@ fn every_op() -> Computation {
             },
             computation: adder(S32),
         },
+        Op::Rng {
+            distribution: crate::ir::RngDistribution::Uniform,
+            seed: 3,
+        },
+        Op::Rng {
+            distribution: crate::ir::RngDistribution::Normal,
+            seed: u64::MAX,
+        },
     ];
-    for op in ops {
+    let rng_bits =
+        crate::ir::RandomAlgorithm::ALL.map(|algorithm| Op::RngBitGenerator { algorithm });
+    for op in ops.into_iter().chain(rng_bits) {
         instrs.push(ins(op, &[0, 0], t.clone()));
     }
     instrs.push(ins(

@@ -20,6 +20,7 @@ mod indexing;
 mod linalg;
 mod movement;
 mod reduce;
+mod rng;
 mod scan;
 mod select_scatter;
 mod sort;
@@ -178,6 +179,8 @@ fn op_name(op: &Op) -> String {
         Op::Map { .. } => "Map".into(),
         Op::DynamicSlice { .. } => "DynamicSlice".into(),
         Op::DynamicUpdateSlice => "DynamicUpdateSlice".into(),
+        Op::RngBitGenerator { .. } => "RngBitGenerator".into(),
+        Op::Rng { distribution, .. } => distribution.name().into(),
     }
 }
 
@@ -427,6 +430,14 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             ctx.arity(operands, 2)?;
             let flags = (*left_side, *lower, *unit_diagonal);
             linalg::triangular_solve(ctx, operands[0], operands[1], flags, *transpose_a)
+        }
+        Op::RngBitGenerator { algorithm } => {
+            ctx.arity(operands, 1)?;
+            rng::bit_generator(ctx, operands[0], *algorithm)
+        }
+        Op::Rng { distribution, seed } => {
+            ctx.arity(operands, 2)?;
+            rng::rng(ctx, *distribution, *seed, operands[0], operands[1])
         }
         Op::TopK { k, largest } => {
             ctx.arity(operands, 1)?;

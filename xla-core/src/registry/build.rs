@@ -10,7 +10,7 @@ use crate::error::{Blame, Error, Result};
 use crate::infer::{Padding, WindowPadding, WindowSpec};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
-    GatherDimensionNumbers, PadDim, ScatterDimensionNumbers, TransposeA,
+    GatherDimensionNumbers, PadDim, RandomAlgorithm, ScatterDimensionNumbers, TransposeA,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -51,6 +51,8 @@ pub enum AttrValue {
     Shape(Shape),
     /// [`AttrKind::Transpose`].
     Transpose(TransposeA),
+    /// [`AttrKind::RngAlgorithm`].
+    RngAlgorithm(RandomAlgorithm),
 }
 
 impl AttrValue {
@@ -73,6 +75,7 @@ impl AttrValue {
             AttrValue::Str(_) => AttrKind::Str,
             AttrValue::Shape(_) => AttrKind::Shape,
             AttrValue::Transpose(_) => AttrKind::Transpose,
+            AttrValue::RngAlgorithm(_) => AttrKind::RngAlgorithm,
         }
     }
 }
@@ -122,6 +125,7 @@ impl Attrs {
     getter!(str, Str, String);
     getter!(shape, Shape, Shape);
     getter!(transpose, Transpose, TransposeA);
+    getter!(rng_algorithm, RngAlgorithm, RandomAlgorithm);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -135,7 +139,7 @@ pub struct Applied<'a> {
     pub computations: &'a [Arc<Computation>],
     /// Attributes by name.
     pub attrs: Attrs,
-    /// The type argument of `Iota`.
+    /// The type argument of `Iota`, `RngBitGenerator`, `RngUniform`, `RngNormal`.
     pub shape: Option<Shape>,
     /// The value of `Constant`.
     pub literal: Option<Literal>,
@@ -437,6 +441,18 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
                 version: a.attrs.int("version").unwrap_or(0),
             },
         ),
+        OpKind::RngBitGenerator => {
+            let shape = a.shape.clone().ok_or_else(|| missing(name, "shape"))?;
+            let algorithm = a
+                .attrs
+                .rng_algorithm("algorithm")
+                .ok_or_else(|| attr_missing("algorithm"))?;
+            b.rng_bit_generator(algorithm, op(0)?, &shape)
+        }
+        OpKind::Rng(d) => {
+            let shape = a.shape.clone().ok_or_else(|| missing(name, "shape"))?;
+            b.rng(d, op(0)?, op(1)?, &shape)
+        }
     }
 }
 
@@ -530,5 +546,6 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::GetTupleElement
         | OpKind::Call
         | OpKind::CompositeCall => Vec::new(),
+        OpKind::RngBitGenerator | OpKind::Rng(_) => Vec::new(),
     }
 }

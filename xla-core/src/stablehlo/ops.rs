@@ -17,6 +17,7 @@ use crate::registry;
 use crate::shape::Shape;
 
 mod indexing;
+mod rng;
 mod sort;
 mod window;
 
@@ -545,6 +546,10 @@ impl Body<'_> {
                 comparator,
             } => self.sort(ins, ops, *dimension, *is_stable, comparator, depth),
             Op::TopK { k, largest } => self.top_k(ins, ops, operand_shapes, *k, *largest, depth),
+            Op::RngBitGenerator { algorithm } => {
+                self.rng_bit_generator(ins, ops, *algorithm, depth)
+            }
+            Op::Rng { distribution, .. } => self.rng(ins, ops, *distribution, depth),
             Op::Gather {
                 dimension_numbers,
                 slice_sizes,

@@ -126,6 +126,7 @@ impl Checker<'_> {
             Form::Type => {
                 Some(self.type_arg(op, a.pos.first()?, "Iota(s32[4, 8], iota_dimension = 1)")?)
             }
+            Form::OperandsAndType(k) => Some(self.last_type_arg(spec, a.pos.get(k)?)?),
             Form::Operands(_)
             | Form::Variadic(_)
             | Form::Reduce
@@ -138,6 +139,14 @@ impl Checker<'_> {
             | Form::Scan
             | Form::Constant
             | Form::Call => None,
+        };
+        // RngUniform(0.0, 1.0, f32[4]): the type argument types literal parameters.
+        let hint = match (spec.form, shape.as_ref().and_then(Shape::as_array)) {
+            (Form::OperandsAndType(_), Some(arr)) => Some(Hint {
+                ty: arr.ty,
+                why: format!("the result type of {op} is {arr}"),
+            }),
+            _ => hint,
         };
         let values = self.eval_operands(cx, spec, &parts.values, hint)?;
         let attrs = attrs?;
@@ -165,9 +174,14 @@ impl Checker<'_> {
         if failed || computations.len() != parts.computations.len() {
             return None;
         }
+        // The type argument of OperandsAndType forms is blamed as the operand after the values.
+        let type_sp = match spec.form {
+            Form::OperandsAndType(k) => a.pos.get(k).map(|e| e.sp),
+            _ => None,
+        };
         let site = Site {
             op: op_sp,
-            operands: parts.values.iter().map(|e| e.sp).collect(),
+            operands: parts.values.iter().map(|e| e.sp).chain(type_sp).collect(),
             attrs: a.attrs.iter().map(|(n, _, s)| (n.clone(), *s)).collect(),
             computations: parts.computations.iter().map(|e| e.sp).collect(),
         };
@@ -195,6 +209,7 @@ impl Checker<'_> {
         };
         Some(match spec.form {
             Form::Operands(_) | Form::Variadic(_) => plain(pos.clone(), Vec::new()),
+            Form::OperandsAndType(k) => plain(pos.get(..k)?.to_vec(), Vec::new()),
             Form::Type | Form::Constant | Form::Call => plain(Vec::new(), Vec::new()),
             Form::Reduce | Form::Sort | Form::Map | Form::Scatter => {
                 let (last, init) = pos.split_last()?;
@@ -466,6 +481,14 @@ impl Checker<'_> {
                     return None;
                 }
             },
+            AttrKind::RngAlgorithm => {
+                let a = ident_upper(e).and_then(|n| xla_core::RandomAlgorithm::from_name(&n));
+                let Some(a) = a else {
+                    self.error(e.sp, format!("{op}: `{name}` is {}", kind.example()));
+                    return None;
+                };
+                AttrValue::RngAlgorithm(a)
+            }
             AttrKind::Direction => AttrValue::Direction(self.direction(e)?),
             AttrKind::ComparisonType => AttrValue::ComparisonType(self.comparison_type(e)?),
             AttrKind::PaddingConfig => {
@@ -729,6 +752,22 @@ impl Checker<'_> {
         None
     }
 
+    /// The result type written last (`RngUniform(a, b, f32[4])`).
+    fn last_type_arg(&mut self, spec: &OpSpec, e: &Expr) -> Option<Shape> {
+        if let ExprKind::Type(t) = &e.kind {
+            return Some(t.shape.clone());
+        }
+        self.error(
+            e.sp,
+            format!(
+                "{}: the last argument is the result type, e.g. `{}`",
+                spec.name,
+                form_example(spec)
+            ),
+        );
+        None
+    }
+
     /// `Constant(f32[2, 2], [[1.0, 2.0], [3.0, 4.0]])` or `Constant(f32[], 2.5)`.
     fn constant(&mut self, cx: &mut Cx, a: &Args) -> Option<XlaOp> {
         let example = "Constant(f32[2], [1.0, 2.0])";
@@ -867,6 +906,7 @@ fn computation_role(spec: &OpSpec, i: usize, n: usize, indexed: bool) -> String 
         | Form::Map
         | Form::Conditional
         | Form::Type
+        | Form::OperandsAndType(_)
         | Form::Constant
         | Form::Call => {
             if n > 1 {
@@ -889,6 +929,11 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
             Some(format!("{op} takes at least {} {form}, got {n}", count(k)))
         }
         Form::Type if n != 1 => Some(format!("{op} takes 1 argument {form}, got {n}")),
+        Form::OperandsAndType(k) if n != k + 1 => Some(format!(
+            "{op} takes {} arguments {form}, got {n}: `{}`",
+            k + 1,
+            form_example(spec)
+        )),
         Form::Constant if n != 2 => Some(format!("{op} takes 2 arguments {form}, got {n}")),
         Form::Call if n < 1 => Some(format!("{op} takes {form}, got {n} arguments")),
         Form::Reduce if n < 3 || n % 2 != 1 => Some(format!(
@@ -930,6 +975,7 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
         Form::Operands(_)
         | Form::Variadic(_)
         | Form::Type
+        | Form::OperandsAndType(_)
         | Form::Constant
         | Form::Call
         | Form::Reduce
@@ -940,6 +986,15 @@ fn arity_error(spec: &OpSpec, n: usize) -> Option<String> {
         | Form::SelectAndScatter
         | Form::Scan
         | Form::Conditional => None,
+    }
+}
+
+/// An application of an op whose result type is written last.
+fn form_example(spec: &OpSpec) -> &'static str {
+    match spec.name {
+        "RngBitGenerator" => "RngBitGenerator(state, u32[4, 4], algorithm = THREE_FRY)",
+        "RngNormal" => "RngNormal(0.0, 1.0, f32[4, 4])",
+        _ => "RngUniform(0.0, 1.0, f32[4, 4])",
     }
 }
 

@@ -1,5 +1,5 @@
 //! The kernel contract: an op the fused loops do not compute themselves (Sort, TopK, Conv,
-//! Gather, Scatter, While, Conditional, Cholesky, TriangularSolve) becomes a [`KernelKind::Call`]: its inputs are dense
+//! Gather, Scatter, While, Conditional, Cholesky, TriangularSolve, the Rng ops) becomes a [`KernelKind::Call`]: its inputs are dense
 //! row-major buffers, its outputs the node's outputs, and it declares here the scratch it keeps
 //! across calls (fields of the fn's `Scratch`), the items it needs (nested programs' modules)
 //! and its body.
@@ -17,8 +17,9 @@ use super::plan::Plan;
 pub(crate) mod custom;
 mod dynamic;
 mod indexing;
-pub(crate) mod scan;
 mod linalg;
+mod rng;
+pub(crate) mod scan;
 mod window;
 
 /// One scratch field a kernel keeps across calls: name (unique within the kernel), type,
@@ -174,6 +175,15 @@ pub(crate) fn call_kernel(
             computation,
             ws,
         ),
+        Kind::RngBitGenerator { algorithm } => Ok(rng::bit_generator(
+            *algorithm,
+            &ins[0],
+            in_dims[0].iter().product(),
+            &node.shapes[1].dims,
+            in_place[0],
+            ws,
+        )),
+        Kind::Rng { distribution, seed } => Ok(rng::rng(*distribution, *seed, ins, &ws[0])),
         Kind::While { condition, body } => {
             super::nested::while_loop(f, k, ins, condition, body, ws, id)
         }

@@ -236,6 +236,8 @@ pub(crate) fn scalar_op(
         | Kind::TopK { .. }
         | Kind::Cholesky { .. }
         | Kind::TriangularSolve { .. }
+        | Kind::RngBitGenerator { .. }
+        | Kind::Rng { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
@@ -393,6 +395,8 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::TopK { .. }
                     | Kind::Cholesky { .. }
                     | Kind::TriangularSolve { .. }
+                    | Kind::RngBitGenerator { .. }
+                    | Kind::Rng { .. }
                     | Kind::Conv { .. }
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
@@ -677,6 +681,8 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::TopK { .. }
         | Kind::Cholesky { .. }
         | Kind::TriangularSolve { .. }
+        | Kind::RngBitGenerator { .. }
+        | Kind::Rng { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -401,6 +401,8 @@ fn build_kernels(
             | Kind::TopK { .. }
             | Kind::Cholesky { .. }
             | Kind::TriangularSolve { .. }
+            | Kind::RngBitGenerator { .. }
+            | Kind::Rng { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -624,6 +626,8 @@ impl ExprBuilder<'_> {
             | Kind::TopK { .. }
             | Kind::Cholesky { .. }
             | Kind::TriangularSolve { .. }
+            | Kind::RngBitGenerator { .. }
+            | Kind::Rng { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -694,6 +698,8 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::TopK { .. }
         | Kind::Cholesky { .. }
         | Kind::TriangularSolve { .. }
+        | Kind::RngBitGenerator { .. }
+        | Kind::Rng { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

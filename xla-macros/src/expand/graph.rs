@@ -169,6 +169,15 @@ pub(crate) enum Kind {
         dim: usize,
         reverse: bool,
     },
+    /// RngBitGenerator: input the state; outputs the new state and the bits.
+    RngBitGenerator {
+        algorithm: xla_core::RandomAlgorithm,
+    },
+    /// RngUniform / RngNormal: inputs the two scalar parameters.
+    Rng {
+        distribution: xla_core::RngDistribution,
+        seed: u64,
+    },
     /// Bitcast between types of different widths: the minor dim appears or disappears.
     BitcastResize,
     /// Variadic reduce: inputs are N operands then N scalar inits; N outputs.
@@ -204,6 +213,8 @@ impl Kind {
             | Kind::DynamicUpdateSlice
             | Kind::ReduceWindow { .. }
             | Kind::SelectAndScatter { .. }
+            | Kind::RngBitGenerator { .. }
+            | Kind::Rng { .. }
             | Kind::CumScan { .. } => true,
             Kind::Param { .. }
             | Kind::Constant(_)
@@ -570,6 +581,20 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            Op::RngBitGenerator { algorithm } => {
+                let kind = Kind::RngBitGenerator {
+                    algorithm: *algorithm,
+                };
+                let inputs = leaves(1)?;
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::Rng { distribution, seed } => simple(
+                self,
+                Kind::Rng {
+                    distribution: *distribution,
+                    seed: *seed,
+                },
+            ),
             Op::TopK { k, largest } => {
                 let k = usize::try_from(*k).map_err(|_| format!("{opname}: k = {k}"))?;
                 let kind = Kind::TopK {

@@ -205,6 +205,8 @@ impl Inliner {
                 | Op::TopK { .. }
                 | Op::Cholesky { .. }
                 | Op::TriangularSolve { .. }
+                | Op::RngBitGenerator { .. }
+                | Op::Rng { .. }
                 | Op::Convolution { .. }
                 | Op::While { .. }
                 | Op::Conditional { .. }
@@ -333,6 +335,8 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::TopK { .. }
             | Op::Cholesky { .. }
             | Op::TriangularSolve { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::Rng { .. }
             | Op::Convolution { .. }
             | Op::While { .. }
             | Op::Conditional { .. }

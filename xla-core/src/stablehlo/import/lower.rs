@@ -338,6 +338,7 @@ impl Lowerer<'_> {
             "stablehlo.while" => self.while_loop(s, op),
             "stablehlo.if" | "stablehlo.case" => self.conditional(s, op),
             "chlo.square" => square(s, op),
+            "stablehlo.rng" => rng(s, op),
             name if chlo::OPS.contains(&name) => chlo::lower(s, op),
             name if name.starts_with("check.") => check(s, op),
             _ => self.registry_op(s, op),
@@ -415,6 +416,10 @@ impl Lowerer<'_> {
         if spec.form == Form::Type {
             applied.shape = result.map(Type::shape);
         }
+        if let Form::OperandsAndType(_) = spec.form {
+            // The generated shape is the last result (RngBitGenerator's bits).
+            applied.shape = op.result_types.last().map(Type::shape);
+        }
         if spec.form == Form::Constant {
             applied.literal = Some(constant(op)?);
         }
@@ -429,6 +434,46 @@ impl Lowerer<'_> {
             .map_err(|e| shape_err(&op.name, e, op.pos))?;
         bind_results(s, op, r, false)
     }
+}
+
+/// `stablehlo.rng %a, %b, %shape, distribution = D`: RngUniform or RngNormal of the result
+/// type (the shape operand, a constant, says the same).
+fn rng(s: &mut Scope, op: &Operation) -> Result<()> {
+    let dist = op.attrs.iter().find(|(n, _)| n == "rng_distribution");
+    let name = match dist.map(|(_, a)| a) {
+        Some(Attr::Enum(_, v)) | Some(Attr::Str(v)) if v == "UNIFORM" => "RngUniform",
+        Some(Attr::Enum(_, v)) | Some(Attr::Str(v)) if v == "NORMAL" => "RngNormal",
+        _ => {
+            return Err(ImportError::Invalid {
+                message: "stablehlo.rng needs rng_distribution UNIFORM or NORMAL".into(),
+                pos: op.pos,
+            })
+        }
+    };
+    if let Some((other, _)) = op.attrs.iter().find(|(n, _)| n != "rng_distribution") {
+        return Err(ImportError::Unsupported {
+            feature: format!("attribute `{other}` of stablehlo.rng"),
+            pos: op.pos,
+        });
+    }
+    let (Some(spec), [a, b, _]) = (registry::lookup(name), &op.operands[..]) else {
+        return Err(ImportError::Invalid {
+            message: format!(
+                "stablehlo.rng takes 3 operands, {} given",
+                op.operands.len()
+            ),
+            pos: op.pos,
+        });
+    };
+    let operands = [s.get(a, op.pos)?, s.get(b, op.pos)?];
+    let applied = Applied {
+        operands: &operands,
+        shape: op.result_types.first().map(Type::shape),
+        ..Applied::default()
+    };
+    let r =
+        registry::build(&mut s.b, spec, &applied).map_err(|e| shape_err(&op.name, e, op.pos))?;
+    bind_results(s, op, r, false)
 }
 
 /// `chlo.square` (what `jnp.square` and `x ** 2` export): `x * x`, a `stablehlo.multiply`

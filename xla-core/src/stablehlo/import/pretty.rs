@@ -102,6 +102,8 @@ fn attr_name(op: &str, keyword: &str) -> String {
         ("pad", "interior") => "interior_padding",
         (_, "precision") => "precision_config",
         ("dynamic_slice", "sizes") => "slice_sizes",
+        ("rng", "distribution") => "rng_distribution",
+        ("rng_bit_generator", "algorithm") => "rng_algorithm",
         _ => keyword,
     };
     name.to_string()

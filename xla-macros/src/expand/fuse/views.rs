@@ -240,6 +240,8 @@ impl ExprBuilder<'_> {
             | Kind::TopK { .. }
             | Kind::Cholesky { .. }
             | Kind::TriangularSolve { .. }
+            | Kind::RngBitGenerator { .. }
+            | Kind::Rng { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }

@@ -12,7 +12,7 @@ use super::super::ast::{Attr, Operation};
 use super::super::attrs::ints_of;
 use super::super::{ImportError, Result};
 use crate::builder::{Builder, XlaOp};
-use crate::ir::{ComparisonDirection, ComparisonType, PadDim, TransposeA};
+use crate::ir::{ComparisonDirection, ComparisonType, PadDim, RandomAlgorithm, TransposeA};
 use crate::registry::{AttrKind, AttrSpec, AttrValue, Attrs, OpSpec};
 
 /// Attributes with no effect on the computation on CPU.
@@ -158,6 +158,9 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
         },
         AttrKind::WindowPadding => AttrValue::Pairs(pairs(a)?),
         AttrKind::Transpose => AttrValue::Transpose(TransposeA::from_name(enum_value(a)?)?),
+        AttrKind::RngAlgorithm => {
+            AttrValue::RngAlgorithm(RandomAlgorithm::from_name(enum_value(a)?)?)
+        }
         AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
     })
 }
@@ -197,6 +200,9 @@ fn value(
             src.take("operandSegmentSizes");
             src.take("resultSegmentSizes");
             from("dimension", AttrKind::Int)?
+        }
+        "algorithm" if spec.kind == AttrKind::RngAlgorithm => {
+            from("rng_algorithm", AttrKind::RngAlgorithm)?
         }
         "comparison_type" => match src.take("compare_type").and_then(enum_value) {
             Some("NOTYPE") | None => None,

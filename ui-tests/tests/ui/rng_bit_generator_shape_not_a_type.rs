@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(s: u64[2]) -> (u64[2], u32[4]) {
+        RngBitGenerator(s, s, algorithm = PHILOX)
+    }
+}
+
+fn main() {}
