@@ -49,6 +49,11 @@ impl Rng {
                     S32 => ArrayData::S32((0..n).map(|_| (self.next() % 41) as i32 - 20).collect()),
                     U32 => ArrayData::U32((0..n).map(|_| (self.next() % 70) as u32).collect()),
                     S64 => ArrayData::S64((0..n).map(|_| (self.next() % 41) as i64 - 20).collect()),
+                    // RNG states: any word.
+                    U64 => ArrayData::U64((0..n).map(|_| self.next()).collect()),
+                    Bf16 => ArrayData::Bf16(
+                        (0..n).map(|_| half::bf16::from_f64(self.float())).collect(),
+                    ),
                     F32 => ArrayData::F32((0..n).map(|_| self.float() as f32).collect()),
                     F64 => ArrayData::F64((0..n).map(|_| self.float()).collect()),
                     C64 => ArrayData::C64(
