@@ -29,7 +29,7 @@ pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};
 pub use ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
-    DotDimensionNumbers, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
+    DotDimensionNumbers, FftType, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
     ScatterDimensionNumbers, UnaryOp, Window,
 };
 pub use layout::Layout;

@@ -74,6 +74,8 @@ pub enum OpKind {
     Sort,
     /// The k largest or smallest along the last dimension.
     TopK,
+    /// Forward and inverse, complex and real FFTs over 1 to 3 innermost axes.
+    Fft,
     /// Slices at runtime start indices, clamped into the operand.
     Gather,
     /// Variadic updates at runtime indices through a computation.
@@ -171,6 +173,8 @@ pub enum AttrKind {
     Precision,
     /// `0.001`, `1e-5`: a float (stored as XLA stores it, an f32 for BatchNorm's epsilon).
     Float,
+    /// `FFT`, `IFFT`, `RFFT` or `IRFFT`.
+    FftType,
 }
 
 impl AttrKind {
@@ -199,6 +203,7 @@ impl AttrKind {
             }
             AttrKind::Precision => "DEFAULT, HIGH or HIGHEST",
             AttrKind::Float => "a number such as `0.001`",
+            AttrKind::FftType => "one of FFT, IFFT, RFFT, IRFFT",
         }
     }
 }
@@ -408,7 +413,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 41] = [
+const OTHER: [OpSpec; 42] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -613,6 +618,15 @@ const OTHER: [OpSpec; 41] = [
         Form::Operands(1),
         "(operand)",
         &[req("k", K::Int), opt("largest", K::Bool)],
+        Typing::Free,
+    ),
+    op(
+        "Fft",
+        OpKind::Fft,
+        "stablehlo.fft",
+        Form::Operands(1),
+        "(operand)",
+        &[req("fft_type", K::FftType), req("fft_length", K::Ints)],
         Typing::Free,
     ),
     op(

@@ -15,6 +15,7 @@ mod conv;
 mod data_movement;
 mod dot;
 mod dynamic;
+mod fft;
 mod elementwise;
 mod indexing;
 mod movement;
@@ -152,6 +153,7 @@ fn op_name(op: &Op) -> String {
         Op::Concatenate { .. } => "ConcatInDim".into(),
         Op::Sort { .. } => "Sort".into(),
         Op::TopK { .. } => "TopK".into(),
+        Op::Fft { .. } => "Fft".into(),
         Op::Convolution { .. } => "ConvGeneralDilated".into(),
         Op::While { .. } => "While".into(),
         Op::Conditional { .. } => "Conditional".into(),
@@ -341,6 +343,13 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
         } => indexing::scatter(ctx, operands, dimension_numbers, update_computation),
         Op::DynamicSlice { slice_sizes } => dynamic::dynamic_slice(ctx, operands, slice_sizes),
         Op::DynamicUpdateSlice => dynamic::dynamic_update_slice(ctx, operands),
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => {
+            ctx.arity(operands, 1)?;
+            fft::fft(ctx, operands[0], *fft_type, fft_length)
+        }
         Op::TopK { k, largest } => {
             ctx.arity(operands, 1)?;
             sort::top_k(ctx, operands[0], *k, *largest)

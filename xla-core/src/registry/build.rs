@@ -10,7 +10,7 @@ use crate::error::{Blame, Error, Result};
 use crate::infer::{Padding, WindowPadding, WindowSpec};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
-    GatherDimensionNumbers, PadDim, ScatterDimensionNumbers,
+    FftType, GatherDimensionNumbers, PadDim, ScatterDimensionNumbers,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -45,6 +45,8 @@ pub enum AttrValue {
     Precision,
     /// [`AttrKind::Float`].
     Float(f64),
+    /// [`AttrKind::FftType`].
+    FftType(FftType),
 }
 
 impl AttrValue {
@@ -64,6 +66,7 @@ impl AttrValue {
             AttrValue::ConvDims(_) => AttrKind::ConvDims,
             AttrValue::Precision => AttrKind::Precision,
             AttrValue::Float(_) => AttrKind::Float,
+            AttrValue::FftType(_) => AttrKind::FftType,
         }
     }
 }
@@ -110,6 +113,7 @@ impl Attrs {
     getter!(same, Same, bool);
     getter!(conv_dims, ConvDims, ConvDimensionNumbers);
     getter!(float, Float, f64);
+    getter!(fft_type, FftType, FftType);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -309,6 +313,10 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         OpKind::DynamicUpdateSlice => {
             b.dynamic_update_slice(op(0)?, op(1)?, a.operands.get(2..).unwrap_or_default())
         }
+        OpKind::Fft => match a.attrs.fft_type("fft_type") {
+            Some(t) => b.fft(op(0)?, t, &ints("fft_length")?),
+            None => Err(attr_missing("fft_type")),
+        },
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
         OpKind::DotGeneral => {
@@ -398,6 +406,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::Iota
         | OpKind::Constant
         | OpKind::TopK
+        | OpKind::Fft
         | OpKind::Gather
         | OpKind::BatchNorm(_)
         | OpKind::DynamicSlice

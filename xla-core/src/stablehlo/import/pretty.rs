@@ -95,6 +95,8 @@ fn attr_name(op: &str, keyword: &str) -> String {
         ("pad", "interior") => "interior_padding",
         (_, "precision") => "precision_config",
         ("dynamic_slice", "sizes") => "slice_sizes",
+        ("fft", "type") => "fft_type",
+        ("fft", "length") => "fft_length",
         _ => keyword,
     };
     name.to_string()

@@ -12,7 +12,7 @@ use super::super::ast::{Attr, Operation};
 use super::super::attrs::ints_of;
 use super::super::{ImportError, Result};
 use crate::builder::{Builder, XlaOp};
-use crate::ir::{ComparisonDirection, ComparisonType, PadDim};
+use crate::ir::{ComparisonDirection, ComparisonType, FftType, PadDim};
 use crate::registry::{AttrKind, AttrSpec, AttrValue, Attrs, OpSpec};
 
 /// Attributes with no effect on the computation on CPU.
@@ -146,6 +146,7 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
             _ => return None,
         },
         AttrKind::WindowPadding => AttrValue::Pairs(pairs(a)?),
+        AttrKind::FftType => AttrValue::FftType(FftType::from_name(enum_value(a)?)?),
         AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
     })
 }
