@@ -284,6 +284,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::Pad { .. }
             | Op::Concatenate { .. }
             | Op::TopK { .. }
+            | Op::Fft { .. }
             | Op::Gather { .. }
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }

@@ -1,4 +1,4 @@
-//! The kernel contract: an op the fused loops do not compute themselves (Sort, TopK, Conv,
+//! The kernel contract: an op the fused loops do not compute themselves (Sort, TopK, Fft, Conv,
 //! Gather, Scatter, While, Conditional) becomes a [`KernelKind::Call`]: its inputs are dense
 //! row-major buffers, its outputs the node's outputs, and it declares here the scratch it keeps
 //! across calls (fields of the fn's `Scratch`), the items it needs (nested programs' modules)
@@ -15,6 +15,7 @@ use super::graph::Kind;
 use super::plan::Plan;
 
 mod dynamic;
+mod fft;
 mod indexing;
 mod window;
 
@@ -94,6 +95,17 @@ pub(crate) fn call_kernel(
             let (ins, canon) = canonical_bf16(ins, in_dims, in_tys);
             Ok(canon.prepend(top_k(&ins[0], &in_dims[0], *kk, *largest, ws)))
         }
+        Kind::Fft {
+            fft_type,
+            fft_length,
+        } => fft::fft(
+            &ins[0],
+            &in_dims[0],
+            in_tys[0],
+            *fft_type,
+            fft_length,
+            &ws[0],
+        ),
         Kind::Conv {
             window,
             dn,

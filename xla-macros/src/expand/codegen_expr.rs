@@ -234,6 +234,7 @@ pub(crate) fn scalar_op(
         | Kind::Dot { .. }
         | Kind::Sort { .. }
         | Kind::TopK { .. }
+        | Kind::Fft { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
@@ -386,6 +387,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Dot { .. }
                     | Kind::Sort { .. }
                     | Kind::TopK { .. }
+                    | Kind::Fft { .. }
                     | Kind::Conv { .. }
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
@@ -665,6 +667,7 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Dot { .. }
         | Kind::Sort { .. }
         | Kind::TopK { .. }
+        | Kind::Fft { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

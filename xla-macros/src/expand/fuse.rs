@@ -398,6 +398,7 @@ fn build_kernels(
             }
             Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::Fft { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -616,6 +617,7 @@ impl ExprBuilder<'_> {
             | Kind::Dot { .. }
             | Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::Fft { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -681,6 +683,7 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Dot { .. }
         | Kind::Sort { .. }
         | Kind::TopK { .. }
+        | Kind::Fft { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

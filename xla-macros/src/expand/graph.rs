@@ -97,6 +97,11 @@ pub(crate) enum Kind {
         k: usize,
         largest: bool,
     },
+    /// FFT, IFFT, RFFT or IRFFT over the `fft_length.len()` innermost dims of its input.
+    Fft {
+        fft_type: xla_core::FftType,
+        fft_length: Vec<i64>,
+    },
     /// Convolution of inputs (lhs, rhs), both already of the result's element type.
     Conv {
         window: xla_core::ConvWindow,
@@ -162,6 +167,7 @@ impl Kind {
             | Kind::Dot { .. }
             | Kind::Sort { .. }
             | Kind::TopK { .. }
+            | Kind::Fft { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -519,6 +525,17 @@ impl Graph {
                 let kind = Kind::TopK {
                     k,
                     largest: *largest,
+                };
+                let inputs = leaves(1)?;
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => {
+                let kind = Kind::Fft {
+                    fft_type: *fft_type,
+                    fft_length: fft_length.clone(),
                 };
                 let inputs = leaves(1)?;
                 self.multi(kind, inputs, &instr.shape, opname)

@@ -194,6 +194,7 @@ impl Inliner {
                 | Op::Concatenate { .. }
                 | Op::Sort { .. }
                 | Op::TopK { .. }
+                | Op::Fft { .. }
                 | Op::Convolution { .. }
                 | Op::While { .. }
                 | Op::Conditional { .. }
@@ -308,6 +309,7 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::Concatenate { .. }
             | Op::Sort { .. }
             | Op::TopK { .. }
+            | Op::Fft { .. }
             | Op::Convolution { .. }
             | Op::While { .. }
             | Op::Conditional { .. }
