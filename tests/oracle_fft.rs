@@ -174,5 +174,11 @@ fn spectrogram_and_2d_round_trip_agree_with_xla() {
     let Literal::Tuple(parts) = out else {
         panic!("round_trip_2d returns a pair")
     };
-    common::compare("round trip", &parts[1], &x[0], tol(ElementType::C64, 32 * 48)).unwrap();
+    common::compare(
+        "round trip",
+        &parts[1],
+        &x[0],
+        tol(ElementType::C64, 32 * 48),
+    )
+    .unwrap();
 }

@@ -70,7 +70,11 @@ pub(super) fn fft(
     if fft_type == FftType::Rfft {
         let n = lens[l - 1];
         let keep = if n == 0 { 0 } else { n / 2 + 1 };
-        x = x.chunks(n.max(1)).flat_map(|row| &row[..keep]).copied().collect();
+        x = x
+            .chunks(n.max(1))
+            .flat_map(|row| &row[..keep])
+            .copied()
+            .collect();
     }
     let data = match out.ty {
         ElementType::C64 => ArrayData::C64(
@@ -84,10 +88,7 @@ pub(super) fn fft(
         t => return Err(ctx.err(format!("an {t} result of an Fft"))),
     };
     if data.len() as i64 != out.element_count() {
-        return Err(ctx.err(format!(
-            "{} results for the result shape {out}",
-            data.len()
-        )));
+        return Err(ctx.err(format!("{} results for the result shape {out}", data.len())));
     }
     Ok(Literal::Array { shape: out, data })
 }
@@ -157,7 +158,11 @@ fn irfft_innermost(x: &[C], dims: &[usize], n: usize) -> Vec<C> {
     for r in 0..rows {
         let bins = &x[r * m..(r + 1) * m];
         for (k, v) in full.iter_mut().enumerate() {
-            *v = if k <= n / 2 { bins[k] } else { bins[n - k].conj() };
+            *v = if k <= n / 2 {
+                bins[k]
+            } else {
+                bins[n - k].conj()
+            };
         }
         if n > 0 {
             full[0].im = 0.0;

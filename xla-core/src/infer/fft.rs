@@ -91,9 +91,9 @@ pub fn fft(operand: &Shape, fft_type: FftType, fft_length: &[i64]) -> Result<Sha
                  one n/2 + 1 = {}",
                 half_spectrum(n)
             ),
-            FftType::Fft | FftType::Ifft | FftType::Rfft => format!(
-                "{t} needs the {l} innermost operand dimensions to equal fft_length"
-            ),
+            FftType::Fft | FftType::Ifft | FftType::Rfft => {
+                format!("{t} needs the {l} innermost operand dimensions to equal fft_length")
+            }
         };
         return Err(attr_error(format!(
             "{rule}: fft_length = {}, expected {}, but the operand {a} has {}",

@@ -58,7 +58,10 @@ fn signal(len: usize, seed: usize) -> Vec<C> {
 
 fn max_diff(a: &[C], b: &[C]) -> f64 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).norm()).fold(0.0, f64::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).norm())
+        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -152,7 +155,11 @@ fn r2c_and_c2r_against_the_complex_transform() {
             .unwrap()
             .c2r(&y, &mut back)
             .unwrap();
-        let d = back.iter().zip(&x).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        let d = back
+            .iter()
+            .zip(&x)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
         assert!(d < 1e-12, "IRFFT {cdims:?}: {d:e}");
     }
 }

@@ -57,7 +57,10 @@ fn rfft_keeps_half_and_irfft_rebuilds_the_signal() -> Result<()> {
     for n in [1usize, 2, 7, 8] {
         let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).sin() + 0.25).collect();
         let y = run(&[n as i64], x.clone(), FftType::Rfft, &[n as i64])?;
-        assert_eq!(y.shape(), Shape::array(crate::ElementType::C128, &[n as i64 / 2 + 1]));
+        assert_eq!(
+            y.shape(),
+            Shape::array(crate::ElementType::C128, &[n as i64 / 2 + 1])
+        );
         let spec: Vec<Complex<f64>> = y.as_slice().unwrap().to_vec();
         let back = run(&[n as i64 / 2 + 1], spec, FftType::Irfft, &[n as i64])?;
         let back: &[f64] = back.as_slice().unwrap();
@@ -80,7 +83,10 @@ fn irfft_ignores_the_imaginary_parts_of_dc_and_nyquist_as_xla() -> Result<()> {
     }
     let y = run(&[3], bins, FftType::Irfft, &[5])?;
     let y: &[f64] = y.as_slice().unwrap();
-    for (a, b) in y.iter().zip([2.2, -0.43380126, -1.0723525, 0.9195661, -0.6134124]) {
+    for (a, b) in y
+        .iter()
+        .zip([2.2, -0.43380126, -1.0723525, 0.9195661, -0.6134124])
+    {
         assert!((a - b).abs() < 1e-7, "{y:?}");
     }
     Ok(())

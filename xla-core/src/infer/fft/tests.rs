@@ -10,8 +10,18 @@ fn result_shapes() {
     use ElementType::{C128, C64, F32, F64};
     let cases = [
         (s(C64, &[2, 8]), FftType::Fft, vec![8], s(C64, &[2, 8])),
-        (s(C128, &[3, 4, 5]), FftType::Ifft, vec![4, 5], s(C128, &[3, 4, 5])),
-        (s(F32, &[2, 8, 4]), FftType::Rfft, vec![8, 4], s(C64, &[2, 8, 3])),
+        (
+            s(C128, &[3, 4, 5]),
+            FftType::Ifft,
+            vec![4, 5],
+            s(C128, &[3, 4, 5]),
+        ),
+        (
+            s(F32, &[2, 8, 4]),
+            FftType::Rfft,
+            vec![8, 4],
+            s(C64, &[2, 8, 3]),
+        ),
         (s(F64, &[7]), FftType::Rfft, vec![7], s(C128, &[4])),
         (s(C64, &[6, 5]), FftType::Irfft, vec![6, 8], s(F32, &[6, 8])),
         (s(C128, &[5]), FftType::Irfft, vec![9], s(F64, &[9])),
