@@ -167,7 +167,7 @@ fn irfft_innermost(x: &[C], dims: &[usize], n: usize) -> Vec<C> {
         if n > 0 {
             full[0].im = 0.0;
         }
-        if n > 0 && n % 2 == 0 {
+        if n > 0 && n.is_multiple_of(2) {
             full[n / 2].im = 0.0;
         }
         dft_line(&full, &w, true, &mut terms, &mut out);
