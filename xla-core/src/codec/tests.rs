@@ -176,6 +176,14 @@ fn every_op() -> Computation {
             },
             computation: adder(S32),
         },
+        Op::Fft {
+            fft_type: crate::ir::FftType::Irfft,
+            fft_length: vec![3, 4, 7],
+        },
+        Op::Fft {
+            fft_type: crate::ir::FftType::Fft,
+            fft_length: vec![1],
+        },
     ];
     for op in ops {
         instrs.push(ins(op, &[0, 0], t.clone()));
