@@ -81,7 +81,8 @@ pub struct FftPlan<T: FftFloat> {
     passes: Vec<Option<Pass<T>>>,
     r2c: Option<Arc<dyn RealToComplex<T>>>,
     c2r: Option<Arc<dyn ComplexToReal<T>>>,
-    /// `MAX_TASKS` slots of complex scratch, `slot` elements each (at least 1).
+    /// Slots of complex scratch (one per task of the widest split, at most `MAX_TASKS`),
+    /// `slot` elements each (at least 1).
     scratch: Vec<Complex<T>>,
     slot: usize,
     /// Per-task copies of one real row (RFFT's input, which `realfft` overwrites): `n + 1`
@@ -153,7 +154,7 @@ impl<T: FftFloat> FftPlan<T> {
             // The c2r input (it is overwritten) lives in the slot, its scratch after it.
             slot = slot.max(half + p.get_scratch_len());
         }
-        // Never empty: `split` cuts MAX_TASKS slots out of it.
+        // Never empty: `split` cuts slots out of it.
         let slot = slot + 1;
         let total: usize = cdims.iter().product();
         let batch_rows = if n == 0 {
@@ -162,6 +163,18 @@ impl<T: FftFloat> FftPlan<T> {
             dims.iter().product::<usize>() / dims[dims.len() - 1].max(1)
         };
         let tmp_len = if l > 1 { total } else { 0 };
+        // As many scratch slots as the widest split takes (never more than MAX_TASKS): one
+        // row of 1M points needs one slot of ~1M elements, not MAX_TASKS of them.
+        let mut widest = batch_rows;
+        for a in 0..l {
+            let before: usize = cdims[..a + 1].iter().product();
+            let after: usize = cdims[a + 2..].iter().product();
+            widest = widest.max(before * after);
+            if after > 1 {
+                widest = widest.max(before * cdims[a + 1]);
+            }
+        }
+        let slots = widest.clamp(1, MAX_TASKS);
         Ok(FftPlan {
             kind,
             lens: fft_length.to_vec(),
@@ -170,9 +183,9 @@ impl<T: FftFloat> FftPlan<T> {
             passes,
             r2c,
             c2r,
-            scratch: vec![Complex::new(T::zero(), T::zero()); MAX_TASKS * slot],
+            scratch: vec![Complex::new(T::zero(), T::zero()); slots * slot],
             slot,
-            real_rows: vec![T::zero(); MAX_TASKS * if kind == FftType::Rfft { n + 1 } else { 1 }],
+            real_rows: vec![T::zero(); slots * if kind == FftType::Rfft { n + 1 } else { 1 }],
             tmp: vec![Complex::new(T::zero(), T::zero()); tmp_len],
             work: if kind == FftType::Irfft && l > 1 {
                 vec![Complex::new(T::zero(), T::zero()); total]
@@ -427,8 +440,8 @@ fn from_usize<T: FftFloat>(n: usize) -> T {
 
 /// Runs `f(first_row, rows, scratch, aux)` over `out` cut into tasks of whole rows of
 /// `row_len` (`rows` of them), each task with its own `slot` elements of `scratch` and
-/// `aux_len` of `aux` (both hold [`MAX_TASKS`] slots). On rayon when `out` has at least
-/// [`PAR_MIN_ELEMENTS`] elements, in at most `MAX_TASKS` tasks whose bounds depend only on
+/// `aux_len` of `aux`. On rayon when `out` has at least [`PAR_MIN_ELEMENTS`] elements, in at
+/// most `MAX_TASKS` tasks (and no more than the slots given) whose bounds depend only on
 /// `rows`; else one call on this thread.
 #[allow(clippy::too_many_arguments)]
 fn split<O: Send, S: Send, A: Send>(
@@ -442,7 +455,8 @@ fn split<O: Send, S: Send, A: Send>(
     f: impl Fn(usize, &mut [O], &mut [S], &mut [A]) + Sync,
 ) {
     let tasks = if out.len() >= PAR_MIN_ELEMENTS {
-        rows.clamp(1, MAX_TASKS)
+        let slots = (scratch.len() / slot.max(1)).min(aux.len() / aux_len.max(1));
+        rows.clamp(1, MAX_TASKS.min(slots).max(1))
     } else {
         1
     };
