@@ -10,8 +10,8 @@
 //! The one-axis transforms are `rustfft` plans (mixed radix with AVX/SSE butterflies, Rader
 //! and Bluestein for large primes: `O(n log n)` for every length) and `realfft` on top of them
 //! for real data. Chosen by measurement against XLA:CPU (DUCC's FFT) in the same run
-//! (`bash scripts/bench.sh kernels fft`, 2-thread AMD EPYC, AVX-512): c64[1M] 9.0 ms vs XLA
-//! 21.1 ms, 2-D c64[1024,1024] 5.6 ms vs 11.9 ms, RFFT f32[64,4096] 281 us vs 389 us. Our own
+//! (`bash scripts/bench.sh kernels fft`, 2-thread AMD EPYC, AVX-512): c64[1M] 5.0 ms vs XLA
+//! 14.0 ms, 2-D c64[1024,1024] 3.3 ms vs 4.8 ms, RFFT f32[64,4096] 156 us vs 242 us. Our own
 //! mixed-radix SIMD FFT would have to beat rustfft's hand-written AVX butterflies just to tie;
 //! the work here is around it: plans once, passes over outer axes, threads. The
 //! complex-to-real transform drops the imaginary parts of bins 0 and `n/2` (`realfft` reports
