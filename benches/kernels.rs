@@ -17,10 +17,12 @@
 //!
 //! Columns: our and XLA's median time, XLA/ours (> 1: ours is faster), our throughput, and
 //! that throughput as a fraction of the machine limit that bounds the kernel: the FMA peak for
-//! dot and conv (complex products count 8 real flops per multiply-add), the streaming read
+//! dot, conv and fft (complex products count 8 real flops per multiply-add), the streaming read
 //! bandwidth for reductions and elementwise math, the copy bandwidth for transpose and sort.
 
 mod common;
+#[path = "kernels/fft.rs"]
+mod fft;
 #[path = "kernels/linalg.rs"]
 mod linalg_rows;
 
@@ -760,6 +762,7 @@ fn main() {
     math_rows(&mut b);
     linalg_rows::linalg_rows(&mut b);
     rng_rows(&mut b);
+    fft::fft_rows(&mut b);
     // The limits are measured again after the rows and the larger figure is kept: a limit
     // measured while something else ran would flatter every fraction of it.
     let after = measure();
@@ -812,7 +815,7 @@ fn main() {
     }
     println!(
         "\nXLA/ours > 1 means ours is faster. \"of limit\": of the f32 FMA peak on {threads} threads \
-         (dot, conv), of the streaming read bandwidth (reductions, top_k, elementwise: bytes in + out), \
+         (dot, conv, fft: 5 N log2 N flops), of the streaming read bandwidth (reductions, top_k, elementwise: bytes in + out), \
          of the copy bandwidth (transpose, sort: bytes read + written once). err: normwise \
          max|ours - XLA| / max|XLA| (sort: bit-exact, checked separately)."
     );

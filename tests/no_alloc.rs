@@ -7,7 +7,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use xla_aot::{xla, Tensor, TensorView, TensorViewMut, D1, D2};
+use xla_aot::{xla, Tensor, TensorView, TensorViewMut, D1, D2, D3};
 
 /// Counts every allocation (any thread) and forwards to the system allocator.
 struct Counting;
@@ -96,6 +96,14 @@ xla! {
         let b = RngBitGenerator(a.0, u64[1000], algorithm = PHILOX);
         Tuple(b.0, a.1, RngNormal(0.0, 1.0, f32[300, 300]))
     }
+    /// Fft: a 2-D transform on the pool (rows in place, columns through the plan's buffer),
+    /// and an RFFT/IRFFT round trip of a prime length.
+    pub fn fft_2d(x: c64[16, 64, 64]) -> c64[16, 64, 64] {
+        Fft(x, fft_type = FFT, fft_length = [64, 64])
+    }
+    pub fn rfft_round_trip(x: f32[40, 1021]) -> f32[40, 1021] {
+        Fft(Fft(x, fft_type = RFFT, fft_length = [1021]), fft_type = IRFFT, fft_length = [1021])
+    }
     pub fn split(x: f32[512, 1024]) -> (f32[512], s32[512, 1024]{0, 1}) {
         let s = Reduce(x, 0.0, dimensions = [1], |a, b| a + b);
         Tuple(s, ConvertElementType(x, new_element_type = s32))
@@ -152,6 +160,35 @@ fn into_allocates_nothing_after_scratch_new() {
         0,
         "big_flat"
     );
+
+    let x = Tensor::<num_complex::Complex<f32>, D3<16, 64, 64>>::from_fn(|i| {
+        num_complex::Complex::new(((i[0] + i[1] * 3 + i[2]) % 7) as f32, 0.5)
+    });
+    let mut out = Tensor::zeros();
+    let mut s = fft_2d::Scratch::new();
+    assert_eq!(
+        allocations(|| fft_2d::into(&x, &mut out, &mut s)),
+        0,
+        "fft_2d"
+    );
+    // Bin (0, 0) of each batch entry is the sum of its 4096 inputs.
+    let sum: num_complex::Complex<f32> = x.as_slice()[..4096].iter().sum();
+    assert!((out.as_slice()[0] - sum).norm() < 1e-2 * sum.norm());
+
+    let x = Tensor::<f32, D2<40, 1021>>::from_fn(|i| ((i[0] * 31 + i[1] * 17) % 11) as f32 - 5.0);
+    let mut out = Tensor::zeros();
+    let mut s = rfft_round_trip::Scratch::new();
+    assert_eq!(
+        allocations(|| rfft_round_trip::into(&x, &mut out, &mut s)),
+        0,
+        "rfft_round_trip"
+    );
+    let err = x
+        .as_slice()
+        .iter()
+        .zip(out.as_slice())
+        .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(err < 1e-4, "round trip error {err}");
 
     let x = Tensor::<f32, D2<512, 1024>>::from_fn(|i| (i[1] % 3) as f32);
     let mut o0 = Tensor::zeros();

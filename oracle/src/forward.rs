@@ -351,6 +351,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::TopK { .. }
             | Op::Cholesky { .. }
             | Op::TriangularSolve { .. }
+            | Op::Fft { .. }
             | Op::Gather { .. }
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }

@@ -19,6 +19,7 @@ use crate::shape::{ArrayShape, Shape};
 mod control;
 mod conv;
 mod dynamic;
+mod fft;
 mod indexing;
 mod linalg;
 mod movement;

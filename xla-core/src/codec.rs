@@ -16,8 +16,8 @@ use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
-    DotDimensionNumbers, InstrId, Instruction, Op, PadDim, RandomAlgorithm, RngDistribution,
-    TransposeA, UnaryOp,
+    DotDimensionNumbers, FftType, InstrId, Instruction, Op, PadDim, RandomAlgorithm,
+    RngDistribution, TransposeA, UnaryOp,
 };
 use crate::layout::Layout;
 use crate::literal::{ArrayData, Literal};
@@ -326,6 +326,14 @@ impl Writer {
                 self.u(24);
                 self.i(*k);
                 self.u(u64::from(*largest));
+            }
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => {
+                self.u(40);
+                self.u(fft_type_code(*fft_type));
+                self.ints(fft_length);
             }
             Op::Convolution {
                 window: w,
@@ -909,6 +917,10 @@ impl Reader<'_> {
                 largest: self.bool()?,
             },
             25 => self.convolution()?,
+            40 => Op::Fft {
+                fft_type: code_fft_type(self.u()?)?,
+                fft_length: self.ints()?,
+            },
             26 => Op::While {
                 condition: Arc::new(self.computation(depth + 1)?),
                 body: Arc::new(self.computation(depth + 1)?),
@@ -1101,6 +1113,23 @@ fn direction_code(d: ComparisonDirection) -> u64 {
         ComparisonDirection::Le => 4,
         ComparisonDirection::Lt => 5,
     }
+}
+
+/// FFT, IFFT, RFFT, IRFFT as 120..=123 (the fft range of the flat attribute numbering).
+fn fft_type_code(t: FftType) -> u64 {
+    match t {
+        FftType::Fft => 120,
+        FftType::Ifft => 121,
+        FftType::Rfft => 122,
+        FftType::Irfft => 123,
+    }
+}
+
+fn code_fft_type(c: u64) -> Result<FftType> {
+    FftType::ALL
+        .into_iter()
+        .find(|&t| fft_type_code(t) == c)
+        .ok_or_else(|| err(format!("fft type code {c}")))
 }
 
 fn code_direction(c: u64) -> Result<ComparisonDirection> {

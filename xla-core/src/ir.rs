@@ -300,6 +300,47 @@ pub struct Window {
     pub window_dilations: Vec<i64>,
 }
 
+/// Which transform an `Fft` computes (XLA's `FftType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FftType {
+    /// Complex to complex, forward: `y[k] = sum_j x[j] e^(-2 pi i j k / N)`.
+    Fft,
+    /// Complex to complex, inverse, scaled: `x[j] = (1/N) sum_k y[k] e^(2 pi i j k / N)`.
+    Ifft,
+    /// Real to complex, forward: the innermost axis keeps `N/2 + 1` outputs.
+    Rfft,
+    /// Complex to real, inverse, scaled: reads `N/2 + 1` inputs of the innermost axis (the
+    /// rest is their conjugate mirror; imaginary parts of bins 0 and N/2 are ignored).
+    Irfft,
+}
+
+impl FftType {
+    /// Every type, in XLA's order.
+    pub const ALL: [FftType; 4] = [FftType::Fft, FftType::Ifft, FftType::Rfft, FftType::Irfft];
+
+    /// The name as XLA and StableHLO spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FftType::Fft => "FFT",
+            FftType::Ifft => "IFFT",
+            FftType::Rfft => "RFFT",
+            FftType::Irfft => "IRFFT",
+        }
+    }
+
+    /// The type called `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<FftType> {
+        FftType::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(name))
+    }
+
+    /// True for IFFT and IRFFT (scaled by `1/N`, positive exponent).
+    pub fn is_inverse(self) -> bool {
+        matches!(self, FftType::Ifft | FftType::Irfft)
+    }
+}
+
 /// Gather's dimension numbers (XLA's `GatherDimensionNumbers`): how an output index splits into
 /// a batch position (which start index vector) and an offset inside the gathered slice.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -647,6 +688,15 @@ pub enum Op {
         /// `op(a)`: `a`, `a^T` or `a^H`.
         transpose_a: TransposeA,
     },
+    /// `Fft(operand)` over the `fft_length.len()` (1 to 3) innermost axes, their time-domain
+    /// lengths `fft_length`, as a cascade of one-axis transforms (for RFFT the innermost axis
+    /// first, for IRFFT last).
+    Fft {
+        /// FFT, IFFT, RFFT or IRFFT.
+        fft_type: FftType,
+        /// Time-domain length of each transformed axis, outermost first.
+        fft_length: Vec<i64>,
+    },
     /// `ConvGeneralDilated(lhs, rhs)`: every convolution form of the surface lowers to it.
     Convolution {
         /// Strides, padding, dilations and reversal per spatial dimension.
@@ -822,6 +872,7 @@ impl Op {
             Op::TopK { .. } => "topk",
             Op::Cholesky { .. } => "cholesky",
             Op::TriangularSolve { .. } => "triangular-solve",
+            Op::Fft { .. } => "fft",
             Op::Convolution { .. } => "convolution",
             Op::While { .. } => "while",
             Op::Conditional { .. } => "conditional",
@@ -879,6 +930,7 @@ impl Op {
             | Op::DotGeneral { .. }
             | Op::Sort { .. }
             | Op::TopK { .. }
+            | Op::Fft { .. }
             | Op::Convolution { .. }
             | Op::Cholesky { .. }
             | Op::TriangularSolve { .. }
@@ -940,6 +992,7 @@ impl Op {
             | Op::Concatenate { .. }
             | Op::DotGeneral { .. }
             | Op::TopK { .. }
+            | Op::Fft { .. }
             | Op::Convolution { .. }
             | Op::Cholesky { .. }
             | Op::TriangularSolve { .. }

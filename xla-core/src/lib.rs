@@ -30,8 +30,8 @@ pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};
 pub use ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Composite, Computation, ConvDimensionNumbers,
-    ConvWindow, DotDimensionNumbers, GatherDimensionNumbers, InstrId, Instruction, Op, PadDim,
-    RandomAlgorithm, RngDistribution, ScatterDimensionNumbers, UnaryOp, Window,
+    ConvWindow, DotDimensionNumbers, FftType, GatherDimensionNumbers, InstrId, Instruction, Op,
+    PadDim, RandomAlgorithm, RngDistribution, ScatterDimensionNumbers, UnaryOp, Window,
 };
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};

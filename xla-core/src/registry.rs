@@ -78,6 +78,8 @@ pub enum OpKind {
     Sort,
     /// The k largest or smallest along the last dimension.
     TopK,
+    /// Forward and inverse, complex and real FFTs over 1 to 3 innermost axes.
+    Fft,
     /// Slices at runtime start indices, clamped into the operand.
     Gather,
     /// Variadic updates at runtime indices through a computation.
@@ -209,6 +211,8 @@ pub enum AttrKind {
     Transpose,
     /// `DEFAULT`, `THREE_FRY` or `PHILOX`.
     RngAlgorithm,
+    /// `FFT`, `IFFT`, `RFFT` or `IRFFT`.
+    FftType,
 }
 
 impl AttrKind {
@@ -241,6 +245,7 @@ impl AttrKind {
             AttrKind::Float => "a number such as `0.001`",
             AttrKind::Transpose => "one of NO_TRANSPOSE, TRANSPOSE, ADJOINT",
             AttrKind::RngAlgorithm => "one of DEFAULT, THREE_FRY, PHILOX",
+            AttrKind::FftType => "one of FFT, IFFT, RFFT, IRFFT",
         }
     }
 }
@@ -459,7 +464,7 @@ const COMPARE: [OpSpec; 12] = compare![
     "GtTotalOrder" Gt true, "LeTotalOrder" Le true, "LtTotalOrder" Lt true,
 ];
 
-const OTHER: [OpSpec; 54] = [
+const OTHER: [OpSpec; 55] = [
     op(
         "Compare",
         OpKind::CompareWith,
@@ -715,6 +720,15 @@ const OTHER: [OpSpec; 54] = [
             req("transpose_a", K::Transpose),
         ],
         Typing::Same { with_result: true },
+    ),
+    op(
+        "Fft",
+        OpKind::Fft,
+        "stablehlo.fft",
+        Form::Operands(1),
+        "(operand)",
+        &[req("fft_type", K::FftType), req("fft_length", K::Ints)],
+        Typing::Free,
     ),
     op(
         "Gather",

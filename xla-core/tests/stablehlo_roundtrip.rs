@@ -61,6 +61,11 @@ impl Rng {
                             .map(|_| Complex::new(self.float() as f32, self.float() as f32))
                             .collect(),
                     ),
+                    C128 => ArrayData::C128(
+                        (0..n)
+                            .map(|_| Complex::new(self.float(), self.float()))
+                            .collect(),
+                    ),
                     other => panic!("no generator for {other:?}"),
                 };
                 Literal::Array {
@@ -690,4 +695,33 @@ fn rng_ops() {
         .unwrap();
         round_trip(&c, false);
     }
+}
+
+#[test]
+fn fft() {
+    use xla_core::FftType;
+    let cases: [(FftType, ElementType, &[i64], &[i64]); 6] = [
+        (FftType::Fft, C64, &[2, 7], &[7]),
+        (FftType::Ifft, C128, &[3, 4, 5], &[3, 4, 5]),
+        (FftType::Rfft, F32, &[2, 8, 6], &[8, 6]),
+        (FftType::Rfft, F64, &[5], &[5]),
+        (FftType::Irfft, C64, &[4, 3], &[4, 5]),
+        (FftType::Irfft, C128, &[2, 5], &[8]),
+    ];
+    for (t, ty, dims, len) in cases {
+        let c = one_op("fft", &[(ty, dims)], |b, p| b.fft(p[0], t, len)).unwrap();
+        round_trip(&c, true);
+        let text = to_stablehlo(&c);
+        assert!(
+            text.contains(&format!("stablehlo.fft %arg0, type = {}", t.name())),
+            "{text}"
+        );
+    }
+    // The generic form XLA's tools print reads the same.
+    let text = "func.func @main(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {\n\
+        %0 = \"stablehlo.fft\"(%x) {fft_type = #stablehlo<fft_type IFFT>, fft_length = array<i64: 4>} \
+        : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>\n  return %0 : tensor<4xcomplex<f32>>\n}\n";
+    let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    let main = m.function("main").unwrap();
+    assert!(to_stablehlo(&main.computation).contains("type = IFFT, length = [4]"));
 }

@@ -24,6 +24,7 @@ pub mod cpu;
 pub mod display;
 pub mod dynamic_slice;
 pub mod error;
+pub mod fft;
 pub mod fused;
 pub mod gather;
 pub mod gemm;

@@ -228,6 +228,14 @@ fn every_op() -> Computation {
             distribution: crate::ir::RngDistribution::Normal,
             seed: u64::MAX,
         },
+        Op::Fft {
+            fft_type: crate::ir::FftType::Irfft,
+            fft_length: vec![3, 4, 7],
+        },
+        Op::Fft {
+            fft_type: crate::ir::FftType::Fft,
+            fft_length: vec![1],
+        },
     ];
     let rng_bits =
         crate::ir::RandomAlgorithm::ALL.map(|algorithm| Op::RngBitGenerator { algorithm });

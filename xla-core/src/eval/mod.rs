@@ -16,6 +16,7 @@ mod data_movement;
 mod dot;
 mod dynamic;
 mod elementwise;
+mod fft;
 mod indexing;
 mod linalg;
 mod movement;
@@ -168,6 +169,7 @@ fn op_name(op: &Op) -> String {
         Op::Concatenate { .. } => "ConcatInDim".into(),
         Op::Sort { .. } => "Sort".into(),
         Op::TopK { .. } => "TopK".into(),
+        Op::Fft { .. } => "Fft".into(),
         Op::Convolution { .. } => "ConvGeneralDilated".into(),
         Op::Cholesky { .. } => "Cholesky".into(),
         Op::TriangularSolve { .. } => "TriangularSolve".into(),
@@ -438,6 +440,13 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
         Op::Rng { distribution, seed } => {
             ctx.arity(operands, 2)?;
             rng::rng(ctx, *distribution, *seed, operands[0], operands[1])
+        }
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => {
+            ctx.arity(operands, 1)?;
+            fft::fft(ctx, operands[0], *fft_type, fft_length)
         }
         Op::TopK { k, largest } => {
             ctx.arity(operands, 1)?;

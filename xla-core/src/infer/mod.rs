@@ -10,6 +10,7 @@ pub mod conv;
 pub mod dot;
 pub mod dynamic;
 pub mod elementwise;
+pub mod fft;
 pub mod indexing;
 pub mod linalg;
 pub mod map;
@@ -33,6 +34,7 @@ pub use elementwise::{
     binary, binary_op, bitcast_convert, clamp, compare, compare_name, convert, reduce_precision,
     select, unary, BinaryPlan,
 };
+pub use fft::fft;
 pub use indexing::{gather, scatter};
 pub use linalg::{cholesky, triangular_solve};
 pub use map::map;

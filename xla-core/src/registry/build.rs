@@ -10,7 +10,7 @@ use crate::error::{Blame, Error, Result};
 use crate::infer::{Padding, WindowPadding, WindowSpec};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
-    GatherDimensionNumbers, PadDim, RandomAlgorithm, ScatterDimensionNumbers, TransposeA,
+    FftType, GatherDimensionNumbers, PadDim, RandomAlgorithm, ScatterDimensionNumbers, TransposeA,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -53,6 +53,8 @@ pub enum AttrValue {
     Transpose(TransposeA),
     /// [`AttrKind::RngAlgorithm`].
     RngAlgorithm(RandomAlgorithm),
+    /// [`AttrKind::FftType`].
+    FftType(FftType),
 }
 
 impl AttrValue {
@@ -76,6 +78,7 @@ impl AttrValue {
             AttrValue::Shape(_) => AttrKind::Shape,
             AttrValue::Transpose(_) => AttrKind::Transpose,
             AttrValue::RngAlgorithm(_) => AttrKind::RngAlgorithm,
+            AttrValue::FftType(_) => AttrKind::FftType,
         }
     }
 }
@@ -126,6 +129,7 @@ impl Attrs {
     getter!(shape, Shape, Shape);
     getter!(transpose, Transpose, TransposeA);
     getter!(rng_algorithm, RngAlgorithm, RandomAlgorithm);
+    getter!(fft_type, FftType, FftType);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -366,6 +370,10 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         OpKind::DynamicUpdateSlice => {
             b.dynamic_update_slice(op(0)?, op(1)?, a.operands.get(2..).unwrap_or_default())
         }
+        OpKind::Fft => match a.attrs.fft_type("fft_type") {
+            Some(t) => b.fft(op(0)?, t, &ints("fft_length")?),
+            None => Err(attr_missing("fft_type")),
+        },
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Cholesky => b.cholesky(op(0)?, flag("lower")?),
         OpKind::TriangularSolve => {
@@ -526,6 +534,7 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::TopK
         | OpKind::Cholesky
         | OpKind::TriangularSolve
+        | OpKind::Fft
         | OpKind::Gather
         | OpKind::BatchNorm(_)
         | OpKind::DynamicSlice

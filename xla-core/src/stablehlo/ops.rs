@@ -545,6 +545,20 @@ impl Body<'_> {
                 is_stable,
                 comparator,
             } => self.sort(ins, ops, *dimension, *is_stable, comparator, depth),
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => {
+                arity(1)?;
+                let (x, xt) = leaf(0)?;
+                let ty = array_result(ins, opcode)?;
+                let rhs = format!(
+                    "stablehlo.fft {x}, type = {}, length = {} : ({xt}) -> {ty}",
+                    fft_type.name(),
+                    dims_list(fft_length)
+                );
+                Ok(self.single(depth, &rhs, ty))
+            }
             Op::TopK { k, largest } => self.top_k(ins, ops, operand_shapes, *k, *largest, depth),
             Op::RngBitGenerator { algorithm } => {
                 self.rng_bit_generator(ins, ops, *algorithm, depth)

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use xla_core::builder::XlaOp;
 use xla_core::ir::{ComparisonType, TransposeA};
 use xla_core::registry::{self, Applied, AttrKind, AttrValue, Attrs, Form, OpKind, OpSpec, Typing};
-use xla_core::{ComparisonDirection, Composite, Computation, ElementType, PadDim, Shape};
+use xla_core::{ComparisonDirection, Composite, Computation, ElementType, FftType, PadDim, Shape};
 
 use super::{closest, hint_from, lit, Checker, Cx, Hint, Site};
 use crate::parse::{Arg, Expr, ExprKind, Scalar, Sp};
@@ -582,6 +582,16 @@ impl Checker<'_> {
                     }
                 }
             }
+            AttrKind::FftType => match ident_text(e).as_deref().and_then(FftType::from_name) {
+                Some(t) => AttrValue::FftType(t),
+                None => {
+                    self.error(
+                        e.sp,
+                        format!("{op}: `{name}` is {}", AttrKind::FftType.example()),
+                    );
+                    return None;
+                }
+            },
         })
     }
 

@@ -1,4 +1,4 @@
-//! The kernel contract: an op the fused loops do not compute themselves (Sort, TopK, Conv,
+//! The kernel contract: an op the fused loops do not compute themselves (Sort, TopK, Fft, Conv,
 //! Gather, Scatter, While, Conditional, Cholesky, TriangularSolve, the Rng ops) becomes a [`KernelKind::Call`]: its inputs are dense
 //! row-major buffers, its outputs the node's outputs, and it declares here the scratch it keeps
 //! across calls (fields of the fn's `Scratch`), the items it needs (nested programs' modules)
@@ -16,6 +16,7 @@ use super::plan::Plan;
 
 pub(crate) mod custom;
 mod dynamic;
+mod fft;
 mod indexing;
 mod linalg;
 mod rng;
@@ -118,6 +119,17 @@ pub(crate) fn call_kernel(
             *transpose_a,
             &ws[0],
         )),
+        Kind::Fft {
+            fft_type,
+            fft_length,
+        } => fft::fft(
+            &ins[0],
+            &in_dims[0],
+            in_tys[0],
+            *fft_type,
+            fft_length,
+            &ws[0],
+        ),
         Kind::Conv {
             window,
             dn,

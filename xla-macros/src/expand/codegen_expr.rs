@@ -238,6 +238,7 @@ pub(crate) fn scalar_op(
         | Kind::TriangularSolve { .. }
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
+        | Kind::Fft { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
@@ -397,6 +398,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::TriangularSolve { .. }
                     | Kind::RngBitGenerator { .. }
                     | Kind::Rng { .. }
+                    | Kind::Fft { .. }
                     | Kind::Conv { .. }
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
@@ -683,6 +685,7 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::TriangularSolve { .. }
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
+        | Kind::Fft { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

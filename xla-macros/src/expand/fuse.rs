@@ -403,6 +403,7 @@ fn build_kernels(
             | Kind::TriangularSolve { .. }
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
+            | Kind::Fft { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -628,6 +629,7 @@ impl ExprBuilder<'_> {
             | Kind::TriangularSolve { .. }
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
+            | Kind::Fft { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -700,6 +702,7 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::TriangularSolve { .. }
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
+        | Kind::Fft { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -108,6 +108,11 @@ pub(crate) enum Kind {
         unit_diagonal: bool,
         transpose_a: xla_core::ir::TransposeA,
     },
+    /// FFT, IFFT, RFFT or IRFFT over the `fft_length.len()` innermost dims of its input.
+    Fft {
+        fft_type: xla_core::FftType,
+        fft_length: Vec<i64>,
+    },
     /// Convolution of inputs (lhs, rhs), both already of the result's element type.
     Conv {
         window: xla_core::ConvWindow,
@@ -204,6 +209,7 @@ impl Kind {
             | Kind::TopK { .. }
             | Kind::Cholesky { .. }
             | Kind::TriangularSolve { .. }
+            | Kind::Fft { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -600,6 +606,17 @@ impl Graph {
                 let kind = Kind::TopK {
                     k,
                     largest: *largest,
+                };
+                let inputs = leaves(1)?;
+                self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => {
+                let kind = Kind::Fft {
+                    fft_type: *fft_type,
+                    fft_length: fft_length.clone(),
                 };
                 let inputs = leaves(1)?;
                 self.multi(kind, inputs, &instr.shape, opname)

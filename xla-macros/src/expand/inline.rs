@@ -207,6 +207,7 @@ impl Inliner {
                 | Op::TriangularSolve { .. }
                 | Op::RngBitGenerator { .. }
                 | Op::Rng { .. }
+                | Op::Fft { .. }
                 | Op::Convolution { .. }
                 | Op::While { .. }
                 | Op::Conditional { .. }
@@ -337,6 +338,7 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::TriangularSolve { .. }
             | Op::RngBitGenerator { .. }
             | Op::Rng { .. }
+            | Op::Fft { .. }
             | Op::Convolution { .. }
             | Op::While { .. }
             | Op::Conditional { .. }

@@ -104,6 +104,8 @@ fn attr_name(op: &str, keyword: &str) -> String {
         ("dynamic_slice", "sizes") => "slice_sizes",
         ("rng", "distribution") => "rng_distribution",
         ("rng_bit_generator", "algorithm") => "rng_algorithm",
+        ("fft", "type") => "fft_type",
+        ("fft", "length") => "fft_length",
         _ => keyword,
     };
     name.to_string()

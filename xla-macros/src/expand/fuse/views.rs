@@ -242,6 +242,7 @@ impl ExprBuilder<'_> {
             | Kind::TriangularSolve { .. }
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
+            | Kind::Fft { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }

@@ -12,7 +12,9 @@ use super::super::ast::{Attr, Operation};
 use super::super::attrs::ints_of;
 use super::super::{ImportError, Result};
 use crate::builder::{Builder, XlaOp};
-use crate::ir::{ComparisonDirection, ComparisonType, PadDim, RandomAlgorithm, TransposeA};
+use crate::ir::{
+    ComparisonDirection, ComparisonType, FftType, PadDim, RandomAlgorithm, TransposeA,
+};
 use crate::registry::{AttrKind, AttrSpec, AttrValue, Attrs, OpSpec};
 
 /// Attributes with no effect on the computation on CPU.
@@ -161,6 +163,7 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
         AttrKind::RngAlgorithm => {
             AttrValue::RngAlgorithm(RandomAlgorithm::from_name(enum_value(a)?)?)
         }
+        AttrKind::FftType => AttrValue::FftType(FftType::from_name(enum_value(a)?)?),
         AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
     })
 }

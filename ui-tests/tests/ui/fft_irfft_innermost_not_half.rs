@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: c64[3, 8]) -> f32[3, 8] {
+        Fft(x, fft_type = IRFFT, fft_length = [8])
+    }
+}
+
+fn main() {}
