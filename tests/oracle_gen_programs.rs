@@ -36,6 +36,19 @@ xla_aot::xla! {
         Max(h, 0.0)
     }
 
+    /// A CustomCall of a Rust fn of this crate (`softplus_shift` below) between fused ops...
+    pub fn custom_softplus(x: f32[16, 33], b: f32[33]) -> f32[16, 33] {
+        let y = CustomCall(x * 0.5, b, call_target_name = "softplus_shift", shape = f32[16, 33]);
+        Tanh(y) - x
+    }
+
+    /// ...and the same program with the target's maths written as ops: what XLA runs.
+    pub fn custom_softplus_ops(x: f32[16, 33], b: f32[33]) -> f32[16, 33] {
+        let z = Add(x * 0.5, b, broadcast_dimensions = [1]);
+        let y = Max(z, 0.0) + Log1p(Exp(Neg(Abs(z))));
+        Tanh(y) - x
+    }
+
     pub fn row_softmax(x: f32[32, 1000]) -> f32[32, 1000] {
         let m = Reduce(x, f32::NEG_INFINITY, dimensions = [1], |a, b| Max(a, b));
         let e = Exp(Sub(x, m, broadcast_dimensions = [0]));
@@ -232,6 +245,44 @@ fn generated_programs_match_xla() {
 }
 
 /// The allocating fn, the allocation-free `into` and `run_literals` are the same code: equal bits.
+/// The CustomCall target: `out = softplus(x + b)` (rows of `x` plus `b`), written as the
+/// stable form `max(z, 0) + ln(1 + e^-|z|)`, in f32 like the ops XLA runs.
+fn softplus_shift(
+    x: xla_aot::TensorView<'_, f32, D2<16, 33>>,
+    b: xla_aot::TensorView<'_, f32, D1<33>>,
+    mut out: xla_aot::TensorViewMut<'_, f32, D2<16, 33>>,
+) {
+    let (x, b) = (x.as_slice(), b.as_slice());
+    for (i, o) in out.as_mut_slice().iter_mut().enumerate() {
+        let z = x[i] + b[i % 33];
+        *o = z.max(0.0) + (-z.abs()).exp().ln_1p();
+    }
+}
+
+/// A program calling a user's Rust fn through CustomCall against XLA running the same program
+/// with the fn's maths as ops (XLA cannot run Rust code): ours runs the CustomCall program, the
+/// evaluator and XLA the ops program.
+#[test]
+fn custom_call_program_matches_xla() {
+    let g = common::Gen {
+        name: "custom_call/softplus",
+        run: custom_softplus::run_literals,
+        computation: custom_softplus_ops::computation,
+        stablehlo: custom_softplus_ops::stablehlo,
+    };
+    let cases = (0..3u64)
+        .map(|seed| {
+            Case::random(
+                g,
+                &[Dist::Range(-6.0, 6.0), Dist::Range(-3.0, 3.0)],
+                seed,
+                Tol::Normwise(1e-5),
+            )
+        })
+        .collect();
+    check_all("custom call", cases);
+}
+
 #[test]
 fn the_three_entry_points_agree() {
     let x = Tensor::<f32, D2<2, 3>>::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])

@@ -132,11 +132,11 @@ fn err(text: &str) -> ImportError {
 
 #[test]
 fn errors_name_the_op_and_its_line() {
-    let e = err("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.fft %a, type = FFT, length = [2] : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}");
+    let e = err("func.func @f() -> tensor<ui32> {\n  %0 = stablehlo.replica_id : tensor<ui32>\n  return %0 : tensor<ui32>\n}");
     assert_eq!(
         e,
         ImportError::Unsupported {
-            feature: "stablehlo.fft".into(),
+            feature: "stablehlo.replica_id".into(),
             pos: Pos { line: 2, col: 8 }
         }
     );
