@@ -111,30 +111,7 @@ pub(crate) fn reduce_window(
     let n = ws.len();
     let k = quote!(::xla_aot::__rt::xla_kernels::window);
     let (xs, inits) = (&ins[..n], &ins[n..]);
-    let desc_fields = {
-        let (operand, out) = (list(dims[0].iter().copied()), list(out.iter().copied()));
-        let size = list(window.dimensions.iter().copied());
-        let strides = list(window.strides.iter().copied());
-        let lows: Vec<TokenStream> = window
-            .padding
-            .iter()
-            .map(|&(lo, _)| {
-                let lo = proc_macro2::Literal::i64_suffixed(lo);
-                quote!(#lo)
-            })
-            .collect();
-        let bd = list(window.base_dilations.iter().copied());
-        let wd = list(window.window_dilations.iter().copied());
-        quote!(#k::WindowDesc {
-            operand: #operand,
-            out: #out,
-            dimensions: #size,
-            strides: #strides,
-            padding_low: &[#(#lows),*],
-            base_dilations: #bd,
-            window_dilations: #wd,
-        })
-    };
+    let desc_fields = desc(window, &dims[0], out);
     let a: Vec<Ident> = (0..n).map(|i| format_ident!("a{}", i)).collect();
     let b: Vec<Ident> = (0..n).map(|i| format_ident!("b{}", i)).collect();
     let args: Vec<(TokenStream, ElementType)> = a
