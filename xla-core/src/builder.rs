@@ -127,6 +127,11 @@ impl Builder {
         Ok(out)
     }
 
+    /// The shapes of a list of operands, checked to belong to this builder.
+    fn shape_list(&self, ops: &[XlaOp]) -> Result<Vec<&Shape>> {
+        ops.iter().map(|&o| self.try_shape(o)).collect()
+    }
+
     /// `BroadcastInDim` `op` to `dims` if a mapping is given (keeping its element type).
     fn broadcast_to(
         &mut self,
@@ -486,14 +491,8 @@ impl Builder {
         computation: &Arc<Computation>,
         dimensions: &[i64],
     ) -> Result<XlaOp> {
-        let ops: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
-        let inits: Vec<&Shape> = init_values
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let ops = self.shape_list(operands)?;
+        let inits = self.shape_list(init_values)?;
         let out = infer::reduce(&ops, &inits, computation, dimensions)?;
         let ids = operands.iter().chain(init_values).map(|o| o.0).collect();
         let op = Op::Reduce {
@@ -538,20 +537,14 @@ impl Builder {
 
     /// `Tuple(elements...)`.
     pub fn tuple(&mut self, elements: &[XlaOp]) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = elements
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(elements)?;
         let out = infer::tuple(&shapes);
         Ok(self.push(Op::Tuple, elements.iter().map(|o| o.0).collect(), out))
     }
 
     /// `OptimizationBarrier(operands...)`: the operands (one: itself; several: their tuple).
     pub fn optimization_barrier(&mut self, operands: &[XlaOp]) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(operands)?;
         let out = infer::optimization_barrier(&shapes);
         Ok(self.push(
             Op::OptimizationBarrier,
@@ -570,9 +563,7 @@ impl Builder {
         opaque: &str,
         has_side_effect: bool,
     ) -> Result<XlaOp> {
-        for &o in operands {
-            self.try_shape(o)?;
-        }
+        self.shape_list(operands)?;
         let out = infer::custom_call(target, shape)?;
         let op = Op::CustomCall {
             target: target.to_string(),
@@ -584,10 +575,7 @@ impl Builder {
 
     /// `AfterAll(tokens...)`: a token after every operand token.
     pub fn after_all(&mut self, tokens: &[XlaOp]) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = tokens
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(tokens)?;
         let out = infer::after_all(&shapes)?;
         Ok(self.push(Op::AfterAll, tokens.iter().map(|o| o.0).collect(), out))
     }
@@ -613,10 +601,7 @@ impl Builder {
         computation: &Arc<Computation>,
         dimensions: &[i64],
     ) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(operands)?;
         let out = infer::map(&shapes, computation, dimensions)?;
         let op = Op::Map {
             dimensions: dimensions.to_vec(),
@@ -627,10 +612,7 @@ impl Builder {
 
     /// `Call(computation, operands...)`.
     pub fn call(&mut self, computation: &Arc<Computation>, operands: &[XlaOp]) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(operands)?;
         let out = infer::call(computation, &shapes)?;
         let op = Op::Call {
             computation: Arc::clone(computation),
@@ -648,10 +630,7 @@ impl Builder {
         operands: &[XlaOp],
         composite: Composite,
     ) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(operands)?;
         let out = infer::composite_call(&composite, decomposition, &shapes)?;
         let op = Op::Call {
             computation: Arc::clone(decomposition),

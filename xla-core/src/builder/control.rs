@@ -7,7 +7,6 @@ use crate::element::ElementType;
 use crate::error::Result;
 use crate::infer;
 use crate::ir::{Computation, Op};
-use crate::shape::Shape;
 
 impl Builder {
     /// `While(condition, body, init)`: `state = body(state)` while `condition(state)`, starting
@@ -61,10 +60,7 @@ impl Builder {
         operands: &[XlaOp],
     ) -> Result<XlaOp> {
         let [index] = self.shapes([branch_index])?;
-        let shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(operands)?;
         infer::control::conditional_selector(index, ElementType::S32)?;
         let comps: Vec<&Computation> = branches.iter().map(Arc::as_ref).collect();
         let out = infer::control::conditional(index, &comps, &shapes)?;

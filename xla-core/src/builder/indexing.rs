@@ -6,7 +6,6 @@ use super::{Builder, XlaOp};
 use crate::error::Result;
 use crate::infer;
 use crate::ir::{Computation, GatherDimensionNumbers, Op, ScatterDimensionNumbers};
-use crate::shape::Shape;
 
 impl Builder {
     /// `Gather(operand, start_indices, dimension_numbers, slice_sizes, indices_are_sorted)`:
@@ -45,10 +44,7 @@ impl Builder {
         indices_are_sorted: bool,
         unique_indices: bool,
     ) -> Result<XlaOp> {
-        let shapes = |ops: &[XlaOp]| -> Result<Vec<&Shape>> {
-            ops.iter().map(|&o| self.try_shape(o)).collect()
-        };
-        let (a, u) = (shapes(operands)?, shapes(updates)?);
+        let (a, u) = (self.shape_list(operands)?, self.shape_list(updates)?);
         let i = self.try_shape(scatter_indices)?;
         let out = infer::scatter(&a, i, &u, dimension_numbers, update_computation)?;
         let op = Op::Scatter {

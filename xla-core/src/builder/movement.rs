@@ -6,7 +6,6 @@ use super::{Builder, XlaOp};
 use crate::error::Result;
 use crate::infer;
 use crate::ir::{Op, PadDim};
-use crate::shape::Shape;
 
 impl Builder {
     /// `Rev(operand, dimensions)`: `operand` with the order of its elements reversed along each
@@ -64,10 +63,7 @@ impl Builder {
     /// `ConcatInDim(operands..., dimension)`: the operands laid end to end along `dimension`
     /// (every other dimension equal).
     pub fn concat_in_dim(&mut self, operands: &[XlaOp], dimension: i64) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(operands)?;
         let out = infer::concat_in_dim(&shapes, dimension)?;
         let op = Op::Concatenate { dimension };
         Ok(self.push(op, operands.iter().map(|o| o.0).collect(), out))

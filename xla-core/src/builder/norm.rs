@@ -75,10 +75,7 @@ impl Builder {
         epsilon: f32,
         feature_index: i64,
     ) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(operands)?;
         let out = infer::batch_norm(kind, &shapes, feature_index)?;
         let op = Op::BatchNorm {
             kind,

@@ -27,10 +27,7 @@ impl Builder {
         is_reverse: bool,
         is_associative: Option<bool>,
     ) -> Result<XlaOp> {
-        let shapes = |ops: &[XlaOp]| -> Result<Vec<&Shape>> {
-            ops.iter().map(|&o| self.try_shape(o)).collect()
-        };
-        let (xs, cs) = (shapes(inputs)?, shapes(inits)?);
+        let (xs, cs) = (self.shape_list(inputs)?, self.shape_list(inits)?);
         let out = infer::scan(&xs, &cs, to_apply, scan_dimension)?;
         let op = Op::Scan {
             scan_dimension,

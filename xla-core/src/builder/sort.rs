@@ -6,7 +6,6 @@ use super::{Builder, XlaOp};
 use crate::error::Result;
 use crate::infer;
 use crate::ir::{Computation, Op};
-use crate::shape::Shape;
 
 impl Builder {
     /// Variadic `Sort(operands..., comparator, dimension, is_stable)`: the operands permuted
@@ -20,10 +19,7 @@ impl Builder {
         dimension: i64,
         is_stable: bool,
     ) -> Result<XlaOp> {
-        let shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|&o| self.try_shape(o))
-            .collect::<Result<_>>()?;
+        let shapes = self.shape_list(operands)?;
         let out = infer::sort(&shapes, dimension, comparator)?;
         let dimension = infer::sort_dimension(&shapes, dimension)?;
         let op = Op::Sort {

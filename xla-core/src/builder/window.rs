@@ -6,7 +6,6 @@ use super::{Builder, XlaOp};
 use crate::error::Result;
 use crate::infer::{self, WindowSpec};
 use crate::ir::{Computation, Op};
-use crate::shape::Shape;
 
 impl Builder {
     /// Variadic `ReduceWindow(operands..., init_values..., computation, window)`:
@@ -19,10 +18,7 @@ impl Builder {
         computation: &Arc<Computation>,
         window: &WindowSpec,
     ) -> Result<XlaOp> {
-        let shapes = |ops: &[XlaOp]| -> Result<Vec<&Shape>> {
-            ops.iter().map(|&o| self.try_shape(o)).collect()
-        };
-        let (a, i) = (shapes(operands)?, shapes(init_values)?);
+        let (a, i) = (self.shape_list(operands)?, self.shape_list(init_values)?);
         let (out, window) = infer::reduce_window(&a, &i, computation, window)?;
         let ids = operands.iter().chain(init_values).map(|o| o.0).collect();
         let op = Op::ReduceWindow {
