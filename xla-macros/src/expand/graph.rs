@@ -400,6 +400,14 @@ impl Graph {
                 .map(|i| operand(i).cloned())
                 .collect()
         };
+        // The operands' IR shapes, which an op defined by an expansion is expanded from.
+        let operand_shapes = || -> Vec<&Shape> {
+            instr
+                .operands
+                .iter()
+                .map(|&id| &c.instr(id).shape)
+                .collect()
+        };
         let n_ops = instr.operands.len();
         let simple = |g: &mut Graph, kind: Kind| -> Result<Tree, String> {
             let shape = array(&instr.shape)?;
@@ -792,11 +800,7 @@ impl Graph {
             }
             // The mask and one DotGeneral, fused like any others.
             Op::RaggedDot => {
-                let shapes: Vec<&Shape> = instr
-                    .operands
-                    .iter()
-                    .map(|&id| &c.instr(id).shape)
-                    .collect();
+                let shapes = operand_shapes();
                 let expansion =
                     xla_core::builder::expand_ragged_dot(&shapes).map_err(|e| e.to_string())?;
                 self.inline(&expansion, &trees()?)
@@ -806,11 +810,7 @@ impl Graph {
                 dimension_numbers,
                 preferred_element_type,
             } => {
-                let shapes: Vec<&Shape> = instr
-                    .operands
-                    .iter()
-                    .map(|&id| &c.instr(id).shape)
-                    .collect();
+                let shapes = operand_shapes();
                 let expansion = xla_core::builder::expand_scaled_dot(
                     &shapes,
                     dimension_numbers,
@@ -825,11 +825,7 @@ impl Graph {
                 feature_index,
                 epsilon,
             } => {
-                let shapes: Vec<&Shape> = instr
-                    .operands
-                    .iter()
-                    .map(|&id| &c.instr(id).shape)
-                    .collect();
+                let shapes = operand_shapes();
                 let expansion =
                     xla_core::builder::expand_batch_norm(*kind, *feature_index, *epsilon, &shapes)
                         .map_err(|e| e.to_string())?;
