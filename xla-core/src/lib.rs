@@ -24,6 +24,7 @@ pub mod registry;
 pub mod rng;
 pub mod scalar;
 pub mod shape;
+pub mod spmd;
 pub mod stablehlo;
 
 pub use element::{ElementType, NativeType};

@@ -1,0 +1,188 @@
+//! SPMD: one program run by several devices (replicas x partitions), and the byte exchanges its
+//! collectives are made of.
+//!
+//! A transport ([`Collectives`]) moves bytes between devices: threads of one process
+//! (`spmd::threads`) or MPI ranks (`xla_kernels::collectives::mpi`, feature `mpi`). It knows
+//! nothing of element types or reductions: every collective op is written once, above the
+//! transport, as exchanges of bytes followed by local work in a fixed order (an AllReduce is an
+//! all-to-all of chunks, each chunk reduced in group order, then an all-gather). So the result
+//! bits are the same on every device and for every transport.
+//!
+//! Devices are numbered as XLA flattens them: `device = replica * num_partitions + partition`.
+//! Every device runs the same program, so its collectives happen in the same order on every
+//! device: messages between two devices match by order (FIFO per ordered pair).
+
+use std::fmt;
+use std::time::Duration;
+
+/// A device's flattened id: `replica_id * num_partitions + partition_id`.
+pub type DeviceId = u32;
+
+/// Why a collective could not complete. Returned, never panicked: a replica that fails must not
+/// leave the others hanging.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CollectiveError {
+    /// A peer did not send within the time-out (it died, hangs, or runs another program).
+    Timeout {
+        /// The exchange that waited.
+        op: &'static str,
+        /// The device that was waited for.
+        peer: DeviceId,
+        /// How long this device waited.
+        waited: Duration,
+    },
+    /// A peer failed (panicked, returned an error, or its process ended) before it sent.
+    PeerFailed {
+        /// The device that failed.
+        peer: DeviceId,
+        /// What it reported, when it could.
+        reason: String,
+    },
+    /// Devices of one group called an exchange with different sizes: the replicas disagree on
+    /// a shape (or run different programs).
+    Mismatch {
+        /// The exchange.
+        op: &'static str,
+        /// Which sizes differed.
+        detail: String,
+    },
+    /// A device id or group outside the run, or a transport-specific failure.
+    Transport(String),
+}
+
+impl fmt::Display for CollectiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CollectiveError::Timeout { op, peer, waited } => write!(
+                f,
+                "{op}: device {peer} did not send within {waited:?} (it failed, hangs, or runs \
+                 another program)"
+            ),
+            CollectiveError::PeerFailed { peer, reason } => {
+                write!(f, "device {peer} failed: {reason}")
+            }
+            CollectiveError::Mismatch { op, detail } => {
+                write!(f, "{op}: devices disagree on sizes: {detail}")
+            }
+            CollectiveError::Transport(m) => write!(f, "collective transport: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for CollectiveError {}
+
+/// One device's end of an SPMD run: who it is, and point-to-point byte messages to and from the
+/// other devices. `send` never waits for the receiver (the transport buffers or overlaps it);
+/// `recv` waits, up to the transport's time-out, for the next message from `from`. Messages
+/// from one device to another arrive in the order they were sent.
+///
+/// The group exchanges ([`all_gather`](Collectives::all_gather),
+/// [`all_to_all`](Collectives::all_to_all)) have portable default bodies on `send`/`recv`; a
+/// transport may override them with its own (MPI's) as long as every device receives the same
+/// bytes.
+pub trait Collectives: Sync {
+    /// This device's replica, in `[0, num_replicas)`.
+    fn replica_id(&self) -> u32;
+    /// This device's partition, in `[0, num_partitions)`.
+    fn partition_id(&self) -> u32;
+    /// Replicas in the run.
+    fn num_replicas(&self) -> u32;
+    /// Partitions per replica.
+    fn num_partitions(&self) -> u32;
+
+    /// Sends `bytes` to device `to` (not this one).
+    fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError>;
+    /// Receives the next message from device `from` into `buf`; a message of another length is
+    /// [`CollectiveError::Mismatch`].
+    fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError>;
+
+    /// This device's flattened id, `replica_id * num_partitions + partition_id`.
+    fn device_id(&self) -> DeviceId {
+        self.replica_id() * self.num_partitions() + self.partition_id()
+    }
+
+    /// Devices in the run, `num_replicas * num_partitions`.
+    fn num_devices(&self) -> u32 {
+        self.num_replicas() * self.num_partitions()
+    }
+
+    /// `recv[i*n..(i+1)*n]` = the `send` (of `n` bytes) of `group[i]`, for every member of
+    /// `group` (device ids in group order; this device among them, all calling with one `n`).
+    fn all_gather(
+        &self,
+        group: &[DeviceId],
+        send: &[u8],
+        recv: &mut [u8],
+    ) -> Result<(), CollectiveError> {
+        let me = position(self.device_id(), group, "all_gather")?;
+        let n = send.len();
+        expect_len("all_gather", recv.len(), n * group.len())?;
+        for (i, &d) in group.iter().enumerate() {
+            if i != me {
+                self.send(d, send)?;
+            }
+        }
+        for (i, &d) in group.iter().enumerate() {
+            let out = &mut recv[i * n..(i + 1) * n];
+            if i == me {
+                out.copy_from_slice(send);
+            } else {
+                self.recv(d, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `send` is `group.len()` chunks of `n` bytes: chunk `j` goes to `group[j]`, and
+    /// `recv[i*n..(i+1)*n]` receives chunk `me` of `group[i]`.
+    fn all_to_all(
+        &self,
+        group: &[DeviceId],
+        send: &[u8],
+        recv: &mut [u8],
+    ) -> Result<(), CollectiveError> {
+        let me = position(self.device_id(), group, "all_to_all")?;
+        let g = group.len();
+        if !send.len().is_multiple_of(g) {
+            return Err(CollectiveError::Mismatch {
+                op: "all_to_all",
+                detail: format!("{} bytes do not split into {g} chunks", send.len()),
+            });
+        }
+        let n = send.len() / g;
+        expect_len("all_to_all", recv.len(), send.len())?;
+        for (j, &d) in group.iter().enumerate() {
+            if j != me {
+                self.send(d, &send[j * n..(j + 1) * n])?;
+            }
+        }
+        for (i, &d) in group.iter().enumerate() {
+            let out = &mut recv[i * n..(i + 1) * n];
+            if i == me {
+                out.copy_from_slice(&send[me * n..(me + 1) * n]);
+            } else {
+                self.recv(d, out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where `me` stands in `group`; a group without it is a transport error (a caller bug).
+fn position(me: DeviceId, group: &[DeviceId], op: &str) -> Result<usize, CollectiveError> {
+    group.iter().position(|&d| d == me).ok_or_else(|| {
+        CollectiveError::Transport(format!("{op}: device {me} is not in group {group:?}"))
+    })
+}
+
+/// `Err(Mismatch)` unless a buffer has the length the exchange needs.
+fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), CollectiveError> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(CollectiveError::Mismatch {
+            op,
+            detail: format!("receive buffer of {got} bytes, the exchange gives {want}"),
+        })
+    }
+}
