@@ -6,6 +6,7 @@
 //! here knows an op's rules: names are kept as written and resolved by `check`.
 
 use proc_macro2::{Span, TokenStream};
+use syn::parse::discouraged::Speculative;
 use syn::parse::{Parse, ParseStream};
 use syn::{braced, bracketed, parenthesized, token, Ident, Token};
 use xla_core::{ArrayShape, ElementType, Layout, Shape};
@@ -774,6 +775,12 @@ fn parse_primary(input: ParseStream, depth: usize) -> syn::Result<Expr> {
         )));
     }
     if input.peek(token::Paren) {
+        if let Some(ty) = tuple_type(input) {
+            return Ok(Expr {
+                sp: ty.sp,
+                kind: ExprKind::Type(ty),
+            });
+        }
         let content;
         let paren = parenthesized!(content in input);
         let sp = Sp {
@@ -849,6 +856,26 @@ fn parse_primary(input: ParseStream, depth: usize) -> syn::Result<Expr> {
         return parse_name(input, depth);
     }
     Err(input.error("expected an expression: an op call `Add(x, y)`, a name, a literal or `(...)`"))
+}
+
+/// A tuple type used as a value (CustomCall's `shape = (f32[2, 3], s32[])`): parentheses
+/// holding a top-level comma whose content parses as types. Anything else is left to the
+/// expression parser, so `(x, y)` keeps its message about `Tuple(a, b)`.
+fn tuple_type(input: ParseStream) -> Option<TypeAst> {
+    let (inner, _, _) = input.cursor().group(proc_macro2::Delimiter::Parenthesis)?;
+    let mut c = inner;
+    let mut comma = false;
+    while let Some((tt, next)) = c.token_tree() {
+        comma |= matches!(&tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',');
+        c = next;
+    }
+    if !comma {
+        return None;
+    }
+    let fork = input.fork();
+    let ty = parse_type(&fork, LayoutBrace::Always).ok()?;
+    input.advance_to(&fork);
+    Some(ty)
 }
 
 /// True when the next token is an element type name (`f32`, `pred`, ...).
