@@ -725,3 +725,24 @@ fn fft() {
     let main = m.function("main").unwrap();
     assert!(to_stablehlo(&main.computation).contains("type = IFFT, length = [4]"));
 }
+
+/// CustomCall exports as `stablehlo.custom_call` and imports back to the same IR (the
+/// evaluator cannot run it, so only the text is compared), a tuple result included.
+#[test]
+fn custom_call() {
+    let mut b = Builder::new("main");
+    let x = param(&mut b, 0, F32, &[2, 3]);
+    let k = param(&mut b, 1, S32, &[]);
+    let shape = Shape::Tuple(vec![Shape::array(F32, &[2, 3]), Shape::scalar(S32)]);
+    let t = b
+        .custom_call("my_ops::split", &[x, k], &shape, "cfg \"v1\"", true)
+        .unwrap();
+    let y = b.get_tuple_element(t, 0).unwrap();
+    let one = b.custom_call("softplus", &[y], &Shape::array(F32, &[2, 3]), "", false);
+    let c = b.build(one.unwrap()).unwrap();
+    let text = to_stablehlo(&c);
+    let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let main = m.function("main").expect("@main");
+    assert_eq!(to_stablehlo(&main.computation), text);
+    assert!(text.contains("call_target_name = \"my_ops::split\""), "{text}");
+}

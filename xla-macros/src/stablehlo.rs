@@ -209,6 +209,26 @@ pub fn run(input: TokenStream) -> TokenStream {
         .collect()
 }
 
+/// The CustomCall targets of `fns` (nested computations too), all named at `span`, the path
+/// string: rustc reports a missing target fn or a wrong signature there.
+fn targets(fns: &[Function], span: Span) -> Vec<(String, Span)> {
+    fn walk(c: &xla_core::Computation, span: Span, out: &mut Vec<(String, Span)>) {
+        for i in &c.instrs {
+            if let Op::CustomCall { target, .. } = &i.op {
+                out.push((target.clone(), span));
+            }
+            for sub in i.op.computations() {
+                walk(sub, span, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in fns {
+        walk(&f.computation, span, &mut out);
+    }
+    out
+}
+
 /// One item: its file read and imported, its functions expanded.
 fn expand_item(item: &Item) -> syn::Result<TokenStream> {
     let lit = item.source.lit();
@@ -236,7 +256,7 @@ fn expand_item(item: &Item) -> syn::Result<TokenStream> {
             let fns = crate::expand::expand(&Program {
                 fns: vec![fd],
                 macro_name: MACRO,
-                targets: Vec::new(),
+                targets: targets(&module.functions, lit.span()),
             });
             Ok(quote!(#fns #track))
         }
@@ -263,7 +283,7 @@ fn expand_item(item: &Item) -> syn::Result<TokenStream> {
             let body = crate::expand::expand(&Program {
                 fns,
                 macro_name: MACRO,
-                targets: Vec::new(),
+                targets: targets(&module.functions, lit.span()),
             });
             let (attrs, vis, name) = (&item.attrs, &item.vis, &item.name);
             let doc = format!(

@@ -267,4 +267,6 @@ pub fn run(text: &str, fn_name: &str, args: &[Literal]) -> Result<Vec<Literal>> 
 }
 
 #[cfg(test)]
+mod custom_tests;
+#[cfg(test)]
 mod tests;

@@ -234,6 +234,9 @@ fn value_inner(c: &mut Cursor<'_>, typed: bool) -> Result<Attr> {
     if c.eat_keyword("dense") {
         c.expect("<")?;
         let d = parse_dense(c)?;
+        if index_tensor(c)? {
+            return Ok(Attr::Dense(d, None));
+        }
         let ty = suffix(c)?;
         return Ok(Attr::Dense(d, ty));
     }
@@ -266,6 +269,24 @@ fn value_inner(c: &mut Cursor<'_>, typed: bool) -> Result<Attr> {
         }
         None => Err(c.err("expected an attribute value")),
     }
+}
+
+/// Skips `: tensor<...xindex>` after a `dense<...>` if it comes next: MLIR's `index` type,
+/// which only attributes use (custom calls' `operand_layouts`); their values are integers.
+fn index_tensor(c: &mut Cursor<'_>) -> Result<bool> {
+    let rest = c.rest().trim_start();
+    let is_index = rest
+        .strip_prefix(':')
+        .map(str::trim_start)
+        .and_then(|t| t.strip_prefix("tensor<"))
+        .and_then(|t| t.split_once('>'))
+        .is_some_and(|(inner, _)| inner.ends_with("index"));
+    if is_index {
+        c.expect(":")?;
+        c.expect("tensor")?;
+        c.skip_balanced()?;
+    }
+    Ok(is_index)
 }
 
 /// The integers of an `array<i64: ...>`, `dense<[...]>`, `[1, 2]` or a single integer.

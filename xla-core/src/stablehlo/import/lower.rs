@@ -9,6 +9,8 @@ mod attrs;
 mod chlo;
 mod composite;
 mod control;
+mod custom;
+mod lapack;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -339,6 +341,7 @@ impl Lowerer<'_> {
             "stablehlo.if" | "stablehlo.case" => self.conditional(s, op),
             "chlo.square" => square(s, op),
             "stablehlo.rng" => rng(s, op),
+            "stablehlo.custom_call" => custom::lower(s, op),
             name if chlo::OPS.contains(&name) => chlo::lower(s, op),
             name if name.starts_with("check.") => check(s, op),
             _ => self.registry_op(s, op),

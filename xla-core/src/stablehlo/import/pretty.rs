@@ -32,6 +32,13 @@ pub(super) fn parse(
             Ok(())
         }
         "func.call" | "call" => call(c, op),
+        // `stablehlo.custom_call @target(%a, ...) {attrs} : (types) -> results`.
+        "stablehlo.custom_call" => {
+            call(c, op)?;
+            let target = op.callee.take().unwrap_or_default();
+            op.attrs.push(("call_target_name".into(), Attr::Str(target)));
+            Ok(())
+        }
         "stablehlo.reduce" => reduce(c, op, depth),
         "stablehlo.while" => while_loop(c, op, depth),
         "stablehlo.convolution" => convolution(c, op),

@@ -18,7 +18,7 @@ use crate::ir::{
 use crate::registry::{AttrKind, AttrSpec, AttrValue, Attrs, OpSpec};
 
 /// Attributes with no effect on the computation on CPU.
-fn ignorable(name: &str) -> bool {
+pub(super) fn ignorable(name: &str) -> bool {
     matches!(name, "precision_config" | "algorithm" | "result_accuracy")
         || ["mhlo.", "jax.", "sdy.", "tf.", "xla.", "_"]
             .iter()
