@@ -96,6 +96,11 @@ try:
     # Without x64, device_put would silently narrow s64/u64/f64/c128 inputs.
     jax.config.update("jax_enable_x64", True)
     CLIENT = jax.devices("cpu")[0].client
+    # JAX fills LAPACK's function table when it first lowers a linalg op; a text that calls
+    # `lapack_*_ffi` compiled here without that lowering would run null pointers (a segfault).
+    from jax._src.lax import linalg as _linalg
+
+    _linalg.initialize_lapack()
     DEVICES = CLIENT.devices()[:1]
 except Exception as e:  # noqa: BLE001 - any import failure is reported to the Rust side
     send({"ready": False, "error": f"{type(e).__name__}: {e}"})

@@ -314,8 +314,11 @@ fn custom_call_tuple_program_matches_xla() {
     // The generated code's own evaluator entry cannot run the target: an Err naming it.
     let x = Tensor::<f32, D2<8, 5>>::from_fn(|i| i[0] as f32 - i[1] as f32);
     let k = Tensor::<i32, D1<8>>::from_fn(|i| i[0] as i32);
-    let e = xla_aot::core::eval::evaluate(&custom_tuple::computation(), &[x.to_literal(), k.to_literal()])
-        .unwrap_err();
+    let e = xla_aot::core::eval::evaluate(
+        &custom_tuple::computation(),
+        &[x.to_literal(), k.to_literal()],
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("square_and_count"), "{e}");
     let (sq, n) = custom_tuple(&x, &k);
     assert_eq!(sq.get(&[1, 4]), Some(10.0f32.sqrt()));

@@ -744,5 +744,8 @@ fn custom_call() {
     let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let main = m.function("main").expect("@main");
     assert_eq!(to_stablehlo(&main.computation), text);
-    assert!(text.contains("call_target_name = \"my_ops::split\""), "{text}");
+    assert!(
+        text.contains("call_target_name = \"my_ops::split\""),
+        "{text}"
+    );
 }

@@ -80,10 +80,16 @@ fn custom_call_errors_name_the_rule_and_the_line() {
         "{e}"
     );
     let e = err(&PRETTY.replace("has_side_effect = true", "called_computations = [@f]"));
-    assert!(e.starts_with("2:") && e.contains("called_computations"), "{e}");
+    assert!(
+        e.starts_with("2:") && e.contains("called_computations"),
+        "{e}"
+    );
     // A target that is not a Rust path: the builder's rule.
     let e = err(&PRETTY.replace("my_ops::split", "libfoo.so"));
-    assert!(e.starts_with("2:") && e.contains("must name a Rust fn"), "{e}");
+    assert!(
+        e.starts_with("2:") && e.contains("must name a Rust fn"),
+        "{e}"
+    );
 }
 
 /// `jnp.linalg.cholesky` as JAX 0.10 prints it for f32[3, 3] (LAPACK potrf, then JAX's own
@@ -110,11 +116,21 @@ fn lapack_potrf_is_cholesky_with_info() {
     // A negative third pivot (1 - 1 - 0.25 < 0) after two good ones: info positive.
     let a = Literal::from_vec(&[3, 3], vec![4f32, 0., 0., 2., 5., 0., 2., 3., 1.]).unwrap();
     let out = run(JAX_CHOLESKY, "main", &[a]).unwrap();
-    assert!(out[1].as_slice::<i32>().is_some_and(|i| i[0] > 0), "{:?}", out[1]);
+    assert!(
+        out[1].as_slice::<i32>().is_some_and(|i| i[0] > 0),
+        "{:?}",
+        out[1]
+    );
     // A row-major operand layout would be another problem for LAPACK: refused at the line.
-    let bad = JAX_CHOLESKY.replace("operand_layouts = [dense<[0, 1]>", "operand_layouts = [dense<[1, 0]>");
+    let bad = JAX_CHOLESKY.replace(
+        "operand_layouts = [dense<[0, 1]>",
+        "operand_layouts = [dense<[1, 0]>",
+    );
     let e = parse_module(&bad).unwrap_err().to_string();
-    assert!(e.starts_with("2:") && e.contains("lapack_spotrf_ffi") && e.contains("{0, 1}"), "{e}");
+    assert!(
+        e.starts_with("2:") && e.contains("lapack_spotrf_ffi") && e.contains("{0, 1}"),
+        "{e}"
+    );
     let bad = JAX_CHOLESKY.replace("uplo = 76", "uplo = 88");
     let e = parse_module(&bad).unwrap_err().to_string();
     assert!(e.contains("uplo = 'X'"), "{e}");
@@ -135,5 +151,8 @@ fn lapack_trsm_is_triangular_solve() {
     let e = parse_module(&text.replace("lapack_dtrsm_ffi", "lapack_dgetrf_ffi"))
         .unwrap_err()
         .to_string();
-    assert!(e.starts_with("2:") && e.contains("lapack_dgetrf_ffi"), "{e}");
+    assert!(
+        e.starts_with("2:") && e.contains("lapack_dgetrf_ffi"),
+        "{e}"
+    );
 }

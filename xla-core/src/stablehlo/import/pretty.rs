@@ -36,7 +36,8 @@ pub(super) fn parse(
         "stablehlo.custom_call" => {
             call(c, op)?;
             let target = op.callee.take().unwrap_or_default();
-            op.attrs.push(("call_target_name".into(), Attr::Str(target)));
+            op.attrs
+                .push(("call_target_name".into(), Attr::Str(target)));
             Ok(())
         }
         "stablehlo.reduce" => reduce(c, op, depth),

@@ -176,7 +176,11 @@ fn info_type(op: &Operation) -> Result<ElementType> {
 
 /// `potrf(a)`: `(select(tri, Cholesky(a), a), info)`, as the module doc says.
 fn potrf(b: &mut Builder, a: XlaOp, lower: bool, info_ty: ElementType) -> BResult<Vec<XlaOp>> {
-    let shape = b.shape(a).as_array().cloned().unwrap_or_else(|| unreachable_shape());
+    let shape = b
+        .shape(a)
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| unreachable_shape());
     let dims = shape.dims.clone();
     let r = dims.len();
     let n = dims.last().copied().unwrap_or(0);
