@@ -131,6 +131,16 @@ struct Case {
     tol: Tol,
 }
 
+/// A triangular-solve program: entry points, JAX's text, type, a and b dims, lower.
+type Solve = (
+    Gen,
+    &'static str,
+    ElementType,
+    &'static [i64],
+    &'static [i64],
+    bool,
+);
+
 fn cases() -> Vec<Case> {
     use ElementType::*;
     let mut v = Vec::new();
@@ -185,8 +195,7 @@ fn cases() -> Vec<Case> {
             tol: tol(ty, n),
         });
     }
-    // (gen, text, type, a dims, b dims, lower)
-    let solve: [(Gen, &str, ElementType, &[i64], &[i64], bool); 4] = [
+    let solve: [Solve; 4] = [
         (
             gen!("solve_f32", solve_f32),
             include_str!("stablehlo/linalg_solve_f32.mlir"),

@@ -27,7 +27,7 @@ use crate::element::ElementType;
 use crate::error::Result as BResult;
 use crate::ir::{BinaryOp, ComparisonDirection, Computation, TransposeA, UnaryOp};
 use crate::literal::Literal;
-use crate::shape::Shape;
+use crate::shape::{ArrayShape, Shape};
 
 /// A LAPACK target JAX emits.
 #[derive(Clone, Copy, Debug)]
@@ -141,10 +141,19 @@ pub(super) fn lower(s: &mut Scope, op: &Operation, (call, ty): (Call, ElementTyp
         }
     };
     let lower = pick("uplo", b'L', "LU")? == 'L';
+    let a_shape = s.b.shape(operands[0]).as_array().cloned();
     let b = &mut s.b;
-    let built = match call {
-        Call::Potrf => potrf(b, operands[0], lower, info_type(op)?),
-        Call::Trsm => {
+    let built = match (call, a_shape) {
+        (Call::Potrf, Some(shape)) if shape.dims.len() >= 2 => {
+            potrf(b, operands[0], &shape, lower, info_type(op)?)
+        }
+        (Call::Potrf, shape) => {
+            return Err(invalid(format!(
+                "potrf factors matrices, not {}",
+                shape.map_or("a non-array".into(), |a| a.to_string())
+            )))
+        }
+        (Call::Trsm, _) => {
             let left = pick("side", b'L', "LR")? == 'L';
             let unit = pick("diag", b'N', "NU")? == 'U';
             let t = match pick("trans_x", b'N', "NTC")? {
@@ -175,12 +184,13 @@ fn info_type(op: &Operation) -> Result<ElementType> {
 }
 
 /// `potrf(a)`: `(select(tri, Cholesky(a), a), info)`, as the module doc says.
-fn potrf(b: &mut Builder, a: XlaOp, lower: bool, info_ty: ElementType) -> BResult<Vec<XlaOp>> {
-    let shape = b
-        .shape(a)
-        .as_array()
-        .cloned()
-        .unwrap_or_else(|| unreachable_shape());
+fn potrf(
+    b: &mut Builder,
+    a: XlaOp,
+    shape: &ArrayShape,
+    lower: bool,
+    info_ty: ElementType,
+) -> BResult<Vec<XlaOp>> {
     let dims = shape.dims.clone();
     let r = dims.len();
     let n = dims.last().copied().unwrap_or(0);
@@ -200,7 +210,7 @@ fn potrf(b: &mut Builder, a: XlaOp, lower: bool, info_ty: ElementType) -> BResul
     let diag = b.compare(ComparisonDirection::Eq, false, row, col, None)?;
     let re = b.unary(UnaryOp::Real, l)?;
     let real_ty = shape.ty.complex_component().unwrap_or(shape.ty);
-    let zero = b.constant(Literal::zeros(&crate::shape::ArrayShape::new(real_ty, &[])));
+    let zero = b.constant(Literal::zeros(&ArrayShape::new(real_ty, &[])));
     let zeros = b.broadcast_in_dim(zero, &dims, &[])?;
     let on_diag = b.select(diag, re, zeros)?;
     let add = reducer(real_ty, BinaryOp::Add)?;
@@ -226,11 +236,6 @@ fn potrf(b: &mut Builder, a: XlaOp, lower: bool, info_ty: ElementType) -> BResul
     let success = b.compare(ComparisonDirection::Eq, false, first, nb, None)?;
     let info = b.select(success, izeros, first)?;
     Ok(vec![factor, info])
-}
-
-/// Never reached: `lower` checked the operand is an array.
-fn unreachable_shape() -> crate::shape::ArrayShape {
-    crate::shape::ArrayShape::new(ElementType::F32, &[0, 0])
 }
 
 /// The scalar `v` of integer type `ty`.
