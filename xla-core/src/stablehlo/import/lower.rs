@@ -7,6 +7,7 @@
 
 mod attrs;
 mod chlo;
+mod chlo_complex;
 mod composite;
 mod control;
 mod custom;
@@ -340,6 +341,10 @@ impl Lowerer<'_> {
             "stablehlo.while" => self.while_loop(s, op),
             "stablehlo.if" | "stablehlo.case" => self.conditional(s, op),
             "chlo.square" => square(s, op),
+            _ if chlo_complex::text_for(s, op).is_some() => {
+                let text = chlo_complex::text_for(s, op).unwrap_or_default();
+                chlo_complex::lower(s, op, text)
+            }
             "stablehlo.rng" => rng(s, op),
             "stablehlo.custom_call" => custom::lower(s, op),
             name if chlo::OPS.contains(&name) => chlo::lower(s, op),

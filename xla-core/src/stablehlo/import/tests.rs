@@ -254,7 +254,7 @@ fn chlo_math_ops_decompose_on_real_floats_and_name_other_types() {
     let e = parse_module(int).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "2:3: unsupported: chlo.asinh of s32 (real floats only)"
+        "2:3: unsupported: chlo.asinh of s32 (real floats, and c64/c128 for the complex functions)"
     );
 }
 

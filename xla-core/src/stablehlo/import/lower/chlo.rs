@@ -50,7 +50,11 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
         Shape::Array(a) if a.ty.is_float() => a.ty,
         Shape::Array(a) => {
             return Err(ImportError::Unsupported {
-                feature: format!("{} of {} (real floats only)", op.name, a.ty.name()),
+                feature: format!(
+                    "{} of {} (real floats, and c64/c128 for the complex functions)",
+                    op.name,
+                    a.ty.name()
+                ),
                 pos: op.pos,
             })
         }

@@ -1,0 +1,65 @@
+module @jit_atan attributes {mhlo.cross_program_prefetches = [], mhlo.input_output_alias = [], mhlo.is_dynamic = false, mhlo.use_auto_spmd_partitioning = false} {
+  func.func @main(%arg0: tensor<complex<f64>>) -> tensor<complex<f64>> {
+    %0 = stablehlo.imag %arg0 : (tensor<complex<f64>>) -> tensor<f64>
+    %1 = stablehlo.negate %0 : tensor<f64>
+    %2 = stablehlo.abs %1 : tensor<f64>
+    %cst = stablehlo.constant dense<8.1129638414606717E+31> : tensor<f64>
+    %3 = stablehlo.compare LT, %2, %cst : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %4 = stablehlo.real %arg0 : (tensor<complex<f64>>) -> tensor<f64>
+    %5 = stablehlo.abs %4 : tensor<f64>
+    %6 = stablehlo.compare LT, %5, %cst : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %7 = stablehlo.and %3, %6 : tensor<i1>
+    %8 = stablehlo.add %4, %4 : tensor<f64>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f64>
+    %9 = stablehlo.subtract %cst_0, %2 : tensor<f64>
+    %10 = stablehlo.add %2, %cst_0 : tensor<f64>
+    %11 = stablehlo.multiply %9, %10 : tensor<f64>
+    %12 = stablehlo.multiply %4, %4 : tensor<f64>
+    %13 = stablehlo.subtract %11, %12 : tensor<f64>
+    %14 = stablehlo.atan2 %8, %13 : tensor<f64>
+    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %15 = stablehlo.compare GE, %4, %cst_1 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %cst_2 = stablehlo.constant dense<-1.000000e+00> : tensor<f64>
+    %16 = stablehlo.select %15, %cst_0, %cst_2 : tensor<i1>, tensor<f64>
+    %cst_3 = stablehlo.constant dense<3.1415926535897931> : tensor<f64>
+    %17 = stablehlo.multiply %16, %cst_3 : tensor<f64>
+    %18 = stablehlo.select %7, %14, %17 : tensor<i1>, tensor<f64>
+    %cst_4 = stablehlo.constant dense<5.000000e-01> : tensor<f64>
+    %19 = stablehlo.multiply %18, %cst_4 : tensor<f64>
+    %20 = stablehlo.compare GE, %1, %cst_1 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %21 = stablehlo.select %20, %cst_0, %cst_2 : tensor<i1>, tensor<f64>
+    %22 = stablehlo.multiply %9, %9 : tensor<f64>
+    %23 = stablehlo.add %22, %12 : tensor<f64>
+    %24 = stablehlo.divide %2, %23 : tensor<f64>
+    %cst_5 = stablehlo.constant dense<0x4340000000000001> : tensor<f64>
+    %25 = stablehlo.multiply %5, %cst_5 : tensor<f64>
+    %26 = stablehlo.compare LT, %25, %2 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %27 = stablehlo.divide %cst_0, %2 : tensor<f64>
+    %cst_6 = stablehlo.constant dense<0x7FF0000000000000> : tensor<f64>
+    %28 = stablehlo.compare EQ, %1, %cst_6 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %cst_7 = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
+    %29 = stablehlo.compare EQ, %1, %cst_7 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %30 = stablehlo.or %28, %29 : tensor<i1>
+    %31 = stablehlo.compare EQ, %4, %cst_6 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %32 = stablehlo.compare EQ, %4, %cst_7 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %33 = stablehlo.or %31, %32 : tensor<i1>
+    %34 = stablehlo.or %30, %33 : tensor<i1>
+    %35 = stablehlo.divide %2, %4 : tensor<f64>
+    %36 = stablehlo.divide %4, %2 : tensor<f64>
+    %37 = stablehlo.add %35, %36 : tensor<f64>
+    %38 = stablehlo.divide %cst_0, %37 : tensor<f64>
+    %39 = stablehlo.divide %38, %4 : tensor<f64>
+    %40 = stablehlo.select %34, %cst_1, %39 : tensor<i1>, tensor<f64>
+    %41 = stablehlo.select %26, %27, %40 : tensor<i1>, tensor<f64>
+    %42 = stablehlo.select %7, %24, %41 : tensor<i1>, tensor<f64>
+    %cst_8 = stablehlo.constant dense<4.000000e+00> : tensor<f64>
+    %43 = stablehlo.multiply %42, %cst_8 : tensor<f64>
+    %44 = stablehlo.log_plus_one %43 : tensor<f64>
+    %45 = stablehlo.multiply %21, %44 : tensor<f64>
+    %cst_9 = stablehlo.constant dense<2.500000e-01> : tensor<f64>
+    %46 = stablehlo.multiply %45, %cst_9 : tensor<f64>
+    %47 = stablehlo.negate %46 : tensor<f64>
+    %48 = stablehlo.complex %19, %47 : tensor<complex<f64>>
+    return %48 : tensor<complex<f64>>
+  }
+}

@@ -1,0 +1,63 @@
+module @jit_atanh attributes {mhlo.cross_program_prefetches = [], mhlo.input_output_alias = [], mhlo.is_dynamic = false, mhlo.use_auto_spmd_partitioning = false} {
+  func.func @main(%arg0: tensor<complex<f64>>) -> tensor<complex<f64>> {
+    %0 = stablehlo.real %arg0 : (tensor<complex<f64>>) -> tensor<f64>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %1 = stablehlo.compare GE, %0, %cst : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f64>
+    %cst_1 = stablehlo.constant dense<-1.000000e+00> : tensor<f64>
+    %2 = stablehlo.select %1, %cst_0, %cst_1 : tensor<i1>, tensor<f64>
+    %3 = stablehlo.abs %0 : tensor<f64>
+    %cst_2 = stablehlo.constant dense<8.1129638414606717E+31> : tensor<f64>
+    %4 = stablehlo.compare LT, %3, %cst_2 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %5 = stablehlo.imag %arg0 : (tensor<complex<f64>>) -> tensor<f64>
+    %6 = stablehlo.abs %5 : tensor<f64>
+    %7 = stablehlo.compare LT, %6, %cst_2 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %8 = stablehlo.and %4, %7 : tensor<i1>
+    %9 = stablehlo.subtract %cst_0, %3 : tensor<f64>
+    %10 = stablehlo.multiply %9, %9 : tensor<f64>
+    %11 = stablehlo.multiply %5, %5 : tensor<f64>
+    %12 = stablehlo.add %10, %11 : tensor<f64>
+    %13 = stablehlo.divide %3, %12 : tensor<f64>
+    %cst_3 = stablehlo.constant dense<0x4340000000000001> : tensor<f64>
+    %14 = stablehlo.multiply %6, %cst_3 : tensor<f64>
+    %15 = stablehlo.compare LT, %14, %3 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %16 = stablehlo.divide %cst_0, %3 : tensor<f64>
+    %cst_4 = stablehlo.constant dense<0x7FF0000000000000> : tensor<f64>
+    %17 = stablehlo.compare EQ, %0, %cst_4 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %cst_5 = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
+    %18 = stablehlo.compare EQ, %0, %cst_5 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %19 = stablehlo.or %17, %18 : tensor<i1>
+    %20 = stablehlo.compare EQ, %5, %cst_4 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %21 = stablehlo.compare EQ, %5, %cst_5 : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %22 = stablehlo.or %20, %21 : tensor<i1>
+    %23 = stablehlo.or %19, %22 : tensor<i1>
+    %24 = stablehlo.divide %3, %5 : tensor<f64>
+    %25 = stablehlo.divide %5, %3 : tensor<f64>
+    %26 = stablehlo.add %24, %25 : tensor<f64>
+    %27 = stablehlo.divide %cst_0, %26 : tensor<f64>
+    %28 = stablehlo.divide %27, %5 : tensor<f64>
+    %29 = stablehlo.select %23, %cst, %28 : tensor<i1>, tensor<f64>
+    %30 = stablehlo.select %15, %16, %29 : tensor<i1>, tensor<f64>
+    %31 = stablehlo.select %8, %13, %30 : tensor<i1>, tensor<f64>
+    %cst_6 = stablehlo.constant dense<4.000000e+00> : tensor<f64>
+    %32 = stablehlo.multiply %31, %cst_6 : tensor<f64>
+    %33 = stablehlo.log_plus_one %32 : tensor<f64>
+    %34 = stablehlo.multiply %2, %33 : tensor<f64>
+    %cst_7 = stablehlo.constant dense<2.500000e-01> : tensor<f64>
+    %35 = stablehlo.multiply %34, %cst_7 : tensor<f64>
+    %36 = stablehlo.add %5, %5 : tensor<f64>
+    %37 = stablehlo.add %3, %cst_0 : tensor<f64>
+    %38 = stablehlo.multiply %9, %37 : tensor<f64>
+    %39 = stablehlo.subtract %38, %11 : tensor<f64>
+    %40 = stablehlo.atan2 %36, %39 : tensor<f64>
+    %41 = stablehlo.compare GE, %5, %cst : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    %42 = stablehlo.select %41, %cst_0, %cst_1 : tensor<i1>, tensor<f64>
+    %cst_8 = stablehlo.constant dense<3.1415926535897931> : tensor<f64>
+    %43 = stablehlo.multiply %42, %cst_8 : tensor<f64>
+    %44 = stablehlo.select %8, %40, %43 : tensor<i1>, tensor<f64>
+    %cst_9 = stablehlo.constant dense<5.000000e-01> : tensor<f64>
+    %45 = stablehlo.multiply %44, %cst_9 : tensor<f64>
+    %46 = stablehlo.complex %35, %45 : tensor<complex<f64>>
+    return %46 : tensor<complex<f64>>
+  }
+}

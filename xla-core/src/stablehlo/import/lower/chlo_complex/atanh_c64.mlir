@@ -1,0 +1,63 @@
+module @jit_atanh attributes {mhlo.cross_program_prefetches = [], mhlo.input_output_alias = [], mhlo.is_dynamic = false, mhlo.use_auto_spmd_partitioning = false} {
+  func.func @main(%arg0: tensor<complex<f32>>) -> tensor<complex<f32>> {
+    %0 = stablehlo.real %arg0 : (tensor<complex<f32>>) -> tensor<f32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = stablehlo.compare GE, %0, %cst : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %cst_1 = stablehlo.constant dense<-1.000000e+00> : tensor<f32>
+    %2 = stablehlo.select %1, %cst_0, %cst_1 : tensor<i1>, tensor<f32>
+    %3 = stablehlo.abs %0 : tensor<f32>
+    %cst_2 = stablehlo.constant dense<2.81475044E+14> : tensor<f32>
+    %4 = stablehlo.compare LT, %3, %cst_2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %5 = stablehlo.imag %arg0 : (tensor<complex<f32>>) -> tensor<f32>
+    %6 = stablehlo.abs %5 : tensor<f32>
+    %7 = stablehlo.compare LT, %6, %cst_2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %8 = stablehlo.and %4, %7 : tensor<i1>
+    %9 = stablehlo.subtract %cst_0, %3 : tensor<f32>
+    %10 = stablehlo.multiply %9, %9 : tensor<f32>
+    %11 = stablehlo.multiply %5, %5 : tensor<f32>
+    %12 = stablehlo.add %10, %11 : tensor<f32>
+    %13 = stablehlo.divide %3, %12 : tensor<f32>
+    %cst_3 = stablehlo.constant dense<0x4B800001> : tensor<f32>
+    %14 = stablehlo.multiply %6, %cst_3 : tensor<f32>
+    %15 = stablehlo.compare LT, %14, %3 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %16 = stablehlo.divide %cst_0, %3 : tensor<f32>
+    %cst_4 = stablehlo.constant dense<0x7F800000> : tensor<f32>
+    %17 = stablehlo.compare EQ, %0, %cst_4 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %cst_5 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %18 = stablehlo.compare EQ, %0, %cst_5 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %19 = stablehlo.or %17, %18 : tensor<i1>
+    %20 = stablehlo.compare EQ, %5, %cst_4 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %21 = stablehlo.compare EQ, %5, %cst_5 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %22 = stablehlo.or %20, %21 : tensor<i1>
+    %23 = stablehlo.or %19, %22 : tensor<i1>
+    %24 = stablehlo.divide %3, %5 : tensor<f32>
+    %25 = stablehlo.divide %5, %3 : tensor<f32>
+    %26 = stablehlo.add %24, %25 : tensor<f32>
+    %27 = stablehlo.divide %cst_0, %26 : tensor<f32>
+    %28 = stablehlo.divide %27, %5 : tensor<f32>
+    %29 = stablehlo.select %23, %cst, %28 : tensor<i1>, tensor<f32>
+    %30 = stablehlo.select %15, %16, %29 : tensor<i1>, tensor<f32>
+    %31 = stablehlo.select %8, %13, %30 : tensor<i1>, tensor<f32>
+    %cst_6 = stablehlo.constant dense<4.000000e+00> : tensor<f32>
+    %32 = stablehlo.multiply %31, %cst_6 : tensor<f32>
+    %33 = stablehlo.log_plus_one %32 : tensor<f32>
+    %34 = stablehlo.multiply %2, %33 : tensor<f32>
+    %cst_7 = stablehlo.constant dense<2.500000e-01> : tensor<f32>
+    %35 = stablehlo.multiply %34, %cst_7 : tensor<f32>
+    %36 = stablehlo.add %5, %5 : tensor<f32>
+    %37 = stablehlo.add %3, %cst_0 : tensor<f32>
+    %38 = stablehlo.multiply %9, %37 : tensor<f32>
+    %39 = stablehlo.subtract %38, %11 : tensor<f32>
+    %40 = stablehlo.atan2 %36, %39 : tensor<f32>
+    %41 = stablehlo.compare GE, %5, %cst : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %42 = stablehlo.select %41, %cst_0, %cst_1 : tensor<i1>, tensor<f32>
+    %cst_8 = stablehlo.constant dense<3.14159274> : tensor<f32>
+    %43 = stablehlo.multiply %42, %cst_8 : tensor<f32>
+    %44 = stablehlo.select %8, %40, %43 : tensor<i1>, tensor<f32>
+    %cst_9 = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+    %45 = stablehlo.multiply %44, %cst_9 : tensor<f32>
+    %46 = stablehlo.complex %35, %45 : tensor<complex<f32>>
+    return %46 : tensor<complex<f32>>
+  }
+}
