@@ -20,7 +20,8 @@
 
 use super::super::ast::{Attr, Operation};
 use super::super::{ImportError, Result};
-use super::custom::{check_layouts, rank};
+use super::attrs::ignorable;
+use super::custom::{attr_text, check_layouts, rank};
 use super::{bind_all, shape_err, Scope};
 use crate::builder::{Builder, XlaOp};
 use crate::element::ElementType;
@@ -77,70 +78,9 @@ pub(super) fn lower(s: &mut Scope, op: &Operation, (call, ty): (Call, ElementTyp
         message: format!("stablehlo.custom_call @{target}: {message}"),
         pos: op.pos,
     };
-    let operands = op
-        .operands
-        .iter()
-        .map(|n| s.get(n, op.pos))
-        .collect::<Result<Vec<_>>>()?;
-    let arity = match call {
-        Call::Potrf => 1,
-        Call::Trsm => 2,
-    };
-    if operands.len() != arity {
-        return Err(invalid(format!(
-            "takes {arity} operands, {} given",
-            operands.len()
-        )));
-    }
-    for &v in &operands {
-        match s.b.shape(v).as_array() {
-            Some(a) if a.ty == ty => {}
-            _ => {
-                return Err(invalid(format!(
-                    "operands are {} arrays, not {}",
-                    ty.name(),
-                    s.b.shape(v)
-                )))
-            }
-        }
-    }
-    let ranks: Vec<usize> = operands
-        .iter()
-        .map(|&v| s.b.shape(v).as_array().map_or(0, |a| a.dims.len()))
-        .collect();
-    check_layouts(op, "operand_layouts", &ranks, column_major).map_err(&invalid)?;
-    let ranks: Vec<usize> = op.result_types.iter().map(rank).collect();
-    // `info` has the batch dimensions, row-major.
-    let want = |r: usize| match call {
-        Call::Potrf if r + 2 == ranks[0] => (0..r as i64).rev().collect(),
-        Call::Potrf | Call::Trsm => column_major(r),
-    };
-    check_layouts(op, "result_layouts", &ranks, want).map_err(&invalid)?;
-    let cfg = |key: &str, default: u8| -> std::result::Result<char, String> {
-        let v = match op.attr("mhlo.backend_config") {
-            Some(Attr::Dict(d)) => d.iter().find(|(n, _)| n == key).map(|(_, a)| a),
-            _ => None,
-        };
-        match v {
-            None => Ok(char::from(default)),
-            Some(Attr::Int(c)) => u8::try_from(*c)
-                .map(char::from)
-                .map_err(|_| format!("{key} = {c} is not a character code")),
-            Some(other) => Err(format!("{key} is {other:?}, not a ui8 character code")),
-        }
-    };
-    let pick = |key: &str, default: u8, options: &str| {
-        let c = cfg(key, default).map_err(&invalid)?;
-        if options.contains(c) {
-            Ok(c)
-        } else {
-            Err(invalid(format!(
-                "{key} = '{c}' ({}), LAPACK takes one of {options}",
-                c as u32
-            )))
-        }
-    };
-    let lower = pick("uplo", b'L', "LU")? == 'L';
+    let operands = checked_operands(s, op, call, ty).map_err(&invalid)?;
+    let pick = |key: &str, default: u8, options: &str| option(op, key, default, options);
+    let lower = pick("uplo", b'L', "LU").map_err(&invalid)? == 'L';
     let a_shape = s.b.shape(operands[0]).as_array().cloned();
     let b = &mut s.b;
     let built = match (call, a_shape) {
@@ -154,9 +94,9 @@ pub(super) fn lower(s: &mut Scope, op: &Operation, (call, ty): (Call, ElementTyp
             )))
         }
         (Call::Trsm, _) => {
-            let left = pick("side", b'L', "LR")? == 'L';
-            let unit = pick("diag", b'N', "NU")? == 'U';
-            let t = match pick("trans_x", b'N', "NTC")? {
+            let left = pick("side", b'L', "LR").map_err(&invalid)? == 'L';
+            let unit = pick("diag", b'N', "NU").map_err(&invalid)? == 'U';
+            let t = match pick("trans_x", b'N', "NTC").map_err(&invalid)? {
                 'T' => TransposeA::Transpose,
                 'C' => TransposeA::Adjoint,
                 _ => TransposeA::NoTranspose,
@@ -167,6 +107,94 @@ pub(super) fn lower(s: &mut Scope, op: &Operation, (call, ty): (Call, ElementTyp
     };
     let vals = built.map_err(|e| shape_err(&format!("{} @{target}", op.name), e, op.pos))?;
     bind_all(s, op, &vals)
+}
+
+/// The operands, checked: their number, element type, layouts (column-major matrices, `info`
+/// row-major), and no attribute that would change the call.
+fn checked_operands(
+    s: &Scope,
+    op: &Operation,
+    call: Call,
+    ty: ElementType,
+) -> std::result::Result<Vec<XlaOp>, String> {
+    for (name, a) in &op.attrs {
+        match (name.as_str(), a) {
+            ("call_target_name" | "api_version" | "output_operand_aliases", _)
+            | ("operand_layouts" | "result_layouts" | "mhlo.backend_config", _) => {}
+            ("backend_config", Attr::Str(t)) if t.is_empty() => {}
+            ("has_side_effect", Attr::Bool(false)) => {}
+            (n, _) if ignorable(n) => {}
+            (n, a) => return Err(format!("attribute `{n} = {}` is not read", attr_text(a))),
+        }
+    }
+    let operands = op
+        .operands
+        .iter()
+        .map(|n| s.get(n, op.pos).map_err(|e| e.to_string()))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let arity = match call {
+        Call::Potrf => 1,
+        Call::Trsm => 2,
+    };
+    if operands.len() != arity {
+        return Err(format!("takes {arity} operands, {} given", operands.len()));
+    }
+    let mut ranks = Vec::new();
+    for &v in &operands {
+        match s.b.shape(v).as_array() {
+            Some(a) if a.ty == ty => ranks.push(a.dims.len()),
+            _ => {
+                return Err(format!(
+                    "operands are {} arrays, not {}",
+                    ty.name(),
+                    s.b.shape(v)
+                ))
+            }
+        }
+    }
+    check_layouts(op, "operand_layouts", &ranks, column_major)?;
+    let ranks: Vec<usize> = op.result_types.iter().map(rank).collect();
+    // `info` has the batch dimensions, row-major.
+    let want = |r: usize| match call {
+        Call::Potrf if r + 2 == ranks[0] => (0..r as i64).rev().collect(),
+        Call::Potrf | Call::Trsm => column_major(r),
+    };
+    check_layouts(op, "result_layouts", &ranks, want)?;
+    Ok(operands)
+}
+
+/// LAPACK's character option `key` of `mhlo.backend_config` (a `ui8` code), one of `options`;
+/// `default` when absent.
+fn option(
+    op: &Operation,
+    key: &str,
+    default: u8,
+    options: &str,
+) -> std::result::Result<char, String> {
+    let v = match op.attr("mhlo.backend_config") {
+        Some(Attr::Dict(d)) => d.iter().find(|(n, _)| n == key).map(|(_, a)| a),
+        _ => None,
+    };
+    let c = match v {
+        None => char::from(default),
+        Some(Attr::Int(c)) => u8::try_from(*c)
+            .map(char::from)
+            .map_err(|_| format!("{key} = {c} is not a character code"))?,
+        Some(other) => {
+            return Err(format!(
+                "{key} = {} is not a ui8 character code",
+                attr_text(other)
+            ))
+        }
+    };
+    if options.contains(c) {
+        Ok(c)
+    } else {
+        Err(format!(
+            "{key} = '{c}' ({}), LAPACK takes one of {options}",
+            c as u32
+        ))
+    }
 }
 
 /// The declared element type of potrf's `info` (JAX: i32).
