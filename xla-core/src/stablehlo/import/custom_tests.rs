@@ -1,5 +1,6 @@
 //! `stablehlo.custom_call` on import: a Rust target kept as our CustomCall (pretty and generic
-//! forms, tuple results, backend configs, layouts), JAX's LAPACK calls as our linalg ops.
+//! forms, tuple results, backend configs, layouts), JAX's LAPACK calls as our linalg ops; CHLO's
+//! complex functions as maps.
 
 use super::*;
 use crate::ir::Op;
@@ -154,5 +155,43 @@ fn lapack_trsm_is_triangular_solve() {
     assert!(
         e.starts_with("2:") && e.contains("lapack_dgetrf_ffi"),
         "{e}"
+    );
+}
+
+/// CHLO's functions of complex numbers import as `Map` of XLA's decomposition (against XLA in
+/// `tests/oracle_chlo_complex.rs`): exact points here.
+#[test]
+fn chlo_complex_functions_import_as_maps() {
+    use num_complex::Complex;
+    let text = r#"func.func @main(%x: tensor<2xcomplex<f64>>) -> (tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>) {
+  %0 = chlo.asin %x : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>>
+  %1 = chlo.sinh %x : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>>
+  return %0, %1 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>
+}"#;
+    let m = parse_module(text).unwrap();
+    let main = &m.function("main").unwrap().computation;
+    assert_eq!(
+        main.instrs
+            .iter()
+            .filter(|i| matches!(i.op, Op::Map { .. }))
+            .count(),
+        2
+    );
+    let x = Literal::from_vec(
+        &[2],
+        vec![Complex::new(0.0f64, 0.0), Complex::new(1.0, 0.0)],
+    )
+    .unwrap();
+    let out = run(text, "main", &[x]).unwrap();
+    let asin = out[0].as_slice::<Complex<f64>>().unwrap();
+    assert_eq!(asin[0], Complex::new(0.0, 0.0));
+    assert!(
+        (asin[1].re - std::f64::consts::FRAC_PI_2).abs() < 1e-15,
+        "{asin:?}"
+    );
+    let sinh = out[1].as_slice::<Complex<f64>>().unwrap();
+    assert!(
+        (sinh[1].re - 1f64.sinh()).abs() < 1e-15 && sinh[1].im == 0.0,
+        "{sinh:?}"
     );
 }
