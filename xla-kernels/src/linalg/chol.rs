@@ -4,13 +4,16 @@ use super::trsm::{mm, neg_inverse};
 use super::{LinalgElem, CHOL_BLOCK};
 use crate::gemm::{GemmError, GemmScratch};
 
-/// Scratch elements one factorisation of an `n x n` matrix needs: the real pivots, then for
-/// `n > CHOL_BLOCK` two panels of `CHOL_BLOCK x n` and one block's inverse.
+/// Scratch elements one factorisation of an `n x n` matrix needs: the real pivots, the
+/// diagonal block's upper working copy, then for `n > CHOL_BLOCK` two panels of
+/// `CHOL_BLOCK x n` and one block's inverse.
 pub(super) fn scratch_len(n: usize) -> usize {
+    let block = n.min(CHOL_BLOCK);
+    let work = block * stride(block);
     if n <= CHOL_BLOCK {
-        n
+        n + work
     } else {
-        n + 2 * CHOL_BLOCK * n + CHOL_BLOCK * CHOL_BLOCK
+        n + work + 2 * CHOL_BLOCK * n + CHOL_BLOCK * CHOL_BLOCK
     }
 }
 
@@ -23,6 +26,10 @@ pub(super) fn factor<T: LinalgElem>(
     scratch: &mut [T],
     g: &mut GemmScratch,
 ) -> Result<(), GemmError> {
+    if n <= CHOL_BLOCK {
+        factor_small(a, o, n, lower, scratch);
+        return Ok(());
+    }
     // The lower triangle of the matrix factored: `a`, or `a^T` for the upper form (XLA
     // transposes without conjugating).
     for i in 0..n {
@@ -31,10 +38,12 @@ pub(super) fn factor<T: LinalgElem>(
         }
     }
     let (piv, rest) = scratch.split_at_mut(n);
+    let block = n.min(CHOL_BLOCK);
+    let (work, rest) = rest.split_at_mut(block * stride(block));
     let mut failed = false;
     for j0 in (0..n).step_by(CHOL_BLOCK) {
         let j1 = (j0 + CHOL_BLOCK).min(n);
-        failed |= diagonal_block(o, n, j0, j1, piv);
+        failed |= diagonal_block(o, n, (j0, j1), piv, work);
         if j1 < n {
             panel_and_update(o, n, j0, j1, piv, rest, g)?;
         }
@@ -58,35 +67,125 @@ pub(super) fn factor<T: LinalgElem>(
     Ok(())
 }
 
-/// Factors the diagonal block `[j0, j1)` in place, column by column (its columns left of the
-/// block already subtracted by the trailing updates): `v_i = o_ij - sum_c o_ic conj(o_jc)`
-/// over the block's earlier columns, pivot `p = sqrt(re v_j)`, `o_ij = v_i / p` (`i >= j`).
+/// [`factor`] of a matrix of one block (`n <= CHOL_BLOCK`): straight into the upper form
+/// [`factor_upper`] works on (`u = conj(l)^T`, read from `a`'s lower triangle transposed, or
+/// from its upper triangle as it is for the upper form) and straight out, with no other pass.
+fn factor_small<T: LinalgElem>(a: &[T], o: &mut [T], n: usize, lower: bool, scratch: &mut [T]) {
+    let (piv, rest) = scratch.split_at_mut(n);
+    let w = stride(n);
+    let u = &mut rest[..n * w];
+    // Finite values left of the diagonal and past `n`: the row updates run over them.
+    u.fill(T::default());
+    for (i, arow) in a.chunks_exact(n).enumerate() {
+        if lower {
+            // a's row i, left of the diagonal, is u's column i above it.
+            for (r, &x) in arow[..=i].iter().enumerate() {
+                u[r * w + i] = x.conj();
+            }
+        } else {
+            for (d, &x) in u[i * w + i..i * w + n].iter_mut().zip(&arow[i..]) {
+                *d = x.conj();
+            }
+        }
+    }
+    if factor_upper(u, n, piv) {
+        o.fill(T::nan());
+        return;
+    }
+    // lower: o = l = conj(u)^T; upper: o = l^T = conj(u), as `factor` computes them.
+    for (r, (orow, urow)) in o.chunks_exact_mut(n).zip(u.chunks_exact(w)).enumerate() {
+        if lower {
+            let (head, zeros) = orow.split_at_mut(r + 1);
+            for (c, d) in head.iter_mut().enumerate() {
+                *d = u[c * w + r].conj();
+            }
+            zeros.fill(T::default());
+        } else {
+            let (zeros, tail) = orow.split_at_mut(r);
+            zeros.fill(T::default());
+            for (d, &x) in tail.iter_mut().zip(&urow[r..]) {
+                *d = x.conj();
+            }
+        }
+    }
+}
+
+/// Factors the diagonal block `[j0, j1)` in place (its columns left of the block already
+/// subtracted by the trailing updates), through its upper form in `work` ([`factor_upper`]).
 /// Returns true when a pivot is NaN.
 fn diagonal_block<T: LinalgElem>(
     o: &mut [T],
     n: usize,
-    j0: usize,
-    j1: usize,
+    (j0, j1): (usize, usize),
     piv: &mut [T],
+    work: &mut [T],
 ) -> bool {
-    let mut failed = false;
-    for j in j0..j1 {
-        let dot = |o: &[T], i: usize| {
-            let (ri, rj) = (&o[i * n + j0..i * n + j], &o[j * n + j0..j * n + j]);
-            ri.iter()
-                .zip(rj)
-                .fold(T::default(), |s, (&x, &y)| s + x * y.conj())
-        };
-        let vjj = o[j * n + j] - dot(o, j);
-        let p = vjj.sqrt_re();
-        failed |= p.re_is_nan();
-        piv[j] = p;
-        o[j * n + j] = vjj / p;
-        for i in j + 1..j1 {
-            o[i * n + j] = (o[i * n + j] - dot(o, i)) / p;
+    let b = j1 - j0;
+    let w = stride(b);
+    let u = &mut work[..b * w];
+    u.fill(T::default());
+    for r in 0..b {
+        for c in 0..=r {
+            u[c * w + r] = o[(j0 + r) * n + j0 + c].conj();
+        }
+    }
+    let failed = factor_upper(u, b, &mut piv[j0..j1]);
+    for r in 0..b {
+        for c in 0..=r {
+            o[(j0 + r) * n + j0 + c] = u[c * w + r].conj();
         }
     }
     failed
+}
+
+/// Columns of a row of the upper working form: `b` rounded up to [`LANES`], so every row update
+/// runs over whole vectors (no scalar tail; the columns it also touches left of the diagonal
+/// and right of `b` are never read back).
+fn stride(b: usize) -> usize {
+    b.next_multiple_of(LANES)
+}
+
+/// Elements the row updates of [`factor_upper`] go through at a time (a multiple of every
+/// vector width the compiler may pick for the four element types).
+const LANES: usize = 16;
+
+/// `u = chol(a)` in upper form (`a = u^H u`, `u` `b x b` row-major with row stride
+/// [`stride`]`(b)`, only its upper triangle meaningful), right-looking: pivot
+/// `p_j = sqrt(re u_jj)` (into `piv`), row `u_j /= p_j`, then every later row
+/// `u_i -= conj(u_ji) u_j`: updates along contiguous rows in whole blocks of [`LANES`], which
+/// vectorise (the lower form's dot products run along one dependency chain instead).
+/// Returns true when a pivot is NaN.
+fn factor_upper<T: LinalgElem>(u: &mut [T], b: usize, piv: &mut [T]) -> bool {
+    let w = stride(b);
+    let mut failed = false;
+    for j in 0..b {
+        let (head, tail) = u.split_at_mut((j + 1) * w);
+        let row = &mut head[j * w..];
+        let p = row[j].sqrt_re();
+        failed |= p.re_is_nan();
+        piv[j] = p;
+        for x in row[j..b].iter_mut() {
+            *x = *x / p;
+        }
+        for (i, later) in tail.chunks_exact_mut(w).take(b - j - 1).enumerate() {
+            let c = j + 1 + i; // this row's diagonal column
+            let s = row[c].conj();
+            let from = c / LANES * LANES;
+            sub_scaled(&mut later[from..], &row[from..], s);
+        }
+    }
+    failed
+}
+
+/// `d -= s x` over whole blocks of [`LANES`]. A function of its own so that the compiler
+/// knows `d` and `x` do not overlap and vectorises the loop.
+#[inline(never)]
+fn sub_scaled<T: LinalgElem>(d: &mut [T], x: &[T], s: T) {
+    for (d, x) in d.chunks_exact_mut(LANES).zip(x.chunks_exact(LANES)) {
+        for (d, &x) in d.iter_mut().zip(x) {
+            *d = *d - s * x;
+        }
+    }
 }
 
 /// The panel below the diagonal block `[j0, j1)` and the trailing update:
