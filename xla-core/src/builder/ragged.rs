@@ -170,8 +170,17 @@ impl Bounds {
         map.push(0);
         let t = ElementType::S64;
         let row = b.iota(Shape::Array(ArrayShape::new(t, &dims)), ragged as i64 + 1)?;
-        let start = b.broadcast_in_dim(self.start, &dims, &map)?;
-        let end = b.broadcast_in_dim(self.end, &dims, &map)?;
+        // BroadcastInDim wants increasing dimensions: group_sizes's axes put in that order.
+        let mut perm: Vec<usize> = (0..map.len()).collect();
+        perm.sort_by_key(|&i| map[i]);
+        let sorted: Vec<i64> = perm.iter().map(|&i| map[i]).collect();
+        let perm: Vec<i64> = perm.iter().map(|&i| i as i64).collect();
+        let spread = |b: &mut Builder, v: XlaOp| -> Result<XlaOp> {
+            let v = b.transpose(v, &perm)?;
+            b.broadcast_in_dim(v, &dims, &sorted)
+        };
+        let start = spread(b, self.start)?;
+        let end = spread(b, self.end)?;
         let after = b.compare(ComparisonDirection::Le, false, start, row, None)?;
         let before = b.compare(ComparisonDirection::Lt, false, row, end, None)?;
         let inside = b.binary(BinaryOp::And, after, before, None)?;
