@@ -119,6 +119,11 @@ PROGRAMS = {
         ragged_batch,
         [spec(4, 5, 6), spec(4, 6, 3), spec(2, dtype=jnp.int32)],
     ),
+    # The ragged-dot row of `scripts/bench.sh kernels` (benches/kernels/ragged.rs).
+    "benches/kernels/ragged_dot_4096x512x512_g8.mlir": (
+        ragged_dot,
+        [spec(4096, 512), spec(8, 512, 512), spec(8, dtype=jnp.int32)],
+    ),
     "tests/stablehlo/scaled_dot_f32.mlir": (
         scaled_dot,
         [spec(4, 64), spec(4, 2), spec(64, 6), spec(2, 6)],

@@ -132,13 +132,22 @@ pub fn ragged_dot<T: GemmElem + Default, S: GroupSize>(
             RaggedMode::Contracting => d.k,
         };
         let (a0, b0) = (r * d.a[0], r * d.b[0]);
+        let row = &sizes[r * g..(r + 1) * g];
+        // Sizes of one sign leave the ranges disjoint and in order: each group writes its
+        // rows and only the rows past the sum are zeroed. A negative size can put a row in
+        // two groups: then everything is zeroed and each group adds its products.
+        let overlap = row.iter().any(|&s| s.size() < 0);
         if d.mode == RaggedMode::Rows {
-            // Rows in no group are zero; rows in two groups (a negative size) sum both.
-            for x in &mut c[r * mn..(r + per) * mn] {
-                *x = T::default();
+            let covered = ranges(row, extent).map(|(_, hi)| hi).max().unwrap_or(0);
+            let from = if overlap { 0 } else { covered };
+            for p in 0..per {
+                let base = (r + p) * mn;
+                for x in &mut c[base + from * d.n..base + mn] {
+                    *x = T::default();
+                }
             }
         }
-        for (j, (lo, hi)) in ranges(&sizes[r * g..(r + 1) * g], extent).enumerate() {
+        for (j, (lo, hi)) in ranges(row, extent).enumerate() {
             let len = hi.saturating_sub(lo);
             let desc = |m: usize, k: usize, a_off: usize, b_off: usize| {
                 let mut e = GemmDesc::from_strides(
@@ -150,7 +159,7 @@ pub fn ragged_dot<T: GemmElem + Default, S: GroupSize>(
                     [d.b[0] as isize, d.b[1] as isize, d.b[2] as isize],
                     [mn as isize, d.n as isize, 1],
                 );
-                e.accumulate = d.mode == RaggedMode::Rows;
+                e.accumulate = d.mode == RaggedMode::Rows && overlap;
                 (e, a0 + a_off, b0 + b_off)
             };
             let (e, ao, bo, co) = match d.mode {
