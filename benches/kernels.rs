@@ -25,6 +25,8 @@ mod common;
 mod fft;
 #[path = "kernels/linalg.rs"]
 mod linalg_rows;
+#[path = "kernels/ragged.rs"]
+mod ragged_rows;
 
 use common::{alternate, built_for, data, fmt_time};
 
@@ -761,6 +763,7 @@ fn main() {
     sort_rows(&mut b);
     math_rows(&mut b);
     linalg_rows::linalg_rows(&mut b);
+    ragged_rows::ragged_rows(&mut b);
     rng_rows(&mut b);
     fft::fft_rows(&mut b);
     // The limits are measured again after the rows and the larger figure is kept: a limit

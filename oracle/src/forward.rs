@@ -135,7 +135,7 @@ pub fn count_terms(comp: &Computation) -> (u64, f64, u64) {
             }
             // Their expansions' terms (RaggedDot's DotGeneral contracts `g * k`, all but `k`
             // zeros). A checked instruction always expands.
-            Op::RaggedDot | Op::ScaledDot { .. } => {
+            Op::RaggedDot { .. } | Op::ScaledDot { .. } => {
                 let shapes: Vec<&Shape> = ins
                     .operands
                     .iter()
@@ -150,7 +150,15 @@ pub fn count_terms(comp: &Computation) -> (u64, f64, u64) {
                         dimension_numbers,
                         *preferred_element_type,
                     ),
-                    _ => xla_core::builder::expand_ragged_dot(&shapes),
+                    Op::RaggedDot {
+                        dimension_numbers,
+                        preferred_element_type,
+                    } => xla_core::builder::expand_ragged_dot(
+                        &shapes,
+                        dimension_numbers,
+                        *preferred_element_type,
+                    ),
+                    _ => continue,
                 };
                 let Ok(c) = c else { continue };
                 let (t, r, _) = count_terms(&c);
@@ -222,6 +230,13 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
                 dimension_numbers,
                 preferred_element_type,
             } => Op::ScaledDot {
+                dimension_numbers: dimension_numbers.clone(),
+                preferred_element_type: preferred_element_type.map(wide_type),
+            },
+            Op::RaggedDot {
+                dimension_numbers,
+                preferred_element_type,
+            } => Op::RaggedDot {
                 dimension_numbers: dimension_numbers.clone(),
                 preferred_element_type: preferred_element_type.map(wide_type),
             },
@@ -359,7 +374,6 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }
-            | Op::RaggedDot
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),
         };

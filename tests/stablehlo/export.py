@@ -8,6 +8,7 @@ exactly what a user exporting a model from JAX gets.
 """
 
 import os
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -68,6 +69,25 @@ def ragged_dot(lhs, rhs, group_sizes):
     return jax.lax.ragged_dot(lhs, rhs, group_sizes)
 
 
+def ragged_dims(lc, rc, lb, rb, ragged, group):
+    return lax.RaggedDotDimensionNumbers(((lc, rc), (lb, rb)), ragged, group)
+
+
+def ragged_batched(lhs, rhs, group_sizes):
+    """Mode 1 with a batch dimension: [b, m, k] x [g, b, k, n], sizes [b, g] -> [b, m, n]."""
+    return lax.ragged_dot_general(lhs, rhs, group_sizes, ragged_dims([2], [2], [0], [1], [1], [0]))
+
+
+def ragged_contracting(lhs, rhs, group_sizes):
+    """Mode 2: [b, m, k] x [b, k, n], sizes [g] -> [g, b, m, n]."""
+    return lax.ragged_dot_general(lhs, rhs, group_sizes, ragged_dims([2], [1], [0], [0], [2], []))
+
+
+def ragged_batch(lhs, rhs, group_sizes):
+    """Mode 3: [b, m, k] x [b, k, n], ragged along b -> [b, m, n]."""
+    return lax.ragged_dot_general(lhs, rhs, group_sizes, ragged_dims([2], [1], [0], [0], [0], []))
+
+
 def scaled_dot(lhs, lhs_scale, rhs, rhs_scale):
     """Block-scaled dot: a composite whose decomposition XLA:CPU runs (tests/oracle_ragged_dot.rs)."""
     return jax.lax.scaled_dot(lhs, rhs, lhs_scale=lhs_scale, rhs_scale=rhs_scale)
@@ -87,6 +107,23 @@ PROGRAMS = {
         ragged_dot,
         [spec(7, 33), spec(3, 33, 5), spec(3, dtype=jnp.int32)],
     ),
+    "tests/stablehlo/ragged_batched_f32.mlir": (
+        ragged_batched,
+        [spec(2, 9, 6), spec(3, 2, 6, 4), spec(2, 3, dtype=jnp.int32)],
+    ),
+    "tests/stablehlo/ragged_contracting_f32.mlir": (
+        ragged_contracting,
+        [spec(2, 5, 9), spec(2, 9, 4), spec(3, dtype=jnp.int32)],
+    ),
+    "tests/stablehlo/ragged_batch_f32.mlir": (
+        ragged_batch,
+        [spec(4, 5, 6), spec(4, 6, 3), spec(2, dtype=jnp.int32)],
+    ),
+    # The ragged-dot row of `scripts/bench.sh kernels` (benches/kernels/ragged.rs).
+    "benches/kernels/ragged_dot_4096x512x512_g8.mlir": (
+        ragged_dot,
+        [spec(4096, 512), spec(8, 512, 512), spec(8, dtype=jnp.int32)],
+    ),
     "tests/stablehlo/scaled_dot_f32.mlir": (
         scaled_dot,
         [spec(4, 64), spec(4, 2), spec(64, 6), spec(2, 6)],
@@ -95,7 +132,11 @@ PROGRAMS = {
 
 
 def main():
+    # An argument keeps only the paths containing it (`export.py ragged`).
+    only = sys.argv[1] if len(sys.argv) > 1 else ""
     for path, (f, args) in PROGRAMS.items():
+        if only not in path:
+            continue
         text = jax.jit(f).lower(*args).as_text(debug_info=False)
         out = os.path.join(ROOT, path)
         os.makedirs(os.path.dirname(out), exist_ok=True)

@@ -16,8 +16,8 @@ use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Computation, ConvDimensionNumbers, ConvWindow,
-    DotDimensionNumbers, FftType, InstrId, Instruction, Op, PadDim, RandomAlgorithm,
-    RngDistribution, TransposeA, UnaryOp,
+    DotDimensionNumbers, FftType, InstrId, Instruction, Op, PadDim, RaggedDotDimensionNumbers,
+    RandomAlgorithm, RngDistribution, TransposeA, UnaryOp,
 };
 use crate::layout::Layout;
 use crate::literal::{ArrayData, Literal};
@@ -437,7 +437,19 @@ impl Writer {
                 self.str(opaque);
                 self.u(u64::from(*has_side_effect));
             }
-            Op::RaggedDot => self.u(46),
+            Op::RaggedDot {
+                dimension_numbers: d,
+                preferred_element_type,
+            } => {
+                self.u(46);
+                self.ints(&d.dot.lhs_contracting_dimensions);
+                self.ints(&d.dot.rhs_contracting_dimensions);
+                self.ints(&d.dot.lhs_batch_dimensions);
+                self.ints(&d.dot.rhs_batch_dimensions);
+                self.ints(&d.lhs_ragged_dimensions);
+                self.ints(&d.rhs_group_dimensions);
+                self.opt_ty(*preferred_element_type);
+            }
             Op::ReduceWindow {
                 window,
                 computation,
@@ -976,7 +988,19 @@ impl Reader<'_> {
                 opaque: self.str()?,
                 has_side_effect: self.bool()?,
             },
-            46 => Op::RaggedDot,
+            46 => Op::RaggedDot {
+                dimension_numbers: RaggedDotDimensionNumbers {
+                    dot: DotDimensionNumbers {
+                        lhs_contracting_dimensions: self.ints()?,
+                        rhs_contracting_dimensions: self.ints()?,
+                        lhs_batch_dimensions: self.ints()?,
+                        rhs_batch_dimensions: self.ints()?,
+                    },
+                    lhs_ragged_dimensions: self.ints()?,
+                    rhs_group_dimensions: self.ints()?,
+                },
+                preferred_element_type: self.opt_ty()?,
+            },
             34 => Op::ReduceWindow {
                 window: self.window()?,
                 computation: Arc::new(self.computation(depth + 1)?),

@@ -232,6 +232,37 @@ pub struct DotDimensionNumbers {
     pub rhs_batch_dimensions: Vec<i64>,
 }
 
+/// RaggedDot's dimension numbers (XLA's `RaggedDotDimensionNumbers`): DotGeneral's, plus the
+/// one lhs dimension split into groups by `group_sizes` and the rhs dimension that indexes the
+/// groups (mode 1 only). The ragged dimension's kind fixes the mode: non-contracting (1: rows of
+/// each group times its own rhs slice), contracting (2: each group contracts its own range of
+/// `k`, result `[g, ...]`), batch (3: a DotGeneral).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct RaggedDotDimensionNumbers {
+    /// The dot's batch and contracting dimensions.
+    pub dot: DotDimensionNumbers,
+    /// The lhs dimension split into groups (exactly one).
+    pub lhs_ragged_dimensions: Vec<i64>,
+    /// The rhs dimension indexing the groups (one in mode 1, none otherwise).
+    pub rhs_group_dimensions: Vec<i64>,
+}
+
+impl RaggedDotDimensionNumbers {
+    /// `jax.lax.ragged_dot`'s: `lhs[m, k]` ragged along `m`, `rhs[g, k, n]`.
+    pub fn jax_default() -> Self {
+        RaggedDotDimensionNumbers {
+            dot: DotDimensionNumbers {
+                lhs_contracting_dimensions: vec![1],
+                rhs_contracting_dimensions: vec![1],
+                lhs_batch_dimensions: vec![],
+                rhs_batch_dimensions: vec![],
+            },
+            lhs_ragged_dimensions: vec![0],
+            rhs_group_dimensions: vec![0],
+        }
+    }
+}
+
 /// Pad's configuration of one dimension: `low` and `high` elements of the padding value added
 /// at each end (a negative count removes elements), `interior` between neighbouring elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -782,11 +813,18 @@ pub enum Op {
     /// `OptimizationBarrier(operands...)`: the operands unchanged (one operand: its value; several:
     /// their tuple), every one computed before anything that reads the results.
     OptimizationBarrier,
-    /// `RaggedDot(lhs, rhs, group_sizes)` in `jax.lax.ragged_dot`'s mode (ragged
-    /// non-contracting): `lhs[m, k]`, `rhs[g, k, n]`, `out[i, :] = lhs[i, :] · rhs[j, :, :]` for
-    /// the group `j` whose row range `[sum(gs[..j]), sum(gs[..=j]))` holds `i`, rows in no group
-    /// zero; defined by its expansion ([`crate::builder::expand_ragged_dot`]).
-    RaggedDot,
+    /// `RaggedDot(lhs, rhs, group_sizes)`: group `j` owns the index range
+    /// `[sum(gs[..j]), sum(gs[..=j]))` of the lhs ragged dimension. Mode 1 (ragged
+    /// non-contracting): `out[.., i, ..] = lhs[.., i, ..] · rhs[j, ..]` for the group holding
+    /// `i`, zero in no group; mode 2 (ragged contracting): `out[j, ..]` contracts only group
+    /// `j`'s range of `k`; mode 3 (ragged batch): DotGeneral. Defined by its expansion
+    /// ([`crate::builder::expand_ragged_dot`]).
+    RaggedDot {
+        /// Batch, contracting, ragged and group dimensions.
+        dimension_numbers: RaggedDotDimensionNumbers,
+        /// The result's element type when wider than the operands' (as DotGeneral's).
+        preferred_element_type: Option<ElementType>,
+    },
     /// `ScaledDot(lhs, lhs_scale, rhs, rhs_scale)`: DotGeneral of the block-dequantized
     /// operands `x[i] * scale[i / b]` (per dimension, block `b = x_dim / scale_dim`), as XLA's
     /// ScaledDotRewriter writes it ([`crate::builder::expand_scaled_dot`]).
@@ -889,7 +927,7 @@ impl Op {
             Op::OptimizationBarrier => "opt-barrier",
             Op::AfterAll => "after-all",
             Op::CustomCall { .. } => "custom-call",
-            Op::RaggedDot => "ragged-dot",
+            Op::RaggedDot { .. } => "ragged-dot",
             Op::ScaledDot { .. } => "scaled-dot",
             Op::RngBitGenerator { .. } => "rng-bit-generator",
             Op::Rng { .. } => "rng",
@@ -945,7 +983,7 @@ impl Op {
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }
-            | Op::RaggedDot
+            | Op::RaggedDot { .. }
             | Op::ScaledDot { .. }
             | Op::RngBitGenerator { .. }
             | Op::Rng { .. }
@@ -1003,7 +1041,7 @@ impl Op {
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }
-            | Op::RaggedDot
+            | Op::RaggedDot { .. }
             | Op::ScaledDot { .. }
             | Op::RngBitGenerator { .. }
             | Op::Rng { .. }

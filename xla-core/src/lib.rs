@@ -32,7 +32,8 @@ pub use error::{Blame, Error, Result};
 pub use ir::{
     BatchNormKind, BinaryOp, ComparisonDirection, Composite, Computation, ConvDimensionNumbers,
     ConvWindow, DotDimensionNumbers, FftType, GatherDimensionNumbers, InstrId, Instruction, Op,
-    PadDim, RandomAlgorithm, RngDistribution, ScatterDimensionNumbers, UnaryOp, Window,
+    PadDim, RaggedDotDimensionNumbers, RandomAlgorithm, RngDistribution, ScatterDimensionNumbers,
+    UnaryOp, Window,
 };
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};

@@ -120,7 +120,7 @@ pub enum OpKind {
     AfterAll,
     /// A call of a Rust fn of the user's crate.
     CustomCall,
-    /// A grouped matrix product (`jax.lax.ragged_dot`).
+    /// A grouped matrix product (`jax.lax.ragged_dot_general`).
     RaggedDot,
     /// A dot of block-scaled operands.
     ScaledDot,
@@ -351,7 +351,8 @@ use AttrKind as K;
 const NONE: &[AttrSpec] = &[];
 const BCAST: &[AttrSpec] = &[opt("broadcast_dimensions", K::Ints)];
 const BATCH_NORM: &[AttrSpec] = &[req("epsilon", K::Float), req("feature_index", K::Int)];
-/// XLA's RaggedDotDimensionNumbers; only `jax.lax.ragged_dot`'s mode (the defaults) is built.
+/// XLA's RaggedDotDimensionNumbers (each defaults to `jax.lax.ragged_dot`'s) and the dot's
+/// result type.
 const RAGGED_DOT: &[AttrSpec] = &[
     opt("lhs_batch_dimensions", K::Ints),
     opt("rhs_batch_dimensions", K::Ints),
@@ -359,6 +360,8 @@ const RAGGED_DOT: &[AttrSpec] = &[
     opt("rhs_contracting_dimensions", K::Ints),
     opt("lhs_ragged_dimensions", K::Ints),
     opt("rhs_group_dimensions", K::Ints),
+    opt("precision_config", K::Precision),
+    opt("preferred_element_type", K::Type),
 ];
 const NEW_TYPE: &[AttrSpec] = &[req("new_element_type", K::Type)];
 const CONV_COMMON: [AttrSpec; 4] = [

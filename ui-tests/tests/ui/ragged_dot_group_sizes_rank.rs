@@ -1,7 +1,7 @@
 use xla_aot::xla;
 
 xla! {
-    fn f(lhs: f32[7, 4], rhs: f32[3, 4, 5], gs: s32[3, 1]) -> f32[7, 5] {
+    fn f(lhs: f32[7, 4], rhs: f32[3, 4, 5], gs: s32[]) -> f32[7, 5] {
         RaggedDot(lhs, rhs, gs)
     }
 }

@@ -200,7 +200,19 @@ fn every_op() -> Computation {
             unit_diagonal: true,
             transpose_a: crate::ir::TransposeA::Adjoint,
         },
-        Op::RaggedDot,
+        Op::RaggedDot {
+            dimension_numbers: crate::ir::RaggedDotDimensionNumbers {
+                dot: DotDimensionNumbers {
+                    lhs_contracting_dimensions: vec![2],
+                    rhs_contracting_dimensions: vec![1],
+                    lhs_batch_dimensions: vec![0],
+                    rhs_batch_dimensions: vec![0],
+                },
+                lhs_ragged_dimensions: vec![1],
+                rhs_group_dimensions: vec![],
+            },
+            preferred_element_type: Some(ElementType::F64),
+        },
         Op::ScaledDot {
             dimension_numbers: DotDimensionNumbers {
                 lhs_contracting_dimensions: vec![1],

@@ -153,7 +153,7 @@ fn op_name(op: &Op) -> String {
         Op::OptimizationBarrier => "OptimizationBarrier".into(),
         Op::AfterAll => "AfterAll".into(),
         Op::CustomCall { .. } => "CustomCall".into(),
-        Op::RaggedDot => "RaggedDot".into(),
+        Op::RaggedDot { .. } => "RaggedDot".into(),
         Op::ScaledDot { .. } => "ScaledDot".into(),
         Op::Tuple => "Tuple".into(),
         Op::GetTupleElement { .. } => "GetTupleElement".into(),
@@ -346,11 +346,19 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(&c, &args)
         }
-        // The mask-and-dot expansion (the same one generated code and the export run).
-        Op::RaggedDot => {
+        // The mask-and-dot expansion (the same one the export writes).
+        Op::RaggedDot {
+            dimension_numbers,
+            preferred_element_type,
+        } => {
             let shapes: Vec<Shape> = operands.iter().map(|l| l.shape()).collect();
             let refs: Vec<&Shape> = shapes.iter().collect();
-            let c = crate::builder::expand_ragged_dot(&refs).map_err(|e| ctx.err(e.message))?;
+            let c = crate::builder::expand_ragged_dot(
+                &refs,
+                dimension_numbers,
+                *preferred_element_type,
+            )
+            .map_err(|e| ctx.err(e.message))?;
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
             evaluate(&c, &args)
         }

@@ -10,7 +10,8 @@ use crate::error::{Blame, Error, Result};
 use crate::infer::{Padding, WindowPadding, WindowSpec};
 use crate::ir::{
     ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers, DotDimensionNumbers,
-    FftType, GatherDimensionNumbers, PadDim, RandomAlgorithm, ScatterDimensionNumbers, TransposeA,
+    FftType, GatherDimensionNumbers, PadDim, RaggedDotDimensionNumbers, RandomAlgorithm,
+    ScatterDimensionNumbers, TransposeA,
 };
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -386,12 +387,26 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         }
         OpKind::Dot => b.dot(op(0)?, op(1)?, preferred),
         OpKind::RaggedDot => {
-            let given: Vec<(&'static str, Option<Vec<i64>>)> = crate::infer::ragged::MODE
-                .iter()
-                .map(|&(name, _)| (name, a.attrs.ints(name)))
-                .collect();
-            crate::infer::ragged::check_mode(&given)?;
-            b.ragged_dot(op(0)?, op(1)?, op(2)?)
+            // Each field not given takes jax.lax.ragged_dot's value.
+            let d = RaggedDotDimensionNumbers::jax_default();
+            let or = |name: &str, v: Vec<i64>| a.attrs.ints(name).unwrap_or(v);
+            let dn = RaggedDotDimensionNumbers {
+                dot: DotDimensionNumbers {
+                    lhs_contracting_dimensions: or(
+                        "lhs_contracting_dimensions",
+                        d.dot.lhs_contracting_dimensions,
+                    ),
+                    rhs_contracting_dimensions: or(
+                        "rhs_contracting_dimensions",
+                        d.dot.rhs_contracting_dimensions,
+                    ),
+                    lhs_batch_dimensions: or("lhs_batch_dimensions", d.dot.lhs_batch_dimensions),
+                    rhs_batch_dimensions: or("rhs_batch_dimensions", d.dot.rhs_batch_dimensions),
+                },
+                lhs_ragged_dimensions: or("lhs_ragged_dimensions", d.lhs_ragged_dimensions),
+                rhs_group_dimensions: or("rhs_group_dimensions", d.rhs_group_dimensions),
+            };
+            b.ragged_dot([op(0)?, op(1)?, op(2)?], &dn, preferred)
         }
         OpKind::DotGeneral => {
             let dn = DotDimensionNumbers {

@@ -675,10 +675,18 @@ impl Body<'_> {
                 let rhs = format!("\"{name}\"({names}) {attrs} : ({types}) -> {results}");
                 Ok(self.multi(depth, &rhs, &ins.shape))
             }
-            // XLA:CPU has no ragged-dot emitter: the expansion's ops, written in place.
-            Op::RaggedDot => {
+            // XLA:CPU has no ragged-dot emitter (modes 1 and 2: `UNIMPLEMENTED`): the
+            // expansion's ops, written in place.
+            Op::RaggedDot {
+                dimension_numbers,
+                preferred_element_type,
+            } => {
                 arity(3)?;
-                let c = crate::builder::expand_ragged_dot(operand_shapes)?;
+                let c = crate::builder::expand_ragged_dot(
+                    operand_shapes,
+                    dimension_numbers,
+                    *preferred_element_type,
+                )?;
                 self.computation(&c, ops, depth)
             }
             // No scaled dot reaches XLA:CPU from StableHLO: the expansion, written in place.

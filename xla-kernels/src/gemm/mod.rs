@@ -70,6 +70,7 @@ mod isa;
 mod kernel;
 mod micro;
 mod pack;
+pub mod ragged;
 mod small;
 mod widen;
 #[cfg(target_arch = "x86_64")]

@@ -1,5 +1,5 @@
 //! The kernel contract: an op the fused loops do not compute themselves (Sort, TopK, Fft, Conv,
-//! Gather, Scatter, While, Conditional, Cholesky, TriangularSolve, the Rng ops) becomes a [`KernelKind::Call`]: its inputs are dense
+//! Gather, Scatter, While, Conditional, Cholesky, TriangularSolve, RaggedDot, the Rng ops) becomes a [`KernelKind::Call`]: its inputs are dense
 //! row-major buffers, its outputs the node's outputs, and it declares here the scratch it keeps
 //! across calls (fields of the fn's `Scratch`), the items it needs (nested programs' modules)
 //! and its body.
@@ -19,6 +19,7 @@ mod dynamic;
 mod fft;
 mod indexing;
 mod linalg;
+pub(crate) mod ragged;
 mod rng;
 pub(crate) mod scan;
 mod window;
@@ -106,6 +107,7 @@ pub(crate) fn call_kernel(
             *lower,
             &ws[0],
         )),
+        Kind::RaggedDot(p) => Ok(ragged::ragged_dot(ins, p, &ws[0])),
         Kind::TriangularSolve {
             left_side,
             lower,

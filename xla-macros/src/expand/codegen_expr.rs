@@ -235,6 +235,7 @@ pub(crate) fn scalar_op(
         | Kind::Sort { .. }
         | Kind::TopK { .. }
         | Kind::Cholesky { .. }
+        | Kind::RaggedDot { .. }
         | Kind::TriangularSolve { .. }
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
@@ -395,6 +396,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Sort { .. }
                     | Kind::TopK { .. }
                     | Kind::Cholesky { .. }
+                    | Kind::RaggedDot { .. }
                     | Kind::TriangularSolve { .. }
                     | Kind::RngBitGenerator { .. }
                     | Kind::Rng { .. }
@@ -682,6 +684,7 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Sort { .. }
         | Kind::TopK { .. }
         | Kind::Cholesky { .. }
+        | Kind::RaggedDot { .. }
         | Kind::TriangularSolve { .. }
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }

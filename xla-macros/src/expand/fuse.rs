@@ -400,6 +400,7 @@ fn build_kernels(
             Kind::Sort { .. }
             | Kind::TopK { .. }
             | Kind::Cholesky { .. }
+            | Kind::RaggedDot { .. }
             | Kind::TriangularSolve { .. }
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
@@ -626,6 +627,7 @@ impl ExprBuilder<'_> {
             | Kind::Sort { .. }
             | Kind::TopK { .. }
             | Kind::Cholesky { .. }
+            | Kind::RaggedDot { .. }
             | Kind::TriangularSolve { .. }
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
@@ -699,6 +701,7 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Sort { .. }
         | Kind::TopK { .. }
         | Kind::Cholesky { .. }
+        | Kind::RaggedDot { .. }
         | Kind::TriangularSolve { .. }
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }

@@ -101,6 +101,9 @@ pub(crate) enum Kind {
     Cholesky {
         lower: bool,
     },
+    /// RaggedDot of inputs (lhs, rhs, group_sizes) in modes 1 and 2, one GEMM per group
+    /// (`xla_kernels::gemm::ragged`); any other form is inlined as its expansion.
+    RaggedDot(super::calls::ragged::RaggedPlan),
     /// Triangular solve of inputs (a, b) (`xla_kernels::linalg::triangular_solve`).
     TriangularSolve {
         left_side: bool,
@@ -208,6 +211,7 @@ impl Kind {
             | Kind::Sort { .. }
             | Kind::TopK { .. }
             | Kind::Cholesky { .. }
+            | Kind::RaggedDot { .. }
             | Kind::TriangularSolve { .. }
             | Kind::Fft { .. }
             | Kind::Conv { .. }
@@ -798,12 +802,23 @@ impl Graph {
                 let lifted = super::inline::lift_to_arrays(computation, &dims)?;
                 self.inline(&lifted, &trees()?)
             }
-            // The mask and one DotGeneral, fused like any others.
-            Op::RaggedDot => {
+            // One GEMM per group (modes 1 and 2 of plain layouts), else the expansion (masks
+            // and one DotGeneral; mode 3 a DotGeneral), fused like any others.
+            Op::RaggedDot {
+                dimension_numbers,
+                preferred_element_type,
+            } => {
                 let shapes = operand_shapes();
-                let expansion =
-                    xla_core::builder::expand_ragged_dot(&shapes).map_err(|e| e.to_string())?;
-                self.inline(&expansion, &trees()?)
+                let pet = *preferred_element_type;
+                match super::calls::ragged::plan(&shapes, dimension_numbers, pet, &instr.shape) {
+                    Some(p) => simple(self, Kind::RaggedDot(p)),
+                    None => {
+                        let expansion =
+                            xla_core::builder::expand_ragged_dot(&shapes, dimension_numbers, pet)
+                                .map_err(|e| e.to_string())?;
+                        self.inline(&expansion, &trees()?)
+                    }
+                }
             }
             // Scales spread over blocks and multiplied in, then one DotGeneral.
             Op::ScaledDot {

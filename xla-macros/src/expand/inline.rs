@@ -192,7 +192,7 @@ impl Inliner {
                 },
                 Op::AfterAll
                 | Op::CustomCall { .. }
-                | Op::RaggedDot
+                | Op::RaggedDot { .. }
                 | Op::ScaledDot { .. }
                 | Op::Iota { .. }
                 | Op::Reduce { .. }
@@ -323,7 +323,7 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             }
             Op::AfterAll
             | Op::CustomCall { .. }
-            | Op::RaggedDot
+            | Op::RaggedDot { .. }
             | Op::ScaledDot { .. }
             | Op::Iota { .. }
             | Op::Reduce { .. }

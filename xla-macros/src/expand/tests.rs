@@ -576,3 +576,40 @@ fn map_fuses_into_its_consumer_loop() {
     );
 }
 mod dynamic;
+
+/// `RaggedDot(lhs, rhs, gs)` with dimension numbers `dn` on the given shapes.
+fn ragged(l: &[i64], r: &[i64], g: &[i64], dn: &xla_core::RaggedDotDimensionNumbers) -> FnDef {
+    let mut b = Builder::new("ragged");
+    let x = b.parameter(0, Shape::array(F32, l), "x").unwrap();
+    let w = b.parameter(1, Shape::array(F32, r), "w").unwrap();
+    let s = b
+        .parameter(2, Shape::array(ElementType::S32, g), "gs")
+        .unwrap();
+    let out = b.ragged_dot([x, w, s], dn, None).unwrap();
+    fn_def("ragged", b.build(out).unwrap())
+}
+
+/// jax.lax.ragged_dot's form and the ragged-contracting form are one call of the per-group
+/// GEMM kernel (no mask, no `[g, m, k]` array); two lhs free dimensions fall back to the
+/// expansion (a masked GEMM).
+#[test]
+fn ragged_dot_calls_the_group_kernel() {
+    let jax = xla_core::RaggedDotDimensionNumbers::jax_default();
+    let f = ragged(&[7, 33], &[3, 33, 5], &[3], &jax);
+    let fu = fused(&f);
+    assert_eq!(fu.kernels.len(), 1);
+    let text = expand_text(&f);
+    assert!(text.contains("ragged :: ragged_dot"), "{text}");
+    assert!(text.contains("Rows"));
+    let mut contracting = jax.clone();
+    contracting.dot.rhs_contracting_dimensions = vec![0];
+    contracting.lhs_ragged_dimensions = vec![1];
+    contracting.rhs_group_dimensions = vec![];
+    let text = expand_text(&ragged(&[5, 31], &[31, 6], &[3], &contracting));
+    assert!(text.contains("ragged :: ragged_dot") && text.contains("Contracting"));
+    let mut two_free = jax;
+    two_free.dot.lhs_contracting_dimensions = vec![2];
+    two_free.lhs_ragged_dimensions = vec![1];
+    let text = expand_text(&ragged(&[2, 7, 6], &[3, 6, 4], &[3], &two_free));
+    assert!(!text.contains("ragged :: ragged_dot") && text.contains("gemm :: gemm"));
+}

@@ -343,10 +343,29 @@ func.func public @main(%a: tensor<4x2xf32>, %b: tensor<2x2x3xf32>, %g: tensor<2x
         &[3., 3., 3., 70., 70., 70., 110., 110., 110., 0., 0., 0.],
     );
     assert_eq!(out, vec![want]);
+    // Ragged along k (mode 2) with a group dimension: CHLO's verifier rule.
     let bad = text.replace("lhs_ragged_dimensions = [0]", "lhs_ragged_dimensions = [1]");
     let e = err(&bad).to_string();
     assert!(
-        e.contains("lhs_ragged_dimensions = [1] is not supported"),
+        e.contains(
+            "rhs_group_dimensions [0] must be empty when the lhs ragged dimension is contracting"
+        ),
         "{e}"
     );
+}
+
+/// `chlo.ragged_dot` ragged along k (mode 2): `out[j] = lhs[:, range_j] * rhs[range_j, :]`,
+/// a group past the sum empty (zeros).
+#[test]
+fn chlo_ragged_dot_contracting_imports() {
+    let text = r#"
+func.func public @main(%a: tensor<1x3xf32>, %b: tensor<3x1xf32>, %g: tensor<3xi32>) -> tensor<3x1x1xf32> {
+  %0 = "chlo.ragged_dot"(%a, %b, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []>, precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]} : (tensor<1x3xf32>, tensor<3x1xf32>, tensor<3xi32>) -> tensor<3x1x1xf32>
+  return %0 : tensor<3x1x1xf32>
+}"#;
+    let a = f32s(&[1, 3], &[1., 2., 3.]);
+    let b = f32s(&[3, 1], &[10., 100., 1000.]);
+    let g = Literal::from_vec(&[3], vec![2i32, 1, 4]).unwrap();
+    let out = run(text, "main", &[a, b, g]).expect("imports and runs");
+    assert_eq!(out, vec![f32s(&[3, 1, 1], &[210., 3000., 0.])]);
 }

@@ -239,6 +239,7 @@ impl ExprBuilder<'_> {
             | Kind::Sort { .. }
             | Kind::TopK { .. }
             | Kind::Cholesky { .. }
+            | Kind::RaggedDot { .. }
             | Kind::TriangularSolve { .. }
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }

@@ -2,7 +2,7 @@ use xla_aot::xla;
 
 xla! {
     fn f(lhs: f32[7, 4], rhs: f32[4, 5], gs: s32[3]) -> f32[7, 5] {
-        RaggedDot(lhs, rhs, gs)
+        RaggedDot(lhs, rhs, gs, rhs_contracting_dimensions = [0], rhs_group_dimensions = [])
     }
 }
 

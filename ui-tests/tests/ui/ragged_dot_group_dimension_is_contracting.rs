@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(lhs: f32[7, 3], rhs: f32[3, 3, 5], gs: s32[3]) -> f32[7, 5] {
+        RaggedDot(lhs, rhs, gs, rhs_group_dimensions = [1])
+    }
+}
+
+fn main() {}

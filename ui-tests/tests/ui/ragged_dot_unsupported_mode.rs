@@ -1,9 +1,0 @@
-use xla_aot::xla;
-
-xla! {
-    fn f(lhs: f32[7, 4], rhs: f32[3, 4, 5], gs: s32[3]) -> f32[3, 7, 5] {
-        RaggedDot(lhs, rhs, gs, lhs_ragged_dimensions = [1], rhs_group_dimensions = [])
-    }
-}
-
-fn main() {}
