@@ -1,0 +1,449 @@
+//! [`Collectives`] across processes: one MPI rank per device (feature `mpi`), on rsmpi over the
+//! system MPI (MPICH from Debian). `mpiexec -n 4 prog` runs 4 devices; device `d` is rank `d`
+//! of the world, so `replica = rank / num_partitions`, `partition = rank % num_partitions`.
+//!
+//! Choices, and why:
+//! - **Bytes only, reductions above the transport.** An AllReduce is written once, above
+//!   [`Collectives`], as all-to-all + reduce of each chunk in group order + all-gather, so MPI
+//!   and the thread runner give the same bits. MPI_Allreduce with a built-in op is not used: MPI
+//!   leaves the reduction order to the library (it changes with the rank count, message size and
+//!   algorithm), and f32 addition is not associative, so its bits would differ from the threads'
+//!   for 3 ranks or more. At 2 ranks `a + b == b + a` exactly, so MPI_SUM would be bit-identical
+//!   there; measured (`examples/mpi_bench.rs`, README "Collectives across processes (MPI)") it
+//!   is not faster than our exchange on one host, so one code path serves every rank count.
+//! - **`send` never waits**: it copies the bytes into a buffer the transport owns and starts an
+//!   `MPI_Isend` on it (a blocking `MPI_Send` of a large message waits for the matching receive,
+//!   so the portable all-gather, which sends to every peer before receiving, would deadlock).
+//!   Finished sends are reaped at each call; their buffers are freed only once MPI reports them
+//!   complete.
+//! - **`recv` polls `MPI_Improbe` until a deadline**, then receives the probed message. A
+//!   posted `MPI_Irecv` cannot be abandoned safely (MPI may write into the caller's buffer after
+//!   we return) and a message longer than its buffer is a truncation error, fatal under MPI's
+//!   default error handler; probing first gives the length, so a mismatch is an `Err` (the
+//!   message is still consumed, keeping the pair's FIFO aligned) and a silent peer a
+//!   [`CollectiveError::Timeout`]. After a time-out the transport refuses further exchanges: a
+//!   late message would otherwise be taken for the next one.
+//! - **Group exchanges on the whole world use `MPI_Allgather` / `MPI_Alltoall`** (MPI picks ring
+//!   or recursive-doubling algorithms by size), after a size agreement: every device sends its
+//!   byte count to the others with the timed point-to-point path. That catches shape
+//!   mismatches on every device alike, and a missing device as a `Timeout` naming it, before
+//!   entering an MPI collective that has no time-out. Other groups use the point-to-point
+//!   bodies (the same bytes as the trait's defaults); sub-communicators are not built, as
+//!   `MPI_Comm_create_group` itself blocks with no time-out.
+//! - One mutex around the MPI state: `Collectives` is `Sync`, MPI is initialised with
+//!   `MPI_THREAD_SERIALIZED`, so calls from several threads are serialised here.
+
+use std::os::raw::c_int;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use mpi::datatype::Equivalence;
+use mpi::environment::Universe;
+use mpi::ffi;
+use mpi::raw::AsRaw;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::{Communicator, CommunicatorCollectives, Source};
+use mpi::Threading;
+use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
+
+/// The time-out of [`MpiCollectives::init`]: how long a `recv` waits for a peer.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Tag of the point-to-point messages `send`/`recv` carry.
+const DATA_TAG: c_int = 1;
+/// Tag of the size agreements before an MPI collective (apart from data, so a device that runs
+/// ahead into a collective is not read as a data message).
+const SIZE_TAG: c_int = 2;
+/// The largest message: MPI counts are C `int`s.
+const MAX_MESSAGE: usize = c_int::MAX as usize;
+
+/// One process's device of an SPMD run on MPI: rank `r` of the world is device `r`.
+pub struct MpiCollectives {
+    state: Mutex<State>,
+    device: DeviceId,
+    num_devices: u32,
+    num_partitions: u32,
+    timeout: Duration,
+    // Last: dropped (MPI_Finalize) after `state` has freed its communicator.
+    _universe: Option<Universe>,
+}
+
+/// What the MPI calls touch, behind the mutex.
+struct State {
+    /// A duplicate of the world: our messages never match the program's own MPI traffic.
+    comm: SimpleCommunicator,
+    /// Sends MPI has not finished with, each owning its bytes.
+    sends: Vec<InFlight>,
+    /// Why the transport refuses exchanges (an earlier time-out), if it does.
+    failed: Option<String>,
+}
+
+/// A non-blocking send and the buffer it reads from, freed only once MPI has completed it.
+struct InFlight {
+    request: ffi::MPI_Request,
+    buf: Option<Box<[u8]>>,
+}
+
+impl InFlight {
+    /// Starts `MPI_Isend` of a copy of `bytes` (at most [`MAX_MESSAGE`]) to `to` with `tag`.
+    fn start(comm: &SimpleCommunicator, to: c_int, tag: c_int, bytes: &[u8]) -> InFlight {
+        debug_assert!(bytes.len() <= MAX_MESSAGE);
+        let buf: Box<[u8]> = bytes.into();
+        // SAFETY: reading MPI's predefined handles, constants set by MPI_Init.
+        let (mut request, byte) = unsafe { (ffi::RSMPI_REQUEST_NULL, ffi::RSMPI_UINT8_T) };
+        // SAFETY: `buf` is a live heap block of `buf.len()` bytes (<= c_int::MAX, checked by
+        // the caller), owned by the returned InFlight, which frees it only after MPI_Test has
+        // reported the request complete and otherwise leaks it (Drop); moving the Box does not
+        // move the block. `request` is a valid out-pointer and `comm` a live communicator.
+        unsafe {
+            ffi::MPI_Isend(
+                buf.as_ptr().cast(),
+                buf.len() as c_int,
+                byte,
+                to,
+                tag,
+                comm.as_raw(),
+                &mut request,
+            );
+        }
+        InFlight {
+            request,
+            buf: Some(buf),
+        }
+    }
+
+    /// Whether MPI has finished the send (then its buffer is freed).
+    fn test(&mut self) -> bool {
+        if self.buf.is_none() {
+            return true;
+        }
+        let mut flag: c_int = 0;
+        // SAFETY: `request` is the live request of `start` (MPI_Test sets it to
+        // MPI_REQUEST_NULL once complete, after which we never test it again: `buf` is None);
+        // `flag` is a valid out-pointer and MPI_STATUS_IGNORE asks for no status.
+        unsafe { ffi::MPI_Test(&mut self.request, &mut flag, ffi::RSMPI_STATUS_IGNORE) };
+        if flag != 0 {
+            self.buf = None;
+        }
+        flag != 0
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        // MPI may still read an unfinished send's buffer: leak it rather than free it.
+        if let Some(buf) = self.buf.take() {
+            Box::leak(buf);
+        }
+    }
+}
+
+impl Drop for State {
+    /// Gives unfinished sends a moment to complete before MPI_Finalize (a peer that stopped
+    /// early never receives them; their buffers are then leaked, see [`InFlight`]).
+    fn drop(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while !self.sends.iter_mut().all(InFlight::test) && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+    }
+}
+
+impl MpiCollectives {
+    /// Initialises MPI (`MPI_THREAD_SERIALIZED`) and makes this rank device `rank` of
+    /// `size / num_partitions` replicas of `num_partitions` partitions; MPI is finalised when
+    /// the value is dropped. `Err` if MPI was already initialised (use [`on`](Self::on)) or the
+    /// world does not split into `num_partitions`.
+    pub fn init(num_partitions: u32) -> Result<Self, CollectiveError> {
+        let (universe, threading) = mpi::initialize_with_threading(Threading::Serialized)
+            .ok_or_else(|| transport("MPI is already initialised: use MpiCollectives::on"))?;
+        if !matches!(threading, Threading::Serialized | Threading::Multiple) {
+            return Err(transport(format!(
+                "the MPI library provides {threading:?} threading, MpiCollectives needs Serialized"
+            )));
+        }
+        let world = universe.world();
+        Self::build(&world, num_partitions, Some(universe))
+    }
+
+    /// The devices of an MPI program that initialised MPI itself (with at least
+    /// `MPI_THREAD_SERIALIZED` if several threads exchange): rank `r` of `comm` is device `r`.
+    pub fn on(comm: &SimpleCommunicator, num_partitions: u32) -> Result<Self, CollectiveError> {
+        Self::build(comm, num_partitions, None)
+    }
+
+    fn build(
+        comm: &SimpleCommunicator,
+        num_partitions: u32,
+        universe: Option<Universe>,
+    ) -> Result<Self, CollectiveError> {
+        let size = comm.size() as u32;
+        if num_partitions == 0 || !size.is_multiple_of(num_partitions) {
+            return Err(transport(format!(
+                "{size} MPI ranks do not split into replicas of {num_partitions} partitions"
+            )));
+        }
+        let state = State {
+            comm: comm.duplicate(),
+            sends: Vec::new(),
+            failed: None,
+        };
+        Ok(MpiCollectives {
+            state: Mutex::new(state),
+            device: comm.rank() as u32,
+            num_devices: size,
+            num_partitions,
+            timeout: DEFAULT_TIMEOUT,
+            _universe: universe,
+        })
+    }
+
+    /// The same transport with `recv` waiting at most `timeout` for a peer.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The MPI state, unless an earlier exchange failed.
+    fn lock(&self) -> Result<MutexGuard<'_, State>, CollectiveError> {
+        let st = self
+            .state
+            .lock()
+            .map_err(|_| transport("a thread panicked inside an MPI exchange"))?;
+        match &st.failed {
+            Some(why) => Err(transport(format!("an earlier exchange failed: {why}"))),
+            None => Ok(st),
+        }
+    }
+
+    /// `Err` unless `peer` is another device of the run and `len` fits an MPI message.
+    fn check(&self, op: &str, peer: DeviceId, len: usize) -> Result<(), CollectiveError> {
+        if peer >= self.num_devices || peer == self.device {
+            return Err(transport(format!(
+                "{op}: device {peer} is not a peer of device {} in a run of {} devices",
+                self.device, self.num_devices
+            )));
+        }
+        if len > MAX_MESSAGE {
+            return Err(transport(format!(
+                "{op}: {len} bytes exceed MPI's largest message ({MAX_MESSAGE} bytes)"
+            )));
+        }
+        Ok(())
+    }
+
+    fn send_tagged(&self, to: DeviceId, tag: c_int, bytes: &[u8]) -> Result<(), CollectiveError> {
+        self.check("send", to, bytes.len())?;
+        let mut st = self.lock()?;
+        st.sends.retain_mut(|s| !s.test());
+        let started = InFlight::start(&st.comm, to as c_int, tag, bytes);
+        st.sends.push(started);
+        Ok(())
+    }
+
+    /// Polls for the next message from `from` with `tag` until the time-out, then receives it.
+    fn recv_tagged(
+        &self,
+        op: &'static str,
+        from: DeviceId,
+        tag: c_int,
+        buf: &mut [u8],
+    ) -> Result<(), CollectiveError> {
+        self.check(op, from, buf.len())?;
+        let start = Instant::now();
+        let mut polls = 0u32;
+        loop {
+            let mut st = self.lock()?;
+            let probed = st
+                .comm
+                .process_at_rank(from as c_int)
+                .immediate_matched_probe_with_tag(tag);
+            if let Some((message, status)) = probed {
+                let count = status.count(u8::equivalent_datatype()) as usize;
+                if count == buf.len() {
+                    message.matched_receive_into(buf);
+                    return Ok(());
+                }
+                message.matched_receive_into(&mut vec![0u8; count][..]);
+                return Err(CollectiveError::Mismatch {
+                    op,
+                    detail: format!(
+                        "device {from} sent {count} bytes, device {} expected {}",
+                        self.device,
+                        buf.len()
+                    ),
+                });
+            }
+            st.sends.retain_mut(|s| !s.test());
+            let waited = start.elapsed();
+            if waited >= self.timeout {
+                let err = CollectiveError::Timeout {
+                    op,
+                    peer: from,
+                    waited,
+                };
+                st.failed = Some(err.to_string());
+                return Err(err);
+            }
+            drop(st);
+            back_off(&mut polls);
+        }
+    }
+
+    /// Whether `group` is every device in rank order (then MPI's collectives on the world apply).
+    fn is_world(&self, group: &[DeviceId]) -> bool {
+        group.len() == self.num_devices as usize
+            && group.iter().enumerate().all(|(i, &d)| d as usize == i)
+    }
+
+    /// Every device of the world tells the others its byte count `n` (timed point-to-point,
+    /// so a missing device is a `Timeout` naming it); `Err(Mismatch)` on every device unless all
+    /// agree.
+    fn agree(&self, op: &'static str, n: usize) -> Result<(), CollectiveError> {
+        let me = self.device;
+        for d in (0..self.num_devices).filter(|&d| d != me) {
+            self.send_tagged(d, SIZE_TAG, &(n as u64).to_le_bytes())?;
+        }
+        let mut sizes = vec![n as u64; self.num_devices as usize];
+        for d in (0..self.num_devices).filter(|&d| d != me) {
+            let mut b = [0u8; 8];
+            self.recv_tagged(op, d, SIZE_TAG, &mut b)?;
+            sizes[d as usize] = u64::from_le_bytes(b);
+        }
+        if sizes.iter().all(|&s| s == n as u64) {
+            Ok(())
+        } else {
+            Err(CollectiveError::Mismatch {
+                op,
+                detail: format!("bytes sent by each device: {sizes:?}"),
+            })
+        }
+    }
+
+    /// The trait's portable exchange on point-to-point messages: `chunk(j)` goes to `group[j]`,
+    /// `recv[i*n..(i+1)*n]` comes from `group[i]` (this device's own chunk copied).
+    fn exchange<'a>(
+        &self,
+        op: &'static str,
+        group: &[DeviceId],
+        chunk: impl Fn(usize) -> &'a [u8],
+        recv: &mut [u8],
+    ) -> Result<(), CollectiveError> {
+        let me = position(self.device, group, op)?;
+        let n = chunk(me).len();
+        expect_len(op, recv.len(), n * group.len())?;
+        for (j, &d) in group.iter().enumerate().filter(|&(j, _)| j != me) {
+            self.send_tagged(d, DATA_TAG, chunk(j))?;
+        }
+        for (i, &d) in group.iter().enumerate() {
+            let out = &mut recv[i * n..(i + 1) * n];
+            if i == me {
+                out.copy_from_slice(chunk(me));
+            } else {
+                self.recv_tagged(op, d, DATA_TAG, out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Collectives for MpiCollectives {
+    fn replica_id(&self) -> u32 {
+        self.device / self.num_partitions
+    }
+
+    fn partition_id(&self) -> u32 {
+        self.device % self.num_partitions
+    }
+
+    fn num_replicas(&self) -> u32 {
+        self.num_devices / self.num_partitions
+    }
+
+    fn num_partitions(&self) -> u32 {
+        self.num_partitions
+    }
+
+    fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError> {
+        self.send_tagged(to, DATA_TAG, bytes)
+    }
+
+    fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
+        self.recv_tagged("recv", from, DATA_TAG, buf)
+    }
+
+    /// `MPI_Allgather` on the world (after a size agreement), point-to-point otherwise.
+    fn all_gather(
+        &self,
+        group: &[DeviceId],
+        send: &[u8],
+        recv: &mut [u8],
+    ) -> Result<(), CollectiveError> {
+        if !self.is_world(group) || group.len() == 1 || recv.len() > MAX_MESSAGE {
+            return self.exchange("all_gather", group, |_| send, recv);
+        }
+        expect_len("all_gather", recv.len(), send.len() * group.len())?;
+        self.agree("all_gather", send.len())?;
+        self.lock()?.comm.all_gather_into(send, recv);
+        Ok(())
+    }
+
+    /// `MPI_Alltoall` on the world (after a size agreement), point-to-point otherwise.
+    fn all_to_all(
+        &self,
+        group: &[DeviceId],
+        send: &[u8],
+        recv: &mut [u8],
+    ) -> Result<(), CollectiveError> {
+        let g = group.len();
+        if !send.len().is_multiple_of(g) {
+            return Err(CollectiveError::Mismatch {
+                op: "all_to_all",
+                detail: format!("{} bytes do not split into {g} chunks", send.len()),
+            });
+        }
+        let n = send.len() / g;
+        if !self.is_world(group) || g == 1 || send.len() > MAX_MESSAGE {
+            return self.exchange("all_to_all", group, |j| &send[j * n..(j + 1) * n], recv);
+        }
+        expect_len("all_to_all", recv.len(), send.len())?;
+        self.agree("all_to_all", send.len())?;
+        self.lock()?.comm.all_to_all_into(send, recv);
+        Ok(())
+    }
+}
+
+/// Spins briefly (a peer on another core answers in microseconds), then yields, then sleeps
+/// 50 us between polls, so a long wait does not take a core from the ranks doing work.
+fn back_off(polls: &mut u32) {
+    *polls += 1;
+    if *polls < 1000 {
+        std::hint::spin_loop();
+    } else if *polls < 20_000 {
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(Duration::from_micros(50));
+    }
+}
+
+/// Where `me` stands in `group`; a group without it is a transport error (a caller bug).
+fn position(me: DeviceId, group: &[DeviceId], op: &str) -> Result<usize, CollectiveError> {
+    group
+        .iter()
+        .position(|&d| d == me)
+        .ok_or_else(|| transport(format!("{op}: device {me} is not in group {group:?}")))
+}
+
+/// `Err(Mismatch)` unless a buffer has the length the exchange needs.
+fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), CollectiveError> {
+    if got == want {
+        return Ok(());
+    }
+    Err(CollectiveError::Mismatch {
+        op,
+        detail: format!("receive buffer of {got} bytes, the exchange gives {want}"),
+    })
+}
+
+fn transport(message: impl Into<String>) -> CollectiveError {
+    CollectiveError::Transport(message.into())
+}
