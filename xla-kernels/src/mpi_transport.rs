@@ -148,6 +148,24 @@ impl Drop for State {
     }
 }
 
+impl Drop for MpiCollectives {
+    /// After a failed exchange, leaves MPI as it is: MPI_Comm_free and MPI_Finalize wait for
+    /// the peers, and the one that timed out may be dead (`mpiexec -disable-auto-cleanup`), so
+    /// this process exits without them rather than hang. Otherwise both run as usual.
+    fn drop(&mut self) {
+        let failed = self.state.get_mut().map_or(true, |s| s.failed.is_some());
+        if failed {
+            let empty = State {
+                comm: SimpleCommunicator::self_comm(),
+                sends: Vec::new(),
+                failed: None,
+            };
+            std::mem::forget(std::mem::replace(&mut self.state, Mutex::new(empty)));
+            std::mem::forget(self._universe.take());
+        }
+    }
+}
+
 impl MpiCollectives {
     /// Initialises MPI (`MPI_THREAD_SERIALIZED`) and makes this rank device `rank` of
     /// `size / num_partitions` replicas of `num_partitions` partitions; MPI is finalised when

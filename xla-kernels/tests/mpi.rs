@@ -3,14 +3,15 @@
 //! `mpiexec -n 2` and `-n 3` with a wall-clock limit (a hang fails the test); under mpiexec
 //! (`PMI_RANK` set) each rank runs the checks below.
 
-use std::process::{Command, ExitCode};
+use std::io::Read;
+use std::process::{Command, ExitCode, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
 use xla_kernels::mpi_transport::MpiCollectives;
 
 /// How long a rank waits for a silent peer in these tests.
-const TIMEOUT: Duration = Duration::from_secs(5);
+const TIMEOUT: Duration = Duration::from_secs(3);
 /// The whole `mpiexec` run, beyond which the launcher kills it and fails.
 const WALL_CLOCK: Duration = Duration::from_secs(120);
 
@@ -21,8 +22,9 @@ fn main() -> ExitCode {
     }
     let mut ok = true;
     for n in ["2", "3"] {
-        ok &= launch(n);
+        ok &= launch(&["-n", n], false).is_some_and(|(status, _)| status.success());
     }
+    ok &= dead_rank();
     if ok {
         ExitCode::SUCCESS
     } else {
@@ -30,28 +32,56 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs this binary as `n` MPI ranks; false (and a message) on failure or past [`WALL_CLOCK`].
-fn launch(n: &str) -> bool {
+/// A rank that dies (exits without MPI_Finalize) ends the run: by default mpiexec kills the
+/// other ranks and exits with the dead rank's code; with `-disable-auto-cleanup` the other
+/// rank's `recv` is `Err(Timeout)` and it exits (skipping MPI_Finalize, which would wait for
+/// the dead rank). Either way, no hang.
+fn dead_rank() -> bool {
+    let killed = launch(&["-n", "2"], true);
+    let timed_out = launch(&["-disable-auto-cleanup", "-n", "2"], true);
+    let ok = killed.is_some_and(|(status, _)| status.code() == Some(3))
+        && timed_out.is_some_and(|(status, out)| {
+            status.code() == Some(3)
+                && out.contains("dead rank: Err(Timeout")
+                && out.contains("peer: 1")
+        });
+    eprintln!(
+        "a dead rank ends the run: {}",
+        if ok { "ok" } else { "FAILED" }
+    );
+    ok
+}
+
+/// Runs this binary under `mpiexec args` (with one rank dying if `die`), returning its status
+/// and output; `None` (and a message) if it cannot start or runs past [`WALL_CLOCK`].
+fn launch(args: &[&str], die: bool) -> Option<(ExitStatus, String)> {
     let exe = std::env::current_exe().expect("the test binary's path");
     let start = Instant::now();
-    let spawned = Command::new("mpiexec").args(["-n", n]).arg(&exe).spawn();
-    let mut child = match spawned {
+    let mut cmd = Command::new("mpiexec");
+    cmd.args(args).arg(&exe).stdout(Stdio::piped());
+    if die {
+        cmd.env("XLA_MPI_TEST_DIE", "1");
+    }
+    let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("mpi test: cannot run mpiexec ({e}): install MPICH (scripts/test.sh does)");
-            return false;
+            return None;
         }
     };
     loop {
         match child.try_wait().expect("waiting for mpiexec") {
             Some(status) => {
-                eprintln!("mpiexec -n {n}: {status} in {:?}", start.elapsed());
-                return status.success();
+                let mut out = String::new();
+                child.stdout.take()?.read_to_string(&mut out).ok()?;
+                print!("{out}");
+                eprintln!("mpiexec {args:?}: {status} in {:?}", start.elapsed());
+                return Some((status, out));
             }
             None if start.elapsed() > WALL_CLOCK => {
                 let _ = child.kill();
-                eprintln!("mpiexec -n {n}: still running after {WALL_CLOCK:?}: a hang, killed");
-                return false;
+                eprintln!("mpiexec {args:?}: still running after {WALL_CLOCK:?}: a hang, killed");
+                return None;
             }
             None => std::thread::sleep(Duration::from_millis(50)),
         }
@@ -68,6 +98,15 @@ fn rank_main() {
         (c.replica_id(), c.partition_id(), c.num_replicas()),
         (me, 0, n)
     );
+    if std::env::var_os("XLA_MPI_TEST_DIE").is_some() {
+        if me == n - 1 {
+            std::process::exit(3);
+        }
+        // Killed by mpiexec while waiting, or (-disable-auto-cleanup) a time-out.
+        let r = c.recv(n - 1, &mut [0u8; 4]);
+        println!("device {me}: recv from a dead rank: {r:?}");
+        return;
+    }
     send_recv_order(&c);
     group_exchanges_match_defaults(&c);
     recv_length_mismatch(&c);
