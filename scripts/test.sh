@@ -12,7 +12,11 @@
 #    with XLA capped at AVX2 (XLA_ORACLE_MAX_ISA), since XLA:CPU emits different code
 #    (summation orders, rsqrt, ...) for each: the bounds must hold against both, whichever CPU
 #    kind CI runs on; then the GEMM kernels' tests at each instruction-set level below the CPU's
-#    widest (XLA_KERNELS_MAX_ISA).
+#    widest (XLA_KERNELS_MAX_ISA),
+# 6. the collectives across processes (feature `mpi`, never in the workspace build): installs
+#    MPICH with apt-get when mpiexec/mpicc are missing (scripts/mpi_setup.sh; fails loudly if it
+#    cannot), then runs xla-kernels' tests/mpi.rs, which starts itself under `mpiexec -n 2` and
+#    `-n 3` with a wall-clock limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
@@ -44,6 +48,13 @@ done
 cargo test -p xla-kernels --features ndarray --no-fail-fast --lib tensor::nd
 cargo test -p xla-kernels --features ndarray --no-fail-fast --doc tensor::nd
 cargo test -p xla-aot --features ndarray --no-fail-fast --test views
+
+# The MPI transport (feature `mpi`): its own build of xla-kernels with rsmpi, and one test binary
+# that runs itself as 2 and 3 MPI ranks (a hang is killed and fails).
+bash scripts/mpi_setup.sh
+start=$SECONDS
+cargo test -p xla-kernels --features mpi --no-fail-fast --test mpi
+echo "MPI tests: $((SECONDS - start)) s"
 
 # --allow-dirty: the check is of what would be packaged, also from a work tree with edits.
 # Cargo takes registry packages as immutable: it unpacks the overlay's packages into
