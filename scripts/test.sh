@@ -27,8 +27,8 @@ echo "XLA oracle: $XLA_ORACLE_PYTHON"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 suite_start=$SECONDS
 cargo test --workspace --no-fail-fast "$@"
-# Right after the workspace run, so the oracle tests reuse its build (the ndarray feature below
-# rebuilds xla-kernels and xla-aot).
+# Right after the workspace run, so the oracle tests reuse its build (the ndarray and mpi
+# features below rebuild xla-kernels and xla-aot).
 if grep -qw avx512f /proc/cpuinfo; then
   echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
   XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
@@ -43,17 +43,18 @@ for isa in "${isas[@]}"; do
   echo "GEMM tests with the kernels capped at $isa:"
   XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast gemm:: "$@"
 done
-# The optional ndarray interop (feature `ndarray`) is off in the workspace run: its unit tests,
-# doctests and the generated-fn round trip, with the feature on.
-cargo test -p xla-kernels --features ndarray --no-fail-fast --lib tensor::nd
-cargo test -p xla-kernels --features ndarray --no-fail-fast --doc tensor::nd
-cargo test -p xla-aot --features ndarray --no-fail-fast --test views
-
-# The MPI transport (feature `mpi`): its own build of xla-kernels with rsmpi, and one test binary
-# that runs itself as 2 and 3 MPI ranks (a hang is killed and fails).
+# The optional features, off in the workspace run, built once together (one more build of
+# xla-kernels, not one per feature): the ndarray interop (feature `ndarray`: its unit tests,
+# doctests and the generated-fn round trip) and the MPI transport (feature `mpi`: rsmpi over
+# MPICH, installed first if missing; tests/mpi.rs runs itself as 2 and 3 MPI ranks, a hang is
+# killed and fails).
 bash scripts/mpi_setup.sh
+features=(--features ndarray,mpi)
+cargo test -p xla-kernels "${features[@]}" --no-fail-fast --lib tensor::nd
+cargo test -p xla-kernels "${features[@]}" --no-fail-fast --doc tensor::nd
+cargo test -p xla-aot "${features[@]}" --no-fail-fast --test views
 start=$SECONDS
-cargo test -p xla-kernels --features mpi --no-fail-fast --test mpi
+cargo test -p xla-kernels "${features[@]}" --no-fail-fast --test mpi
 echo "MPI tests: $((SECONDS - start)) s"
 
 # --allow-dirty: the check is of what would be packaged, also from a work tree with edits.
