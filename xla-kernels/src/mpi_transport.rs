@@ -22,17 +22,20 @@
 //!   default error handler; probing first gives the length, so a mismatch is an `Err` (the
 //!   message is still consumed, keeping the pair's FIFO aligned) and a silent peer a
 //!   [`CollectiveError::Timeout`]. After a time-out the transport refuses further exchanges: a
-//!   late message would otherwise be taken for the next one.
-//! - **Group exchanges on the whole world use `MPI_Allgather` / `MPI_Alltoall`** (MPI picks ring
-//!   or recursive-doubling algorithms by size), after a size agreement: every device sends its
-//!   byte count to the others with the timed point-to-point path. That catches shape
-//!   mismatches on every device alike, and a missing device as a `Timeout` naming it, before
-//!   entering an MPI collective that has no time-out. Other groups use the point-to-point
-//!   bodies (the same bytes as the trait's defaults); sub-communicators are not built, as
-//!   `MPI_Comm_create_group` itself blocks with no time-out.
+//!   late message would otherwise be taken for the next one, and MPI_Finalize runs under a
+//!   watchdog (see `Drop`).
+//! - **Group exchanges use `MPI_Allgather` / `MPI_Alltoall`** (MPI picks ring or
+//!   recursive-doubling algorithms by size) on a communicator of the group, after a size
+//!   agreement: every member sends its byte count to the others with the timed point-to-point
+//!   path. That catches shape mismatches on every member alike, and a missing member as a
+//!   `Timeout` naming it, before entering MPI calls that have no time-out. The whole world in
+//!   rank order uses the duplicated world; another group gets its own communicator (ranks in
+//!   group order, so MPI's results are in group order), made by `MPI_Comm_create_group` on its
+//!   first use (after the agreement, so every member is there) and cached.
 //! - One mutex around the MPI state: `Collectives` is `Sync`, MPI is initialised with
 //!   `MPI_THREAD_SERIALIZED`, so calls from several threads are serialised here.
 
+use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -42,7 +45,7 @@ use mpi::environment::Universe;
 use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator, CommunicatorCollectives, Source};
+use mpi::traits::{Communicator, CommunicatorCollectives, Group, Source};
 use mpi::Threading;
 use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
 
@@ -53,6 +56,8 @@ const DATA_TAG: c_int = 1;
 /// Tag of the size agreements before an MPI collective (apart from data, so a device that runs
 /// ahead into a collective is not read as a data message).
 const SIZE_TAG: c_int = 2;
+/// Tag of `MPI_Comm_create_group` (one group is made at a time: the state is locked).
+const GROUP_TAG: c_int = 3;
 /// The largest message: MPI counts are C `int`s.
 const MAX_MESSAGE: usize = c_int::MAX as usize;
 
@@ -71,6 +76,8 @@ pub struct MpiCollectives {
 struct State {
     /// A duplicate of the world: our messages never match the program's own MPI traffic.
     comm: SimpleCommunicator,
+    /// Communicators of the groups other than the world in rank order, by group.
+    groups: HashMap<Vec<DeviceId>, SimpleCommunicator>,
     /// Sends MPI has not finished with, each owning its bytes.
     sends: Vec<InFlight>,
     /// Why the transport refuses exchanges (an earlier time-out), if it does.
@@ -149,19 +156,23 @@ impl Drop for State {
 }
 
 impl Drop for MpiCollectives {
-    /// After a failed exchange, leaves MPI as it is: MPI_Comm_free and MPI_Finalize wait for
-    /// the peers, and the one that timed out may be dead (`mpiexec -disable-auto-cleanup`), so
-    /// this process exits without them rather than hang. Otherwise both run as usual.
+    /// After a failed exchange the peer that timed out may be dead (`mpiexec
+    /// -disable-auto-cleanup`), and MPI_Finalize (run when the universe this value owns drops)
+    /// would wait for it forever: a watchdog ends the process with status 1 if the teardown
+    /// has not finished within the time-out. Skipping MPI_Finalize instead would make mpiexec
+    /// kill the ranks still finalising (a rank that stopped early and is waiting there).
     fn drop(&mut self) {
         let failed = self.state.get_mut().map_or(true, |s| s.failed.is_some());
-        if failed {
-            let empty = State {
-                comm: SimpleCommunicator::self_comm(),
-                sends: Vec::new(),
-                failed: None,
-            };
-            std::mem::forget(std::mem::replace(&mut self.state, Mutex::new(empty)));
-            std::mem::forget(self._universe.take());
+        if failed && self._universe.is_some() {
+            let timeout = self.timeout;
+            std::thread::spawn(move || {
+                std::thread::sleep(timeout);
+                eprintln!(
+                    "MpiCollectives: MPI_Finalize did not finish within {timeout:?} after a \
+                     failed exchange (a peer died?): exiting"
+                );
+                std::process::exit(1);
+            });
         }
     }
 }
@@ -202,6 +213,7 @@ impl MpiCollectives {
         }
         let state = State {
             comm: comm.duplicate(),
+            groups: HashMap::new(),
             sends: Vec::new(),
             failed: None,
         };
@@ -307,34 +319,60 @@ impl MpiCollectives {
         }
     }
 
-    /// Whether `group` is every device in rank order (then MPI's collectives on the world apply).
-    fn is_world(&self, group: &[DeviceId]) -> bool {
-        group.len() == self.num_devices as usize
-            && group.iter().enumerate().all(|(i, &d)| d as usize == i)
-    }
-
-    /// Every device of the world tells the others its byte count `n` (timed point-to-point,
-    /// so a missing device is a `Timeout` naming it); `Err(Mismatch)` on every device unless all
+    /// Every member of `group` tells the others its byte count `n` (timed point-to-point, so a
+    /// missing member is a `Timeout` naming it); `Err(Mismatch)` on every member unless all
     /// agree.
-    fn agree(&self, op: &'static str, n: usize) -> Result<(), CollectiveError> {
-        let me = self.device;
-        for d in (0..self.num_devices).filter(|&d| d != me) {
+    fn agree(&self, op: &'static str, group: &[DeviceId], n: usize) -> Result<(), CollectiveError> {
+        let me = position(self.device, group, op)?;
+        let others = || group.iter().enumerate().filter(move |&(i, _)| i != me);
+        for (_, &d) in others() {
             self.send_tagged(d, SIZE_TAG, &(n as u64).to_le_bytes())?;
         }
-        let mut sizes = vec![n as u64; self.num_devices as usize];
-        for d in (0..self.num_devices).filter(|&d| d != me) {
+        let mut sizes = vec![n as u64; group.len()];
+        for (i, &d) in others() {
             let mut b = [0u8; 8];
             self.recv_tagged(op, d, SIZE_TAG, &mut b)?;
-            sizes[d as usize] = u64::from_le_bytes(b);
+            sizes[i] = u64::from_le_bytes(b);
         }
         if sizes.iter().all(|&s| s == n as u64) {
-            Ok(())
-        } else {
-            Err(CollectiveError::Mismatch {
-                op,
-                detail: format!("bytes sent by each device: {sizes:?}"),
-            })
+            return Ok(());
         }
+        Err(CollectiveError::Mismatch {
+            op,
+            detail: format!("bytes sent by each device of group {group:?}: {sizes:?}"),
+        })
+    }
+
+    /// Runs `f` on the communicator of `group` (ranks in group order): the duplicated world
+    /// for the world in rank order, else the group's own, made on first use. Every member
+    /// calls this at the same exchange (after [`agree`](Self::agree)), as
+    /// `MPI_Comm_create_group` needs.
+    fn on_group(
+        &self,
+        group: &[DeviceId],
+        f: impl FnOnce(&SimpleCommunicator),
+    ) -> Result<(), CollectiveError> {
+        let mut st = self.lock()?;
+        let world = group.len() == self.num_devices as usize
+            && group.iter().enumerate().all(|(i, &d)| d as usize == i);
+        if world {
+            f(&st.comm);
+            return Ok(());
+        }
+        if !st.groups.contains_key(group) {
+            let ranks: Vec<c_int> = group.iter().map(|&d| d as c_int).collect();
+            let members = st.comm.group().include(&ranks);
+            let comm = st
+                .comm
+                .split_by_subgroup_with_tag(&members, GROUP_TAG)
+                .ok_or_else(|| transport(format!("no communicator for group {group:?}")))?;
+            if comm.size() != members.size() {
+                return Err(transport(format!("group {group:?} names a device twice")));
+            }
+            st.groups.insert(group.to_vec(), comm);
+        }
+        f(&st.groups[group]);
+        Ok(())
     }
 
     /// The trait's portable exchange on point-to-point messages: `chunk(j)` goes to `group[j]`,
@@ -389,23 +427,22 @@ impl Collectives for MpiCollectives {
         self.recv_tagged("recv", from, DATA_TAG, buf)
     }
 
-    /// `MPI_Allgather` on the world (after a size agreement), point-to-point otherwise.
+    /// `MPI_Allgather` on the group's communicator, after a size agreement.
     fn all_gather(
         &self,
         group: &[DeviceId],
         send: &[u8],
         recv: &mut [u8],
     ) -> Result<(), CollectiveError> {
-        if !self.is_world(group) || group.len() == 1 || recv.len() > MAX_MESSAGE {
+        if group.len() == 1 || recv.len() > MAX_MESSAGE {
             return self.exchange("all_gather", group, |_| send, recv);
         }
         expect_len("all_gather", recv.len(), send.len() * group.len())?;
-        self.agree("all_gather", send.len())?;
-        self.lock()?.comm.all_gather_into(send, recv);
-        Ok(())
+        self.agree("all_gather", group, send.len())?;
+        self.on_group(group, |comm| comm.all_gather_into(send, recv))
     }
 
-    /// `MPI_Alltoall` on the world (after a size agreement), point-to-point otherwise.
+    /// `MPI_Alltoall` on the group's communicator, after a size agreement.
     fn all_to_all(
         &self,
         group: &[DeviceId],
@@ -420,13 +457,12 @@ impl Collectives for MpiCollectives {
             });
         }
         let n = send.len() / g;
-        if !self.is_world(group) || g == 1 || send.len() > MAX_MESSAGE {
+        if g == 1 || send.len() > MAX_MESSAGE {
             return self.exchange("all_to_all", group, |j| &send[j * n..(j + 1) * n], recv);
         }
         expect_len("all_to_all", recv.len(), send.len())?;
-        self.agree("all_to_all", send.len())?;
-        self.lock()?.comm.all_to_all_into(send, recv);
-        Ok(())
+        self.agree("all_to_all", group, send.len())?;
+        self.on_group(group, |comm| comm.all_to_all_into(send, recv))
     }
 }
 
