@@ -101,6 +101,8 @@ impl InFlight {
         // the caller), owned by the returned InFlight, which frees it only after MPI_Test has
         // reported the request complete and otherwise leaks it (Drop); moving the Box does not
         // move the block. `request` is a valid out-pointer and `comm` a live communicator.
+        // tests/mpi.rs sends 1 MiB messages (MPI's rendezvous: read long after this returns)
+        // to every peer before receiving any, and checks every byte arrives.
         unsafe {
             ffi::MPI_Isend(
                 buf.as_ptr().cast(),
