@@ -63,10 +63,16 @@ fn main() -> Result<(), CollectiveError> {
             "exchange", "size", "time ms", "GB/s", "x memcpy"
         );
     }
-    for n in [1usize << 20, 16 << 20] {
+    for mega in [1usize, 16] {
+        let n = mega << 20;
         let reps = if n > 1 << 20 { 7 } else { 21 };
+        let n = n - n % g; // all_to_all splits f32[N] into g equal chunks
+        // Magnitudes from 1e-3 to 1e3, so that a different summation order changes bits.
         let x: Vec<f32> = (0..n)
-            .map(|i| ((i * 7 + me as usize * 13) % 1000) as f32 * 0.001 + 0.1)
+            .map(|i| {
+                let m = ((i * 7 + me as usize * 13) % 1000) as f32 * 0.001 + 0.1;
+                m * 10f32.powi(((i + 3 * me as usize) % 7) as i32 - 3)
+            })
             .collect();
         let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
         let mut copy = vec![0u8; bytes.len()];
@@ -77,7 +83,7 @@ fn main() -> Result<(), CollectiveError> {
         let row = |name: &str, t: f64| {
             if me == 0 {
                 let gbs = bytes.len() as f64 / t / 1e9;
-                let size = format!("f32[{}M]", n >> 20);
+                let size = format!("f32[{mega}M]");
                 println!(
                     "{name:<46} {size:>9} {:>10.3} {gbs:>8.2} {:>10.2}",
                     t * 1e3,
@@ -112,6 +118,8 @@ fn main() -> Result<(), CollectiveError> {
             sum: vec![0; bytes.len() / g],
             out: vec![0; bytes.len()],
         };
+        let t = time(&world, reps, || sum_chunks(&bytes, bytes.len() / g, &mut b.sum));
+        row("local sum of the g chunks (no exchange)", t);
         let t = time(&world, reps, || all_reduce(&c, &group, &bytes, &mut b));
         row("all-reduce: all_to_all+sum+all_gather (MPI)", t);
         let t = time(&world, reps, || {
@@ -152,15 +160,20 @@ struct Buffers {
 fn all_reduce(c: &impl Collectives, group: &[DeviceId], x: &[u8], b: &mut Buffers) {
     let chunk = x.len() / group.len();
     c.all_to_all(group, x, &mut b.parts).unwrap();
-    b.sum.copy_from_slice(&b.parts[..chunk]);
-    for part in b.parts.chunks_exact(chunk).skip(1) {
-        for (s, v) in b.sum.chunks_exact_mut(4).zip(part.chunks_exact(4)) {
+    sum_chunks(&b.parts, chunk, &mut b.sum);
+    c.all_gather(group, &b.sum, &mut b.out).unwrap();
+}
+
+/// `sum` = the f32 sum of the `chunk`-byte chunks of `parts`, added in order.
+fn sum_chunks(parts: &[u8], chunk: usize, sum: &mut [u8]) {
+    sum.copy_from_slice(&parts[..chunk]);
+    for part in parts.chunks_exact(chunk).skip(1) {
+        for (s, v) in sum.chunks_exact_mut(4).zip(part.chunks_exact(4)) {
             let a = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
             let v = f32::from_le_bytes([v[0], v[1], v[2], v[3]]);
             s.copy_from_slice(&(a + v).to_le_bytes());
         }
     }
-    c.all_gather(group, &b.sum, &mut b.out).unwrap();
 }
 
 /// The median over `reps` runs of the slowest rank's time of `f`, in seconds.
