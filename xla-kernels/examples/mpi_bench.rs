@@ -67,7 +67,7 @@ fn main() -> Result<(), CollectiveError> {
         let n = mega << 20;
         let reps = if n > 1 << 20 { 7 } else { 21 };
         let n = n - n % g; // all_to_all splits f32[N] into g equal chunks
-        // Magnitudes from 1e-3 to 1e3, so that a different summation order changes bits.
+                           // Magnitudes from 1e-3 to 1e3, so that a different summation order changes bits.
         let x: Vec<f32> = (0..n)
             .map(|i| {
                 let m = ((i * 7 + me as usize * 13) % 1000) as f32 * 0.001 + 0.1;
@@ -118,7 +118,9 @@ fn main() -> Result<(), CollectiveError> {
             sum: vec![0; bytes.len() / g],
             out: vec![0; bytes.len()],
         };
-        let t = time(&world, reps, || sum_chunks(&bytes, bytes.len() / g, &mut b.sum));
+        let t = time(&world, reps, || {
+            sum_chunks(&bytes, bytes.len() / g, &mut b.sum)
+        });
         row("local sum of the g chunks (no exchange)", t);
         let t = time(&world, reps, || all_reduce(&c, &group, &bytes, &mut b));
         row("all-reduce: all_to_all+sum+all_gather (MPI)", t);

@@ -7,10 +7,14 @@
 //!   [`Collectives`], as all-to-all + reduce of each chunk in group order + all-gather, so MPI
 //!   and the thread runner give the same bits. MPI_Allreduce with a built-in op is not used: MPI
 //!   leaves the reduction order to the library (it changes with the rank count, message size and
-//!   algorithm), and f32 addition is not associative, so its bits would differ from the threads'
-//!   for 3 ranks or more. At 2 ranks `a + b == b + a` exactly, so MPI_SUM would be bit-identical
-//!   there; measured (`examples/mpi_bench.rs`, README "Collectives across processes (MPI)") it
-//!   is not faster than our exchange on one host, so one code path serves every rank count.
+//!   algorithm), and f32 addition is not associative, so at 3 ranks or more its bits may differ
+//!   from the threads' (MPICH 4.0.2 matched at 3 in our benchmark; nothing promises it). At 2
+//!   ranks `a + b == b + a` exactly, so MPI_SUM is bit-identical there; measured
+//!   (`examples/mpi_bench.rs`, README "Collectives across processes (MPI)") it is no faster
+//!   than our exchange (f32[1M]: 1.79 ms against 1.77; f32[16M]: 46.5 ms against 50.2, within
+//!   the runs' spread), so one code path serves every rank count.
+//! - Messages over `c_int::MAX` bytes (MPI counts are C ints) and groups of one take the
+//!   point-to-point path; a single `send` of more is an `Err`.
 //! - **`send` never waits**: it copies the bytes into a buffer the transport owns and starts an
 //!   `MPI_Isend` on it (a blocking `MPI_Send` of a large message waits for the matching receive,
 //!   so the portable all-gather, which sends to every peer before receiving, would deadlock).
