@@ -11,7 +11,7 @@
 //!   from the threads' (MPICH 4.0.2 matched at 3 in our benchmark; nothing promises it). At 2
 //!   ranks `a + b == b + a` exactly, so MPI_SUM is bit-identical there; measured
 //!   (`examples/mpi_bench.rs`, README "Collectives across processes (MPI)") it is no faster
-//!   than our exchange (f32[1M]: 1.79 ms against 1.77; f32[16M]: 46.5 ms against 50.2, within
+//!   than our exchange (`f32[1M]`: 1.79 ms against 1.77; `f32[16M]`: 46.5 ms against 50.2, within
 //!   the runs' spread), so one code path serves every rank count.
 //! - Messages over `c_int::MAX` bytes (MPI counts are C ints) and groups of one take the
 //!   point-to-point path; a single `send` of more is an `Err`.
