@@ -12,7 +12,11 @@
 #    with XLA capped at AVX2 (XLA_ORACLE_MAX_ISA), since XLA:CPU emits different code
 #    (summation orders, rsqrt, ...) for each: the bounds must hold against both, whichever CPU
 #    kind CI runs on; then the GEMM kernels' tests at each instruction-set level below the CPU's
-#    widest (XLA_KERNELS_MAX_ISA).
+#    widest (XLA_KERNELS_MAX_ISA),
+# 6. the collectives across processes (feature `mpi`, never in the workspace build): installs
+#    MPICH with apt-get when mpiexec/mpicc are missing (scripts/mpi_setup.sh; fails loudly if it
+#    cannot), then runs xla-kernels' tests/mpi.rs, which starts itself under `mpiexec -n 2` and
+#    `-n 3` with a wall-clock limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${XLA_ORACLE_PYTHON:-}" ]; then
@@ -23,8 +27,8 @@ echo "XLA oracle: $XLA_ORACLE_PYTHON"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 suite_start=$SECONDS
 cargo test --workspace --no-fail-fast "$@"
-# Right after the workspace run, so the oracle tests reuse its build (the ndarray feature below
-# rebuilds xla-kernels and xla-aot).
+# Right after the workspace run, so the oracle tests reuse its build (the ndarray and mpi
+# features below rebuild xla-kernels and xla-aot).
 if grep -qw avx512f /proc/cpuinfo; then
   echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
   XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
@@ -39,11 +43,19 @@ for isa in "${isas[@]}"; do
   echo "GEMM tests with the kernels capped at $isa:"
   XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast gemm:: "$@"
 done
-# The optional ndarray interop (feature `ndarray`) is off in the workspace run: its unit tests,
-# doctests and the generated-fn round trip, with the feature on.
-cargo test -p xla-kernels --features ndarray --no-fail-fast --lib tensor::nd
-cargo test -p xla-kernels --features ndarray --no-fail-fast --doc tensor::nd
-cargo test -p xla-aot --features ndarray --no-fail-fast --test views
+# The optional features, off in the workspace run, built once together (one more build of
+# xla-kernels, not one per feature): the ndarray interop (feature `ndarray`: its unit tests,
+# doctests and the generated-fn round trip) and the MPI transport (feature `mpi`: rsmpi over
+# MPICH, installed first if missing; tests/mpi.rs runs itself as 2 and 3 MPI ranks, a hang is
+# killed and fails).
+bash scripts/mpi_setup.sh
+features=(--features ndarray,mpi)
+cargo test -p xla-kernels "${features[@]}" --no-fail-fast --lib tensor::nd
+cargo test -p xla-kernels "${features[@]}" --no-fail-fast --doc tensor::nd
+cargo test -p xla-aot "${features[@]}" --no-fail-fast --test views
+start=$SECONDS
+cargo test -p xla-kernels "${features[@]}" --no-fail-fast --test mpi
+echo "MPI tests: $((SECONDS - start)) s"
 
 # --allow-dirty: the check is of what would be packaged, also from a work tree with edits.
 # Cargo takes registry packages as immutable: it unpacks the overlay's packages into
