@@ -1,8 +1,8 @@
 //! The kernels allocate nothing once their scratch has served a problem as large: `conv` on
 //! every path (Winograd, direct NCHW / NHWC, depthwise, im2col + GEMM), `sort_with_scratch`
 //! (rows in parallel tasks, one long row split into buckets), and `gemm` for f32, bf16, c64 and
-//! s8 x s8 -> s32, the rayon paths included. Proved with a counting global allocator, so this
-//! is its own test binary.
+//! s8 x s8 -> s32, the rayon paths included, `cholesky` and `triangular_solve`. Proved with a
+//! counting global allocator, so this is its own test binary.
 //!
 //! Run: `cargo test -p xla-kernels --release --test no_alloc`.
 
@@ -13,6 +13,7 @@ use half::bf16;
 use num_complex::Complex;
 use xla_kernels::conv::{conv, ConvDesc, ConvDims, ConvScratch};
 use xla_kernels::gemm::{gemm, gemm_s8_s32, GemmDesc, GemmElem, GemmScratch};
+use xla_kernels::linalg::{cholesky, triangular_solve, LinalgScratch, Transpose};
 use xla_kernels::sort::{sort_with_scratch, Order, SortScratch};
 
 /// Counts every allocation (any thread) and forwards to the system allocator.
@@ -228,4 +229,37 @@ fn warm_scratch_kernels_allocate_nothing() {
     convolutions();
     sorts();
     gemms();
+    factorisations();
+}
+
+/// Cholesky (the one-block path and the blocked one, batched and not) and TriangularSolve
+/// (left and right, both large enough to split over rayon) on warm `LinalgScratch`.
+fn factorisations() {
+    for (batch, n) in [(64, 32), (1, 300)] {
+        let a = data(batch * n * n, |p| {
+            let (i, j) = ((p % (n * n)) / n, p % n);
+            if i == j {
+                n as f64
+            } else {
+                1.0 / (1 + i + j) as f64
+            }
+        });
+        let mut out = vec![0.0f64; a.len()];
+        let mut s = LinalgScratch::new();
+        let mut run = || cholesky(&a, &mut out, batch, n, true, &mut s).unwrap();
+        run();
+        assert_eq!(allocations(run), 0, "cholesky {batch} x {n}x{n}");
+    }
+    for left in [true, false] {
+        let (m, k) = (200, 300);
+        let a = data(m * m, |p| if p % (m + 1) == 0 { 2.0f32 } else { 0.01 });
+        let b = data(m * k, |p| (p % 7) as f32);
+        let mut out = vec![0.0f32; m * k];
+        let mut s = LinalgScratch::new();
+        let flags = (left, true, false);
+        let mut run =
+            || triangular_solve(&a, &b, &mut out, (1, m, k), flags, Transpose::No, &mut s).unwrap();
+        run();
+        assert_eq!(allocations(run), 0, "triangular_solve left_side = {left}");
+    }
 }
