@@ -8,7 +8,9 @@
 //! with padding and overlapping windows (the `jax.grad` of max pooling: ReduceWindow max
 //! forward, SelectAndScatter with `Ge` and `Add` backward), strides larger than the window,
 //! SAME padding, windows wholly on padding (nothing scattered), `Gt` (the last of equal
-//! elements wins) and a runtime init. Ties are forced by small integer-valued inputs.
+//! elements wins) and a runtime init. Ties are forced by small integer-valued inputs. Also on
+//! pred (a boolean select and an Or scatter) and on c64/c128 (selects on the real or imaginary
+//! part, complex sums).
 //! Scan: cumulative sum, max, min (forward and reverse) per type, several inputs and carries,
 //! two outputs, scan dimension of size 1, a scalar carry.
 //!
@@ -126,6 +128,21 @@ xla_aot::xla! {
         SelectAndScatter(x, |a, b| Le(Abs(a), Abs(b)), g, 1.0f32, |a, b| Mul(a, b),
             window_dimensions = [3, 2], window_strides = [3, 1])
     }
+    /// pred: the first true element of each window (else its first) gets the Or of its
+    /// windows' gradients (a select of booleans, a scatter of booleans).
+    pub fn first_true(x: pred[6, 8], g: pred[3, 3], i: pred[]) -> pred[6, 8] {
+        SelectAndScatter(x, |a, b| Or(a, Not(b)), g, i, |a, b| Or(a, b),
+            window_dimensions = [2, 3], window_strides = [2, 3], padding = [[0, 0], [0, 1]])
+    }
+    /// c64 and c128: the element of largest real part gets the complex gradients, summed.
+    pub fn complex_grad(x: c64[6, 7], g: c64[3, 4], i: c64[]) -> c64[6, 7] {
+        SelectAndScatter(x, |a, b| Ge(Real(a), Real(b)), g, i, |a, b| Add(a, b),
+            window_dimensions = [3, 3], window_strides = [2, 2], padding = [[1, 1], [1, 1]])
+    }
+    pub fn complex_grad_c128(x: c128[5, 5], g: c128[2, 2], i: c128[]) -> c128[5, 5] {
+        SelectAndScatter(x, |a, b| Ge(Imag(a), Imag(b)), g, i, |a, b| Add(a, b),
+            window_dimensions = [3, 3], window_strides = [2, 2])
+    }
     /// Two inputs, two carries, one output (the While path): `y = x * c`, `c += w`,
     /// `m = max(m, x)`.
     pub fn two_carries(x: f32[4, 6, 3], w: f32[4, 6, 3], c: f32[4, 3], m: f32[4, 3])
@@ -180,6 +197,9 @@ fn select_and_scatter_and_scan_programs_match_xla() {
         push(gen!("pool_grad_nhwc", pool_grad_nhwc), "nhwc", ties);
         push(gen!("closest_to_zero", closest_to_zero), "closest", ties);
     }
+    push(gen!("first_true", first_true), "pred", false);
+    push(gen!("complex_grad", complex_grad), "c64", false);
+    push(gen!("complex_grad_c128", complex_grad_c128), "c128", false);
     push(gen!("two_carries", two_carries), "carries", false);
     push(gen!("suffix", suffix), "suffix", false);
     push(gen!("one_step", one_step), "one", false);
