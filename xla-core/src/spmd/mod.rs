@@ -186,3 +186,5 @@ fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), Collectiv
         })
     }
 }
+
+pub mod threads;
