@@ -327,6 +327,7 @@ impl Writer {
                 self.i(*k);
                 self.u(u64::from(*largest));
             }
+            Op::Collective(c) => self.collective(c),
             Op::Fft {
                 fft_type,
                 fft_length,
@@ -491,7 +492,7 @@ impl Writer {
 }
 
 /// Elements as little-endian bytes (pred: one byte, complex: re then im).
-fn data_bytes(d: &ArrayData) -> Vec<u8> {
+pub(crate) fn data_bytes(d: &ArrayData) -> Vec<u8> {
     macro_rules! le {
         ($v:expr) => {
             $v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -523,7 +524,7 @@ fn data_bytes(d: &ArrayData) -> Vec<u8> {
 }
 
 /// The inverse of [`data_bytes`] for `n` elements of `ty`; `Err` when the length is wrong.
-fn data_from_bytes(ty: ElementType, n: usize, b: &[u8]) -> Result<ArrayData> {
+pub(crate) fn data_from_bytes(ty: ElementType, n: usize, b: &[u8]) -> Result<ArrayData> {
     let w = ty.byte_width();
     if n.checked_mul(w) != Some(b.len()) {
         return Err(err(format!("{} bytes for {n} elements of {ty}", b.len())));
@@ -1028,6 +1029,7 @@ impl Reader<'_> {
                     a => return Err(err(format!("random algorithm code {a}"))),
                 },
             },
+            t if collective::is_collective_code(t) => self.collective(t, depth)?,
             t => return Err(err(format!("op code {t}"))),
         })
     }
@@ -1139,6 +1141,7 @@ fn code_direction(c: u64) -> Result<ComparisonDirection> {
         .ok_or_else(|| err(format!("comparison direction code {c}")))
 }
 
+mod collective;
 mod indexing;
 #[cfg(test)]
 mod tests;

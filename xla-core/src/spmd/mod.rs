@@ -187,4 +187,5 @@ fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), Collectiv
     }
 }
 
+pub mod groups;
 pub mod threads;

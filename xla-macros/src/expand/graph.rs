@@ -618,6 +618,11 @@ impl Graph {
                 let inputs = leaves(1)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
+            Op::Collective(c) => Err(format!(
+                "{}: generated code for collectives is not written yet (issue 14); the \
+                 evaluator runs it (xla_core::eval::evaluate_on, run_replicas)",
+                c.kind.name()
+            )),
             Op::Fft {
                 fft_type,
                 fft_length,

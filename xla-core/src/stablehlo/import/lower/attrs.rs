@@ -164,6 +164,15 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
             AttrValue::RngAlgorithm(RandomAlgorithm::from_name(enum_value(a)?)?)
         }
         AttrKind::FftType => AttrValue::FftType(FftType::from_name(enum_value(a)?)?),
+        AttrKind::Groups => match a {
+            // `[[0, 1], [2, 3]]`; -1 pads a short group in StableHLO's 2-D form.
+            Attr::List(rows) => AttrValue::Groups(
+                rows.iter()
+                    .map(|r| ints_of(r).map(|r| r.into_iter().filter(|&i| i >= 0).collect()))
+                    .collect::<Option<_>>()?,
+            ),
+            _ => return None,
+        },
         AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
     })
 }
