@@ -212,6 +212,9 @@ def run_spmd(text, arrays, replicas, partitions):
     opts = xc.CompileOptions()
     opts.num_replicas = replicas
     opts.num_partitions = partitions
+    # XLA refuses partitions without its SPMD partitioner; the program has no sharding
+    # annotations, so the partitioner leaves it as written (each partition runs it whole).
+    opts.executable_build_options.use_spmd_partitioning = partitions > 1
     opts.device_assignment = xc.DeviceAssignment.create(np.arange(n).reshape(replicas, partitions))
     exe = CLIENT.compile_and_load(text, devs, opts)
     from jax.sharding import Mesh, NamedSharding, PartitionSpec

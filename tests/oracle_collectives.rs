@@ -60,12 +60,43 @@ fn bits(l: &Literal) -> Vec<u8> {
 
 /// Runs `c` on `n` replicas both ways and compares every device's result bit for bit.
 fn check(oracle: &mut Oracle, name: &str, c: Collective, ty: ElementType, dims: &[i64], n: u32) {
-    let p = program(c, ty, dims);
-    let args: Vec<Vec<Literal>> = (0..n as usize).map(|d| vec![input(ty, dims, d)]).collect();
-    let ours = run_replicas(&p, &args, n, 1);
-    let text = try_to_stablehlo_spmd(&p, n, 1).unwrap();
+    check_grid(oracle, name, &program(c, ty, dims), ty, dims, n, 1);
+}
+
+/// [`check`] of program `p` on `r` replicas x `parts` partitions.
+fn check_grid(
+    oracle: &mut Oracle,
+    name: &str,
+    p: &Computation,
+    ty: ElementType,
+    dims: &[i64],
+    r: u32,
+    parts: u32,
+) {
+    check_with(oracle, name, p, p, ty, dims, r, parts);
+}
+
+/// Our evaluator on `p` against XLA on `xla` (the same program, or an equivalent where XLA:CPU
+/// lacks the op).
+#[allow(clippy::too_many_arguments)]
+fn check_with(
+    oracle: &mut Oracle,
+    name: &str,
+    p: &Computation,
+    xla: &Computation,
+    ty: ElementType,
+    dims: &[i64],
+    r: u32,
+    parts: u32,
+) {
+    let n = r * parts;
+    let args: Vec<Vec<Literal>> = (0..n as usize)
+        .map(|d| p.params.iter().map(|_| input(ty, dims, d)).collect())
+        .collect();
+    let ours = run_replicas(p, &args, r, parts);
+    let text = try_to_stablehlo_spmd(xla, r, parts).unwrap();
     let theirs = oracle
-        .run_spmd(&text, &args, n, 1)
+        .run_spmd(&text, &args, r, parts)
         .unwrap_or_else(|e| panic!("{name}, N = {n}: XLA failed: {e}\n{text}"));
     for (d, (o, t)) in ours.iter().zip(&theirs).enumerate() {
         let o = o
@@ -175,6 +206,152 @@ fn every_collective_matches_xla_on_1_to_4_replicas() {
             f32_,
             &[4],
             n,
+        );
+        // XLA:CPU has no collective-broadcast ("not supported by XLA:CPU ThunkEmitter"): its
+        // result is checked against XLA's AllGather of the group, first block sliced.
+        let group: Vec<i64> = (0..nn).rev().collect();
+        let b = Collective::new(CollectiveKind::CollectiveBroadcast, vec![group.clone()]);
+        let ours = program(b, f32_, &[3]);
+        let mut x = Builder::new("main");
+        let p = x.parameter(0, Shape::array(f32_, &[3]), "x").unwrap();
+        let g = Collective::new(CollectiveKind::AllGather { dimension: 0 }, vec![group]);
+        let g = x.collective(g, &[p]).unwrap();
+        let first = x.slice(g, &[0], &[3], None).unwrap();
+        let theirs = x.build(first).unwrap();
+        check_with(
+            &mut oracle,
+            "CollectiveBroadcast",
+            &ours,
+            &theirs,
+            f32_,
+            &[3],
+            n,
+            1,
+        );
+    }
+}
+
+/// Replicas x partitions: the four group modes.
+#[test]
+fn group_modes_match_xla_on_2_replicas_x_2_partitions() {
+    let mut oracle = Oracle::start_spmd(4).unwrap_or_else(|e| panic!("XLA is unavailable: {e}"));
+    let f32_ = ElementType::F32;
+    let with = |kind, groups, channel: Option<i64>, global| Collective {
+        kind,
+        replica_groups: groups,
+        channel_id: channel,
+        use_global_device_ids: global,
+    };
+    let add = || reducer(BinaryOp::Add, f32_);
+    let cases = [
+        (
+            "AllReduce cross_replica",
+            with(
+                CollectiveKind::AllReduce { computation: add() },
+                vec![vec![0, 1]],
+                None,
+                false,
+            ),
+        ),
+        (
+            "AllReduce cross_replica_and_partition",
+            with(
+                CollectiveKind::AllReduce { computation: add() },
+                vec![vec![1, 0]],
+                Some(1),
+                false,
+            ),
+        ),
+        (
+            "AllReduce flattened_ids",
+            with(
+                CollectiveKind::AllReduce { computation: add() },
+                vec![vec![0, 3], vec![2, 1]],
+                Some(1),
+                true,
+            ),
+        ),
+        (
+            "AllGather flattened_ids",
+            with(
+                CollectiveKind::AllGather { dimension: 0 },
+                vec![vec![3, 0, 1, 2]],
+                Some(1),
+                true,
+            ),
+        ),
+        (
+            "AllToAll cross_partition",
+            with(
+                CollectiveKind::AllToAll {
+                    split_dimension: 0,
+                    concat_dimension: 0,
+                    split_count: 2,
+                },
+                vec![vec![0, 1]],
+                Some(1),
+                false,
+            ),
+        ),
+        (
+            "CollectivePermute cross_partition",
+            with(
+                CollectiveKind::CollectivePermute {
+                    source_target_pairs: vec![(0, 1)],
+                },
+                vec![],
+                Some(1),
+                false,
+            ),
+        ),
+        (
+            "CollectivePermute cross_replica",
+            with(
+                CollectiveKind::CollectivePermute {
+                    source_target_pairs: vec![(1, 0)],
+                },
+                vec![],
+                None,
+                false,
+            ),
+        ),
+    ];
+    for (name, c) in cases {
+        check_grid(
+            &mut oracle,
+            name,
+            &program(c, f32_, &[4, 2]),
+            f32_,
+            &[4, 2],
+            2,
+            2,
+        );
+    }
+    // Ids joined to the operand: ReplicaId on the grid; PartitionId on 4 x 1 only (XLA's
+    // SPMD partitioner, which partitions need, refuses PartitionId as ambiguous).
+    for (with_partition, r, parts) in [(false, 2, 2), (true, 4, 1)] {
+        let mut b = Builder::new("ids");
+        let x = b.parameter(0, Shape::array(f32_, &[1]), "x").unwrap();
+        let mut ids = vec![b.replica_id().unwrap()];
+        if with_partition {
+            ids.push(b.partition_id().unwrap());
+        }
+        let mut pieces = Vec::new();
+        for id in ids {
+            let id = b.reshape(id, None, &[1]).unwrap();
+            pieces.push(b.convert(id, f32_).unwrap());
+        }
+        pieces.push(x);
+        let out = b.concat_in_dim(&pieces, 0).unwrap();
+        let prog = b.build(out).unwrap();
+        check_grid(
+            &mut oracle,
+            "ReplicaId, PartitionId",
+            &prog,
+            f32_,
+            &[1],
+            r,
+            parts,
         );
     }
 }
