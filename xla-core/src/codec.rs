@@ -492,7 +492,7 @@ impl Writer {
 }
 
 /// Elements as little-endian bytes (pred: one byte, complex: re then im).
-pub(crate) fn data_bytes(d: &ArrayData) -> Vec<u8> {
+fn data_bytes(d: &ArrayData) -> Vec<u8> {
     macro_rules! le {
         ($v:expr) => {
             $v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -524,7 +524,7 @@ pub(crate) fn data_bytes(d: &ArrayData) -> Vec<u8> {
 }
 
 /// The inverse of [`data_bytes`] for `n` elements of `ty`; `Err` when the length is wrong.
-pub(crate) fn data_from_bytes(ty: ElementType, n: usize, b: &[u8]) -> Result<ArrayData> {
+fn data_from_bytes(ty: ElementType, n: usize, b: &[u8]) -> Result<ArrayData> {
     let w = ty.byte_width();
     if n.checked_mul(w) != Some(b.len()) {
         return Err(err(format!("{} bytes for {n} elements of {ty}", b.len())));

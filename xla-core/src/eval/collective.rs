@@ -11,15 +11,16 @@
 
 use super::reduce::simple_reducer;
 use super::{array, Ctx};
-use crate::codec::{data_bytes, data_from_bytes};
 use crate::error::{Error, Result};
 use crate::ir::{Collective, CollectiveKind, Computation};
 use crate::literal::{ArrayData, ArrayElement, Literal};
 use crate::scalar::Scalar;
 use crate::shape::ArrayShape;
 use crate::spmd::groups::{my_group, permute_peers};
+use crate::spmd::ops::{self, Around};
 use crate::spmd::threads::ThreadRunner;
 use crate::spmd::{CollectiveError, Collectives, DeviceId};
+use crate::with_array_data;
 
 /// Collective `c` on `operands`, on the context's device.
 pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -> Result<Literal> {
@@ -30,45 +31,43 @@ pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -
         ));
     };
     let coll = |e: CollectiveError| ctx.err(e);
-    match &c.kind {
-        CollectiveKind::ReplicaId => Ok(Literal::scalar(dev.replica_id())),
-        CollectiveKind::PartitionId => Ok(Literal::scalar(dev.partition_id())),
+    let out_len =
+        |ctx: &Ctx<'_>| -> Result<usize> { Ok(ctx.out_array()?.element_count() as usize) };
+    let data = match &c.kind {
+        CollectiveKind::ReplicaId => return Ok(Literal::scalar(dev.replica_id())),
+        CollectiveKind::PartitionId => return Ok(Literal::scalar(dev.partition_id())),
         CollectiveKind::AllReduce { computation } => {
             let group = group(ctx, c, dev)?;
+            let simple = simple_reducer(computation);
             let mut out = Vec::with_capacity(operands.len());
             for x in operands {
                 let (shape, data) = array(ctx, x)?;
-                let r = all_reduce(ctx, dev, &group, data, computation)?;
+                let r = with_array_data!(data, v: T => {
+                    let mut o = vec![T::default(); v.len()];
+                    let mut f = |a: T, b: T| combine(ctx, computation, simple, a, b);
+                    ops::all_reduce(dev, &group, v, &mut o, &mut f).map_err(coll)?;
+                    T::wrap(o)
+                });
                 out.push(Literal::Array {
                     shape: shape.clone(),
                     data: r,
                 });
             }
-            Ok(if out.len() == 1 {
-                out.pop().unwrap_or(Literal::Token)
-            } else {
-                Literal::Tuple(out)
-            })
+            return Ok(match out.len() {
+                1 => out.pop().unwrap_or(Literal::Token),
+                _ => Literal::Tuple(out),
+            });
         }
         CollectiveKind::AllGather { dimension } => {
             let group = group(ctx, c, dev)?;
             let (shape, data) = one(ctx, operands)?;
-            let bytes = data_bytes(data);
-            let mut recv = vec![0; bytes.len() * group.len()];
-            dev.all_gather(&group, &bytes, &mut recv).map_err(coll)?;
-            let blocks: Vec<&[u8]> = recv.chunks(bytes.len().max(1)).take(group.len()).collect();
-            let blocks = if bytes.is_empty() {
-                vec![&recv[..]; group.len()]
-            } else {
-                blocks
-            };
-            let out = concat(
-                &blocks,
-                &shape.dims,
-                shape.ty.byte_width(),
-                *dimension as usize,
-            );
-            finish(ctx, &out)
+            let a = Around::of(&shape.dims, *dimension as usize);
+            let n = out_len(ctx)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); n];
+                ops::all_gather(dev, &group, v, a, &mut o).map_err(coll)?;
+                T::wrap(o)
+            })
         }
         CollectiveKind::AllToAll {
             split_dimension,
@@ -83,23 +82,16 @@ pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -
                 )));
             }
             let (shape, data) = one(ctx, operands)?;
-            let w = shape.ty.byte_width();
-            let g = group.len();
-            let send = split(
-                &data_bytes(data),
-                &shape.dims,
-                w,
-                *split_dimension as usize,
-                g,
-            )
-            .concat();
-            let mut recv = vec![0; send.len()];
-            dev.all_to_all(&group, &send, &mut recv).map_err(coll)?;
+            let split = Around::of(&shape.dims, *split_dimension as usize);
             let mut part = shape.dims.clone();
             part[*split_dimension as usize] /= *split_count;
-            let n = send.len() / g;
-            let blocks: Vec<&[u8]> = (0..g).map(|i| &recv[i * n..(i + 1) * n]).collect();
-            finish(ctx, &concat(&blocks, &part, w, *concat_dimension as usize))
+            let part = Around::of(&part, *concat_dimension as usize);
+            let n = out_len(ctx)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); n];
+                ops::all_to_all(dev, &group, v, split, part, &mut o).map_err(coll)?;
+                T::wrap(o)
+            })
         }
         CollectiveKind::ReduceScatter {
             dimension,
@@ -107,58 +99,41 @@ pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -
         } => {
             let group = group(ctx, c, dev)?;
             let (shape, data) = one(ctx, operands)?;
-            let w = shape.ty.byte_width();
-            let blocks = split(
-                &data_bytes(data),
-                &shape.dims,
-                w,
-                *dimension as usize,
-                group.len(),
-            );
-            let mine = reduce_scatter(ctx, dev, &group, &blocks.concat(), shape, computation)?;
-            Ok(Literal::Array {
-                shape: ctx.out_array()?.clone(),
-                data: mine,
+            let a = Around::of(&shape.dims, *dimension as usize);
+            let simple = simple_reducer(computation);
+            let n = out_len(ctx)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); n];
+                let mut f = |a: T, b: T| combine(ctx, computation, simple, a, b);
+                ops::reduce_scatter(dev, &group, v, a, &mut o, &mut f).map_err(coll)?;
+                T::wrap(o)
             })
         }
         CollectiveKind::CollectivePermute {
             source_target_pairs,
         } => {
-            let (shape, data) = one(ctx, operands)?;
-            let bytes = data_bytes(data);
+            let (_, data) = one(ctx, operands)?;
             let (from, to) = permute_peers(c, source_target_pairs, dev).map_err(coll)?;
-            let me = dev.device_id();
-            for &t in to.iter().filter(|&&t| t != me) {
-                dev.send(t, &bytes).map_err(coll)?;
-            }
-            match from {
-                None => Ok(Literal::zeros(shape)),
-                Some(f) if f == me => Ok(operands[0].clone()),
-                Some(f) => {
-                    let mut buf = vec![0; bytes.len()];
-                    dev.recv(f, &mut buf).map_err(coll)?;
-                    finish(ctx, &buf)
-                }
-            }
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); v.len()];
+                ops::collective_permute(dev, from, &to, v, &mut o).map_err(coll)?;
+                T::wrap(o)
+            })
         }
         CollectiveKind::CollectiveBroadcast => {
-            let (shape, data) = one(ctx, operands)?;
-            let Some(group) = my_group(c, dev).map_err(coll)? else {
-                return Ok(Literal::zeros(shape));
-            };
-            let me = dev.device_id();
-            if group[0] == me {
-                let bytes = data_bytes(data);
-                for &d in &group[1..] {
-                    dev.send(d, &bytes).map_err(coll)?;
-                }
-                return Ok(operands[0].clone());
-            }
-            let mut buf = vec![0; data_bytes(data).len()];
-            dev.recv(group[0], &mut buf).map_err(coll)?;
-            finish(ctx, &buf)
+            let (_, data) = one(ctx, operands)?;
+            let group = my_group(c, dev).map_err(coll)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); v.len()];
+                ops::collective_broadcast(dev, group.as_deref(), v, &mut o).map_err(coll)?;
+                T::wrap(o)
+            })
         }
-    }
+    };
+    Ok(Literal::Array {
+        shape: ctx.out_array()?.clone(),
+        data,
+    })
 }
 
 /// This device's group; a device in none is an `Err` (only CollectiveBroadcast allows it).
@@ -179,130 +154,27 @@ fn one<'a>(ctx: &Ctx<'_>, operands: &[&'a Literal]) -> Result<(&'a ArrayShape, &
     array(ctx, operands[0])
 }
 
-/// The instruction's array from row-major element bytes.
-fn finish(ctx: &Ctx<'_>, bytes: &[u8]) -> Result<Literal> {
-    let shape = ctx.out_array()?.clone();
-    let n = shape.element_count() as usize;
-    let data = data_from_bytes(shape.ty, n, bytes).map_err(|e| ctx.err(e.message))?;
-    Ok(Literal::Array { shape, data })
-}
-
-/// `(outer, extent of d, inner)` element counts of `dims` around dimension `d`.
-fn around(dims: &[i64], d: usize) -> (usize, usize, usize) {
-    let p = |s: &[i64]| s.iter().product::<i64>() as usize;
-    (p(&dims[..d]), dims[d] as usize, p(&dims[d + 1..]))
-}
-
-/// `g` equal blocks of an array (`dims`, `w` bytes per element) along dimension `d`.
-fn split(bytes: &[u8], dims: &[i64], w: usize, d: usize, g: usize) -> Vec<Vec<u8>> {
-    let (outer, extent, inner) = around(dims, d);
-    let row = extent / g * inner * w;
-    (0..g)
-        .map(|j| {
-            (0..outer)
-                .flat_map(|o| &bytes[o * extent * inner * w + j * row..][..row])
-                .copied()
-                .collect()
-        })
-        .collect()
-}
-
-/// Blocks of dims `part` concatenated along dimension `d`, in order.
-fn concat(blocks: &[&[u8]], part: &[i64], w: usize, d: usize) -> Vec<u8> {
-    let (outer, extent, inner) = around(part, d);
-    let row = extent * inner * w;
-    let mut out = Vec::with_capacity(row * outer * blocks.len());
-    for o in 0..outer {
-        for b in blocks {
-            out.extend_from_slice(&b[o * row..(o + 1) * row]);
-        }
-    }
-    out
-}
-
-/// AllReduce of one operand: reduce-scatter of padded flat chunks, then all-gather.
-fn all_reduce(
-    ctx: &Ctx<'_>,
-    dev: &dyn Collectives,
-    group: &[DeviceId],
-    data: &ArrayData,
-    computation: &Computation,
-) -> Result<ArrayData> {
-    let g = group.len();
-    let n = data.len();
-    let chunk = n.div_ceil(g);
-    let ty = data.element_type();
-    let mut bytes = data_bytes(data);
-    bytes.resize(chunk * g * ty.byte_width(), 0);
-    let flat = ArrayShape::new(ty, &[(chunk * g) as i64]);
-    let mine = reduce_scatter(ctx, dev, group, &bytes, &flat, computation)?;
-    let mine = data_bytes(&mine);
-    let mut all = vec![0; mine.len() * g];
-    dev.all_gather(group, &mine, &mut all)
-        .map_err(|e| ctx.err(e))?;
-    all.truncate(n * ty.byte_width());
-    data_from_bytes(ty, n, &all).map_err(|e| ctx.err(e.message))
-}
-
-/// `send` is `g` equal blocks, block `j` for group member `j`; returns this member's block
-/// reduced over the group in group order.
-fn reduce_scatter(
-    ctx: &Ctx<'_>,
-    dev: &dyn Collectives,
-    group: &[DeviceId],
-    send: &[u8],
-    shape: &ArrayShape,
-    computation: &Computation,
-) -> Result<ArrayData> {
-    let g = group.len();
-    let mut recv = vec![0; send.len()];
-    dev.all_to_all(group, send, &mut recv)
-        .map_err(|e| ctx.err(e))?;
-    let w = shape.ty.byte_width();
-    let n = send.len() / g / w;
-    let parts = recv
-        .chunks(n * w)
-        .take(g)
-        .map(|b| data_from_bytes(shape.ty, n, b))
-        .collect::<Result<Vec<_>>>()
-        .map_err(|e| ctx.err(e.message))?;
-    if n == 0 {
-        return Ok(ArrayData::zeros(shape.ty, 0));
-    }
-    fold(ctx, &parts, computation)
-}
-
-/// `acc = parts[0]; acc = f(acc, parts[i])` for `i = 1..`, elementwise.
-fn fold(ctx: &Ctx<'_>, parts: &[ArrayData], computation: &Computation) -> Result<ArrayData> {
-    let simple = simple_reducer(computation);
-    crate::with_array_data!(&parts[0], first: T => {
-        let mut acc: Vec<T> = first.clone();
-        for p in &parts[1..] {
-            let xs = T::unwrap(p).ok_or_else(|| ctx.err("parts of different types"))?;
-            for (a, &x) in acc.iter_mut().zip(xs) {
-                *a = apply::<T>(ctx, computation, simple, *a, x)?;
-            }
-        }
-        Ok(T::wrap(acc))
-    })
-}
-
-fn apply<T: Scalar>(
+/// `computation(acc, x)`, its evaluation errors as the transport's (the op's fold runs
+/// inside the exchange).
+fn combine<T: Scalar>(
     ctx: &Ctx<'_>,
     computation: &Computation,
     simple: Option<(crate::ir::BinaryOp, bool)>,
     acc: T,
     x: T,
-) -> Result<T> {
+) -> std::result::Result<T, CollectiveError> {
+    let e = |e: Error| CollectiveError::Transport(e.to_string());
     match simple {
         Some((op, false)) => Ok(T::binary(op, acc, x)),
         Some((op, true)) => Ok(T::binary(op, x, acc)),
         None => {
-            let r = ctx.nested(computation, &[Literal::scalar(acc), Literal::scalar(x)])?;
+            let r = ctx
+                .nested(computation, &[Literal::scalar(acc), Literal::scalar(x)])
+                .map_err(e)?;
             r.as_slice::<T>()
                 .filter(|s| s.len() == 1)
                 .map(|s| s[0])
-                .ok_or_else(|| ctx.err(format!("the computation returned {}", r.shape())))
+                .ok_or_else(|| e(ctx.err(format!("the computation returned {}", r.shape()))))
         }
     }
 }
