@@ -13,27 +13,44 @@ pub fn device_groups(
     num_replicas: u32,
     num_partitions: u32,
 ) -> Result<Vec<Vec<DeviceId>>, CollectiveError> {
+    let groups: Vec<&[i64]> = c.replica_groups.iter().map(Vec::as_slice).collect();
+    resolve(
+        c.kind.name(),
+        c.mode(),
+        &groups,
+        num_replicas,
+        num_partitions,
+    )
+}
+
+/// [`device_groups`] of an op called `op` whose groups `replica_groups` name devices by
+/// `mode` (what generated code calls with its static groups).
+pub fn resolve(
+    op: &str,
+    mode: GroupMode,
+    replica_groups: &[&[i64]],
+    num_replicas: u32,
+    num_partitions: u32,
+) -> Result<Vec<Vec<DeviceId>>, CollectiveError> {
     let (r, p) = (num_replicas, num_partitions);
-    let mode = c.mode();
     let bound = match mode {
         GroupMode::CrossReplica | GroupMode::CrossReplicaAndPartition => r,
         GroupMode::CrossPartition => p,
         GroupMode::FlattenedIds => r * p,
     };
-    let groups: Vec<Vec<u32>> = if c.replica_groups.is_empty() {
+    let groups: Vec<Vec<u32>> = if replica_groups.is_empty() {
         vec![(0..bound).collect()]
     } else {
-        let mut out = Vec::with_capacity(c.replica_groups.len());
-        for g in &c.replica_groups {
+        let mut out = Vec::with_capacity(replica_groups.len());
+        for g in replica_groups {
             let mut ids = Vec::with_capacity(g.len());
-            for &id in g {
+            for &id in *g {
                 match u32::try_from(id) {
                     Ok(id) if id < bound => ids.push(id),
                     _ => {
                         return Err(CollectiveError::Transport(format!(
-                            "{}: replica_groups name id {id}, outside the {bound} ids of {} on \
+                            "{op}: replica_groups name id {id}, outside the {bound} ids of {} on \
                              {r} replicas x {p} partitions",
-                            c.kind.name(),
                             mode.name()
                         )))
                     }
@@ -77,10 +94,28 @@ pub fn my_group(
     c: &Collective,
     ctx: &dyn Collectives,
 ) -> Result<Option<Vec<DeviceId>>, CollectiveError> {
+    let groups: Vec<&[i64]> = c.replica_groups.iter().map(Vec::as_slice).collect();
+    group_of(ctx, c.kind.name(), c.mode(), &groups)
+}
+
+/// This device's group of an op `op` with groups `replica_groups` in `mode`, `None` when it is
+/// in none.
+pub fn group_of(
+    ctx: &dyn Collectives,
+    op: &str,
+    mode: GroupMode,
+    replica_groups: &[&[i64]],
+) -> Result<Option<Vec<DeviceId>>, CollectiveError> {
     let me = ctx.device_id();
-    Ok(device_groups(c, ctx.num_replicas(), ctx.num_partitions())?
-        .into_iter()
-        .find(|g| g.contains(&me)))
+    Ok(resolve(
+        op,
+        mode,
+        replica_groups,
+        ctx.num_replicas(),
+        ctx.num_partitions(),
+    )?
+    .into_iter()
+    .find(|g| g.contains(&me)))
 }
 
 /// CollectivePermute's exchanges for this device: the device it receives from (if a pair
@@ -91,8 +126,17 @@ pub fn permute_peers(
     pairs: &[(i64, i64)],
     ctx: &dyn Collectives,
 ) -> Result<(Option<DeviceId>, Vec<DeviceId>), CollectiveError> {
+    permute_peers_in(ctx, c.mode(), pairs)
+}
+
+/// [`permute_peers`] by the mode (cross-partition or cross-replica) alone.
+pub fn permute_peers_in(
+    ctx: &dyn Collectives,
+    mode: GroupMode,
+    pairs: &[(i64, i64)],
+) -> Result<(Option<DeviceId>, Vec<DeviceId>), CollectiveError> {
     let (r, p) = (ctx.replica_id(), ctx.partition_id());
-    let cross_partition = c.mode() == GroupMode::CrossPartition;
+    let cross_partition = mode == GroupMode::CrossPartition;
     let (mine, bound) = if cross_partition {
         (p, ctx.num_partitions())
     } else {

@@ -239,6 +239,7 @@ pub(crate) fn scalar_op(
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
         | Kind::Fft { .. }
+        | Kind::Collective(_)
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
@@ -399,6 +400,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::RngBitGenerator { .. }
                     | Kind::Rng { .. }
                     | Kind::Fft { .. }
+                    | Kind::Collective(_)
                     | Kind::Conv { .. }
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
@@ -686,6 +688,7 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
         | Kind::Fft { .. }
+        | Kind::Collective(_)
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -404,6 +404,7 @@ fn build_kernels(
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
             | Kind::Fft { .. }
+            | Kind::Collective(_)
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -630,6 +631,7 @@ impl ExprBuilder<'_> {
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
             | Kind::Fft { .. }
+            | Kind::Collective(_)
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -703,6 +705,7 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
         | Kind::Fft { .. }
+        | Kind::Collective(_)
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

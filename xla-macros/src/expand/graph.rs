@@ -108,6 +108,9 @@ pub(crate) enum Kind {
         unit_diagonal: bool,
         transpose_a: xla_core::ir::TransposeA,
     },
+    /// A collective (or ReplicaId/PartitionId) of an SPMD program: a call of
+    /// `xla_kernels::collectives` with the fn's `ctx`.
+    Collective(xla_core::Collective),
     /// FFT, IFFT, RFFT or IRFFT over the `fft_length.len()` innermost dims of its input.
     Fft {
         fft_type: xla_core::FftType,
@@ -210,6 +213,7 @@ impl Kind {
             | Kind::Cholesky { .. }
             | Kind::TriangularSolve { .. }
             | Kind::Fft { .. }
+            | Kind::Collective(_)
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -618,11 +622,10 @@ impl Graph {
                 let inputs = leaves(1)?;
                 self.multi(kind, inputs, &instr.shape, opname)
             }
-            Op::Collective(c) => Err(format!(
-                "{}: generated code for collectives is not written yet (issue 14); the \
-                 evaluator runs it (xla_core::eval::evaluate_on, run_replicas)",
-                c.kind.name()
-            )),
+            Op::Collective(c) => {
+                let inputs = leaves(n_ops)?;
+                self.multi(Kind::Collective(c.clone()), inputs, &instr.shape, opname)
+            }
             Op::Fft {
                 fft_type,
                 fft_length,

@@ -62,6 +62,13 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
         Vec::new()
     };
     let prog = program(&fused, &plan)?;
+    if prog.spmd {
+        return Err(
+            "collectives inside While, Conditional or Call bodies are not generated \
+                    yet (issue 14); write them in the fn itself"
+                .into(),
+        );
+    }
     // Every parameter leaf, read or not, is a parameter of `run`.
     let mut params = Vec::new();
     let mut param_tys = Vec::new();

@@ -108,6 +108,13 @@ impl Body<'_> {
                 concat_dimension,
                 split_count,
             } => {
+                // XLA:CPU crashes on an all_to_all without groups; "every device" is one group
+                // of split_count ids there (the run checks the group size is split_count).
+                if c.replica_groups.is_empty() {
+                    let mut all = c.clone();
+                    all.replica_groups = vec![(0..*split_count).collect()];
+                    return self.collective(ins, ops, &all, depth);
+                }
                 let a = attrs(
                     vec![
                         format!("split_dimension = {split_dimension} : i64"),
