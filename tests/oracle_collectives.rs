@@ -376,12 +376,16 @@ xla_aot::xla! {
     pub fn g_ids(x: f32[1]) -> (u32[], u32[], f32[1]) { Tuple(ReplicaId(), PartitionId(), x) }
 }
 
+/// A generated fn's `run_literals(ctx, args)`.
+type RunLiterals =
+    dyn Fn(&dyn Collectives, &[Literal]) -> Result<Literal, xla_aot::core::Error> + Sync;
+
 /// A generated fn on 2 threads (through its `run_literals(ctx, ..)`, which calls `into`)
 /// against the evaluator on its IR and, where XLA:CPU has the op, XLA.
 fn check_generated(
     oracle: &mut Oracle,
     name: &str,
-    run: &(dyn Fn(&dyn Collectives, &[Literal]) -> Result<Literal, xla_aot::core::Error> + Sync),
+    run: &RunLiterals,
     comp: &Computation,
     xla: bool,
 ) {

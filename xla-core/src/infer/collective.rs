@@ -189,11 +189,10 @@ fn group_size(c: &Collective) -> Result<i64> {
         return Err(attr(
             op,
             "channel_id",
-            format!(
-                "with a channel and replica ids (cross_replica_and_partition) the group size is \
-                 the replica group's times num_partitions, which the program does not know; \
-                 name flattened device ids instead (use_global_device_ids = true)"
-            ),
+            "with a channel and replica ids (cross_replica_and_partition) the group size is \
+             the replica group's times num_partitions, which the program does not know; \
+             name flattened device ids instead (use_global_device_ids = true)"
+                .to_string(),
         ));
     }
     match c.replica_groups.first() {
@@ -201,10 +200,9 @@ fn group_size(c: &Collective) -> Result<i64> {
         None => Err(attr(
             op,
             "replica_groups",
-            format!(
-                "replica_groups = [] (every device) leaves the group size, which the result \
-                 shape depends on, unknown to the program; name the groups, e.g. [[0, 1]]"
-            ),
+            "replica_groups = [] (every device) leaves the group size, which the result \
+             shape depends on, unknown to the program; name the groups, e.g. [[0, 1]]"
+                .to_string(),
         )),
     }
 }
