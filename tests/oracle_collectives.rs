@@ -373,6 +373,7 @@ xla_aot::xla! {
     }
     pub fn g_permute(x: f32[4]) -> f32[4] { CollectivePermute(x, source_target_pairs = [[0, 1]]) }
     pub fn g_broadcast(x: f32[3]) -> f32[3] { CollectiveBroadcast(x, replica_groups = [[1, 0]]) }
+    pub fn g_big(x: f32[262144]) -> f32[262144] { Mul(CrossReplicaSum(Mul(x, x)), x) }
     pub fn g_ids(x: f32[1]) -> (u32[], u32[], f32[1]) { Tuple(ReplicaId(), PartitionId(), x) }
 }
 
@@ -475,4 +476,23 @@ fn generated_code_on_threads_matches_the_evaluator_and_xla() {
     // XLA:CPU has no collective-broadcast (checked above through AllGather).
     case!(g_broadcast, false);
     case!(g_ids, true);
+}
+
+/// A program large enough that its loops fork onto rayon's pool, on more devices than pool
+/// threads: the devices run on their own threads (only the loops enter the pool), so none
+/// waits for a peer inside the pool and the run finishes.
+#[test]
+fn large_programs_on_more_devices_than_cores_do_not_deadlock() {
+    let n = 4u32;
+    let args: Vec<Vec<Literal>> = (0..n as usize)
+        .map(|d| vec![input(ElementType::F32, &[262144], d)])
+        .collect();
+    let generated = run_threads(n, 1, |ctx| {
+        g_big::run_literals(ctx, &args[ctx.device_id() as usize])
+            .map_err(|e| CollectiveError::Transport(e.to_string()))
+    });
+    let evaluated = run_replicas(&g_big::computation(), &args, n, 1);
+    for (g, e) in generated.iter().zip(&evaluated) {
+        assert_eq!(bits(g.as_ref().unwrap()), bits(e.as_ref().unwrap()));
+    }
 }

@@ -232,7 +232,11 @@ pub(super) fn build(
         channel_id: a.attrs.int("channel_id"),
         use_global_device_ids: a.attrs.bool("use_global_device_ids").unwrap_or(false),
     };
-    b.collective(c, a.operands)
+    // Errors name the op as written (CrossReplicaSum builds an AllReduce).
+    b.collective(c, a.operands).map_err(|mut e| {
+        e.op = name.to_string();
+        e
+    })
 }
 
 /// `|a, b| a + b` over the element type of `operand` (CrossReplicaSum's reducer).

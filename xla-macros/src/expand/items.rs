@@ -258,11 +258,6 @@ pub(crate) fn fn_items(
     } else {
         quote!(#result_ty)
     };
-    let program_body = if prog.spmd {
-        quote!(|| -> ::core::result::Result<(), #coll_err> { #kernels ::core::result::Result::Ok(()) })
-    } else {
-        quote!(|| { #kernels })
-    };
     let lit_ctx_param = if prog.spmd {
         quote!(ctx: &dyn ::xla_aot::Collectives,)
     } else {
@@ -272,6 +267,14 @@ pub(crate) fn fn_items(
         Literal::u64_unsuffixed(prog.largest.0),
         Literal::u128_unsuffixed(prog.largest.1),
     );
+    // A collective waits for its peers: run inside rayon's pool, devices on one pool could
+    // occupy every pool thread waiting for peers whose work is queued behind them. An SPMD
+    // program runs on the caller's thread; its loops still fork onto the pool, each briefly.
+    let run_body = if prog.spmd {
+        quote!(#kernels ::core::result::Result::Ok(()))
+    } else {
+        quote!(::xla_aot::__rt::xla_kernels::par::run_program(#largest_elements, #largest_flops, || { #kernels }))
+    };
     let kernel_fns = &prog.items;
     let fields: Vec<&Ident> = prog.fields.iter().map(|f| &f.name).collect();
     let field_types: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.ty).collect();
@@ -419,7 +422,7 @@ pub(crate) fn fn_items(
                 #(let _ = #unread;)*
                 #scratch_bind
                 #ctx_bind
-                ::xla_aot::__rt::xla_kernels::par::run_program(#largest_elements, #largest_flops, #program_body)
+                #run_body
             }
 
             /// The fn's IR, as the macro checked it (decoded from the compact form the macro

@@ -111,9 +111,10 @@ fn groups(a: &Attr) -> Option<Vec<Vec<i64>>> {
             let flat = ints_of(a)?;
             let dims = t.tensor()?.dims.clone();
             match dims.as_slice() {
-                [g, n] if *g * *n == flat.len() as i64 => {
-                    flat.chunks((*n).max(1) as usize).map(<[i64]>::to_vec).collect()
-                }
+                [g, n] if *g * *n == flat.len() as i64 => flat
+                    .chunks((*n).max(1) as usize)
+                    .map(<[i64]>::to_vec)
+                    .collect(),
                 [0, _] | [_, 0] => Vec::new(),
                 _ => return None,
             }
@@ -121,7 +122,11 @@ fn groups(a: &Attr) -> Option<Vec<Vec<i64>>> {
         Attr::List(items) => items.iter().map(ints_of).collect::<Option<_>>()?,
         _ => return None,
     };
-    Some(rows.into_iter().map(|r| r.into_iter().filter(|&i| i >= 0).collect()).collect())
+    Some(
+        rows.into_iter()
+            .map(|r| r.into_iter().filter(|&i| i >= 0).collect())
+            .collect(),
+    )
 }
 
 fn bools(a: &Attr) -> Option<Vec<bool>> {
