@@ -154,6 +154,18 @@ fn every_collective_matches_xla_on_1_to_4_replicas() {
             &[7],
             n,
         );
+        if n == 3 {
+            // A group listed out of order: the fold follows the listed order, [2, 0, 1].
+            let groups = vec![vec![2, 0, 1]];
+            check(
+                &mut oracle,
+                "AllReduce group order",
+                ar(BinaryOp::Add, f32_, groups),
+                f32_,
+                &[6],
+                n,
+            );
+        }
         if n == 4 {
             let groups = vec![vec![0, 2], vec![3, 1]];
             check(
