@@ -385,6 +385,13 @@ xla_aot::xla! {
     }
     pub fn g_permute(x: f32[4]) -> f32[4] { CollectivePermute(x, source_target_pairs = [[0, 1]]) }
     pub fn g_broadcast(x: f32[3]) -> f32[3] { CollectiveBroadcast(x, replica_groups = [[1, 0]]) }
+    pub fn g_loop(x: f32[4]) -> f32[4] {
+        While(|s| Lt(Reduce(Abs(s), 0.0, dimensions = [0], |a, b| a + b), 1e30), |s| CrossReplicaSum(s), x)
+    }
+    pub fn g_branch(x: f32[4]) -> f32[4] {
+        let t = CrossReplicaSum(x);
+        Conditional(Gt(Reduce(t, 0.0, dimensions = [0], |a, b| a + b), 0.0), t, |a| CrossReplicaSum(a), t, |a| Neg(a))
+    }
     pub fn g_big(x: f32[262144]) -> f32[262144] { Mul(CrossReplicaSum(Mul(x, x)), x) }
     pub fn g_ids(x: f32[1]) -> (u32[], u32[], f32[1]) { Tuple(ReplicaId(), PartitionId(), x) }
 }
@@ -488,6 +495,9 @@ fn generated_code_on_threads_matches_the_evaluator_and_xla() {
     // XLA:CPU has no collective-broadcast (checked above through AllGather).
     case!(g_broadcast, false);
     case!(g_ids, true);
+    // Collectives inside a While body and a Conditional branch.
+    case!(g_loop, true);
+    case!(g_branch, true);
 }
 
 /// A program large enough that its loops fork onto rayon's pool, on more devices than pool

@@ -1053,6 +1053,15 @@ impl Computation {
         &self.instrs[id.0 as usize]
     }
 
+    /// True when an instruction, or one in a nested computation, is a collective (the
+    /// program is then SPMD: it runs on a device of a run).
+    pub fn uses_collectives(&self) -> bool {
+        self.instrs.iter().any(|i| {
+            matches!(i.op, Op::Collective(_))
+                || i.op.computations().iter().any(|c| c.uses_collectives())
+        })
+    }
+
     /// The result shape.
     pub fn result_shape(&self) -> &Shape {
         &self.instr(self.root).shape

@@ -239,7 +239,7 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
     let name = format_ident!("kernel_{}", id);
     // A collective exchanges through the fn's `ctx` and may fail: its kernel returns the
     // transport's Result, which the sequence of calls passes on with `?`.
-    let spmd = matches!(f.graph.nodes[k.node].kind, Kind::Collective(_));
+    let spmd = kernel_is_spmd(f, k);
     if spmd {
         params.push((format_ident!("ctx"), quote!(&dyn ::xla_aot::Collectives)));
     }
@@ -263,6 +263,19 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
         item,
         scratch,
     })
+}
+
+/// A collective, or a While or Conditional whose computations hold one: the kernel needs the
+/// fn's `ctx` and returns the transport's Result.
+fn kernel_is_spmd(f: &Fused, k: &Kernel) -> bool {
+    let kind = &f.graph.nodes[k.node].kind;
+    if let Kind::While { condition, body } = kind {
+        return condition.uses_collectives() || body.uses_collectives();
+    }
+    if let Kind::Conditional { branches, .. } = kind {
+        return branches.iter().any(|b| b.uses_collectives());
+    }
+    matches!(kind, Kind::Collective(_))
 }
 
 /// One kernel's pieces: its call (in the entry point), its fn and any items it needs, and the
@@ -349,10 +362,7 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
         let len = lit_usize(count);
         items.extend(quote!(static #id: [#ty; #len] = [#(#elems),*];));
     }
-    let spmd = fused
-        .kernels
-        .iter()
-        .any(|k| matches!(fused.graph.nodes[k.node].kind, Kind::Collective(_)));
+    let spmd = fused.kernels.iter().any(|k| kernel_is_spmd(fused, k));
     Ok(ProgramCode {
         items,
         calls,
