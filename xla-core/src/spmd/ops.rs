@@ -24,9 +24,11 @@ macro_rules! wire_le {
     ($($t:ty),*) => {$(
         impl Wire for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
+            #[inline]
             fn put(self, out: &mut [u8]) {
                 out[..Self::SIZE].copy_from_slice(&self.to_le_bytes());
             }
+            #[inline]
             fn get(b: &[u8]) -> Self {
                 let mut a = [0u8; std::mem::size_of::<$t>()];
                 a.copy_from_slice(&b[..Self::SIZE]);
@@ -52,9 +54,11 @@ wire_le!(
 
 impl Wire for bool {
     const SIZE: usize = 1;
+    #[inline]
     fn put(self, out: &mut [u8]) {
         out[0] = u8::from(self);
     }
+    #[inline]
     fn get(b: &[u8]) -> Self {
         b[0] != 0
     }
@@ -62,10 +66,12 @@ impl Wire for bool {
 
 impl<T: Wire + num_traits::Zero> Wire for Complex<T> {
     const SIZE: usize = 2 * T::SIZE;
+    #[inline]
     fn put(self, out: &mut [u8]) {
         self.re.put(out);
         self.im.put(&mut out[T::SIZE..]);
     }
+    #[inline]
     fn get(b: &[u8]) -> Self {
         Complex::new(T::get(b), T::get(&b[T::SIZE..]))
     }
@@ -157,7 +163,7 @@ pub fn reduce_scatter<T: Wire>(
     x: &[T],
     a: Around,
     out: &mut [T],
-    f: &mut dyn FnMut(T, T) -> Result<T, CollectiveError>,
+    f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
 ) -> Result<(), CollectiveError> {
     let g = group.len();
     expect("ReduceScatter", "the operand", x.len(), a.len())?;
@@ -173,13 +179,16 @@ fn fold<T: Wire>(
     bytes: &[u8],
     g: usize,
     out: &mut [T],
-    f: &mut dyn FnMut(T, T) -> Result<T, CollectiveError>,
+    f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
 ) -> Result<(), CollectiveError> {
     let n = out.len() * T::SIZE;
     read_into(&bytes[..n], out);
+    // Each part decoded once, then folded in: the combine runs on typed slices.
+    let mut part = vec![T::default(); out.len()];
     for i in 1..g {
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = f(*o, T::get(&bytes[i * n + k * T::SIZE..]))?;
+        read_into(&bytes[i * n..(i + 1) * n], &mut part);
+        for (o, &x) in out.iter_mut().zip(&part) {
+            *o = f(*o, x)?;
         }
     }
     Ok(())
@@ -192,7 +201,7 @@ pub fn all_reduce<T: Wire>(
     group: &[DeviceId],
     x: &[T],
     out: &mut [T],
-    f: &mut dyn FnMut(T, T) -> Result<T, CollectiveError>,
+    f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
 ) -> Result<(), CollectiveError> {
     let g = group.len();
     expect("AllReduce", "the result", out.len(), x.len())?;
