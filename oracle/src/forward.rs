@@ -212,6 +212,25 @@ fn widen_shape(s: &Shape) -> Shape {
     }
 }
 
+/// A collective with its reducer (if any) widened.
+fn widen_collective(c: &xla_core::Collective) -> Result<xla_core::Collective, String> {
+    use xla_core::CollectiveKind as K;
+    let kind = match &c.kind {
+        K::AllReduce { computation } => K::AllReduce {
+            computation: Arc::new(widen(computation)?),
+        },
+        K::ReduceScatter {
+            dimension,
+            computation,
+        } => K::ReduceScatter {
+            dimension: *dimension,
+            computation: Arc::new(widen(computation)?),
+        },
+        other => other.clone(),
+    };
+    Ok(xla_core::Collective { kind, ..c.clone() })
+}
+
 /// `comp` with every float type widened to f64 and complex to c128 (constants converted,
 /// preferred element types widened, nested computations widened).
 pub fn widen(comp: &Computation) -> Result<Computation, String> {
@@ -240,6 +259,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
                 dimension_numbers: dimension_numbers.clone(),
                 preferred_element_type: preferred_element_type.map(wide_type),
             },
+            Op::Collective(c) => Op::Collective(widen_collective(c)?),
             Op::Reduce {
                 dimensions,
                 computation,

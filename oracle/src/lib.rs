@@ -74,13 +74,24 @@ impl Oracle {
         Self::start_with(&python())
     }
 
+    /// Starts a server whose XLA:CPU has `devices` host devices
+    /// (`--xla_force_host_platform_device_count`), for [`Oracle::run_spmd`].
+    pub fn start_spmd(devices: u32) -> Result<Oracle, String> {
+        Self::start_inner(&python(), devices)
+    }
+
     /// Starts the server with this python interpreter.
     pub fn start_with(py: &Path) -> Result<Oracle, String> {
+        Self::start_inner(py, 1)
+    }
+
+    fn start_inner(py: &Path, devices: u32) -> Result<Oracle, String> {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("xla_oracle.py");
         let mut child = Command::new(py)
             .arg("-u")
             .arg(&script)
             .env("TF_CPP_MIN_LOG_LEVEL", "2")
+            .env("XLA_ORACLE_DEVICES", devices.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -138,6 +149,32 @@ impl Oracle {
     pub fn run(&mut self, mlir: &str, args: &[Literal]) -> Result<Vec<Literal>, String> {
         let header = self.request("run", mlir, args, 0)?;
         self.read_outputs(&header)
+    }
+
+    /// Runs the SPMD module `mlir` (from `try_to_stablehlo_spmd`) on `num_replicas x
+    /// num_partitions` devices of a server from [`Oracle::start_spmd`], device `d` on
+    /// `args[d]` (arrays of rank >= 1); each device's flat results, in device order.
+    pub fn run_spmd(
+        &mut self,
+        mlir: &str,
+        args: &[Vec<Literal>],
+        num_replicas: u32,
+        num_partitions: u32,
+    ) -> Result<Vec<Vec<Literal>>, String> {
+        let n = (num_replicas * num_partitions) as usize;
+        if args.len() != n {
+            return Err(format!(
+                "run_spmd: {} argument lists for {n} devices",
+                args.len()
+            ));
+        }
+        let flat: Vec<Literal> = args.iter().flatten().cloned().collect();
+        let extra = json!({"replicas": num_replicas, "partitions": num_partitions});
+        let header = self.request_with("spmd", mlir, &flat, 0, extra)?;
+        let outs = self.read_outputs(&header)?;
+        let k = outs.len() / n;
+        let mut it = outs.into_iter();
+        Ok((0..n).map(|_| it.by_ref().take(k).collect()).collect())
     }
 
     /// The correctly rounded values of `func` (an elementwise function by its op key: `exp`,

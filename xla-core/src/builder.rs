@@ -16,6 +16,7 @@ use crate::ir::{
 use crate::literal::Literal;
 use crate::shape::{ArrayShape, Shape};
 
+mod collective;
 mod control;
 mod conv;
 mod dynamic;

@@ -327,6 +327,7 @@ impl Writer {
                 self.i(*k);
                 self.u(u64::from(*largest));
             }
+            Op::Collective(c) => self.collective(c),
             Op::Fft {
                 fft_type,
                 fft_length,
@@ -1052,6 +1053,7 @@ impl Reader<'_> {
                     a => return Err(err(format!("random algorithm code {a}"))),
                 },
             },
+            t if collective::is_collective_code(t) => self.collective(t, depth)?,
             t => return Err(err(format!("op code {t}"))),
         })
     }
@@ -1163,6 +1165,7 @@ fn code_direction(c: u64) -> Result<ComparisonDirection> {
         .ok_or_else(|| err(format!("comparison direction code {c}")))
 }
 
+mod collective;
 mod indexing;
 #[cfg(test)]
 mod tests;

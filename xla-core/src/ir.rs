@@ -10,6 +10,9 @@ use std::sync::Arc;
 
 pub use crate::rng::{RandomAlgorithm, RngDistribution};
 
+mod collective;
+pub use collective::{Collective, CollectiveKind, GroupMode};
+
 use crate::element::ElementType;
 use crate::literal::Literal;
 use crate::shape::Shape;
@@ -549,6 +552,9 @@ pub struct Composite {
 /// One canonical op. The instruction's `operands` and `shape` complete its meaning.
 #[derive(Clone, Debug)]
 pub enum Op {
+    /// A collective of an SPMD program (or ReplicaId/PartitionId): exchanges between the
+    /// devices running the program ([`crate::spmd`]).
+    Collective(Collective),
     /// Parameter number `index` of the computation; no operands.
     Parameter {
         /// Position in the computation's parameter list.
@@ -911,6 +917,7 @@ impl Op {
             Op::Cholesky { .. } => "cholesky",
             Op::TriangularSolve { .. } => "triangular-solve",
             Op::Fft { .. } => "fft",
+            Op::Collective(c) => c.kind.opcode(),
             Op::Convolution { .. } => "convolution",
             Op::While { .. } => "while",
             Op::Conditional { .. } => "conditional",
@@ -969,6 +976,7 @@ impl Op {
             | Op::Sort { .. }
             | Op::TopK { .. }
             | Op::Fft { .. }
+            | Op::Collective(_)
             | Op::Convolution { .. }
             | Op::Cholesky { .. }
             | Op::TriangularSolve { .. }
@@ -1005,6 +1013,7 @@ impl Op {
                 select, scatter, ..
             } => vec![select, scatter],
             Op::Scan { to_apply, .. } => vec![to_apply],
+            Op::Collective(c) => c.computation().into_iter().collect(),
             Op::Scatter {
                 update_computation, ..
             } => vec![update_computation],
@@ -1080,6 +1089,15 @@ impl Computation {
     /// The instruction with this id.
     pub fn instr(&self, id: InstrId) -> &Instruction {
         &self.instrs[id.0 as usize]
+    }
+
+    /// True when an instruction, or one in a nested computation, is a collective (the
+    /// program is then SPMD: it runs on a device of a run).
+    pub fn uses_collectives(&self) -> bool {
+        self.instrs.iter().any(|i| {
+            matches!(i.op, Op::Collective(_))
+                || i.op.computations().iter().any(|c| c.uses_collectives())
+        })
     }
 
     /// The result shape.

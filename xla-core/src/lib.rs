@@ -30,10 +30,10 @@ pub mod stablehlo;
 pub use element::{ElementType, NativeType};
 pub use error::{Blame, Error, Result};
 pub use ir::{
-    BatchNormKind, BinaryOp, ComparisonDirection, Composite, Computation, ConvDimensionNumbers,
-    ConvWindow, DotDimensionNumbers, FftType, GatherDimensionNumbers, InstrId, Instruction, Op,
-    PadDim, RaggedDotDimensionNumbers, RandomAlgorithm, RngDistribution, ScatterDimensionNumbers,
-    UnaryOp, Window,
+    BatchNormKind, BinaryOp, Collective, CollectiveKind, ComparisonDirection, Composite,
+    Computation, ConvDimensionNumbers, ConvWindow, DotDimensionNumbers, FftType,
+    GatherDimensionNumbers, GroupMode, InstrId, Instruction, Op, PadDim, RaggedDotDimensionNumbers,
+    RandomAlgorithm, RngDistribution, ScatterDimensionNumbers, UnaryOp, Window,
 };
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};

@@ -9,11 +9,13 @@
 //! rule about shapes.
 
 mod build;
+mod collective;
 mod conv_dims;
 #[cfg(test)]
 mod tests;
 
 pub use build::{build, computation_params, Applied, AttrValue, Attrs};
+pub use collective::CollectiveOp;
 pub use conv_dims::conv_dims_from_specs;
 
 use crate::ir::{BatchNormKind, BinaryOp, ComparisonDirection, RngDistribution, UnaryOp};
@@ -136,6 +138,8 @@ pub enum OpKind {
     RngBitGenerator,
     /// `RngUniform(a, b, shape)` or `RngNormal(mu, sigma, shape)`.
     Rng(RngDistribution),
+    /// A collective of an SPMD program, or ReplicaId/PartitionId.
+    Collective(CollectiveOp),
 }
 
 /// The positional arguments of an op.
@@ -213,6 +217,8 @@ pub enum AttrKind {
     RngAlgorithm,
     /// `FFT`, `IFFT`, `RFFT` or `IRFFT`.
     FftType,
+    /// `[[0, 1], [2, 3]]`: groups of ids (`[]`: one group of every device).
+    Groups,
 }
 
 impl AttrKind {
@@ -246,6 +252,7 @@ impl AttrKind {
             AttrKind::Transpose => "one of NO_TRANSPOSE, TRANSPOSE, ADJOINT",
             AttrKind::RngAlgorithm => "one of DEFAULT, THREE_FRY, PHILOX",
             AttrKind::FftType => "one of FFT, IFFT, RFFT, IRFFT",
+            AttrKind::Groups => "a list of id groups such as `[[0, 1], [2, 3]]` (or `[]`)",
         }
     }
 }
@@ -1073,7 +1080,12 @@ pub fn batch_norm_name(k: BatchNormKind) -> &'static str {
 
 /// Every op spec, in a stable order.
 pub fn specs() -> impl Iterator<Item = &'static OpSpec> {
-    UNARY.iter().chain(&BINARY).chain(&COMPARE).chain(&OTHER)
+    UNARY
+        .iter()
+        .chain(&BINARY)
+        .chain(&COMPARE)
+        .chain(&OTHER)
+        .chain(&collective::COLLECTIVE)
 }
 
 /// Names users reach for that XLA spells otherwise (other libraries' and StableHLO's names),

@@ -749,3 +749,82 @@ fn custom_call() {
         "{text}"
     );
 }
+
+#[test]
+fn collectives() {
+    use xla_core::{Collective, CollectiveKind as K};
+    let add = || scalar_fn(F32, BinaryOp::Add);
+    let with = |kind, groups: Vec<Vec<i64>>, channel: Option<i64>, global: bool| Collective {
+        kind,
+        replica_groups: groups,
+        channel_id: channel,
+        use_global_device_ids: global,
+    };
+    let cases = [
+        with(K::AllReduce { computation: add() }, vec![], None, false),
+        with(
+            K::AllReduce { computation: add() },
+            vec![vec![1, 0]],
+            Some(2),
+            false,
+        ),
+        with(
+            K::AllGather { dimension: 1 },
+            vec![vec![0, 3], vec![1, 2]],
+            Some(1),
+            true,
+        ),
+        with(
+            K::AllToAll {
+                split_dimension: 0,
+                concat_dimension: 1,
+                split_count: 2,
+            },
+            vec![vec![0, 1]],
+            None,
+            false,
+        ),
+        with(
+            K::ReduceScatter {
+                dimension: 0,
+                computation: add(),
+            },
+            vec![vec![0, 1]],
+            None,
+            false,
+        ),
+        with(
+            K::CollectivePermute {
+                source_target_pairs: vec![(0, 1), (1, 0)],
+            },
+            vec![],
+            Some(1),
+            false,
+        ),
+        with(K::CollectiveBroadcast, vec![vec![1, 0]], None, false),
+    ];
+    for c in cases {
+        let name = c.kind.name();
+        let comp = one_op(name, &[(F32, &[4, 2])], |b, p| {
+            b.collective(c.clone(), &[p[0]])
+        })
+        .unwrap();
+        let text = to_stablehlo(&comp);
+        let m = parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        let main = m.function("main").expect("@main");
+        assert_eq!(
+            to_stablehlo(&main.computation),
+            text,
+            "{name}: a different IR"
+        );
+    }
+    let ids = one_op("ids", &[], |b, _| {
+        let r = b.replica_id()?;
+        let p = b.partition_id()?;
+        b.tuple(&[r, p])
+    })
+    .unwrap();
+    let text = to_stablehlo(&ids);
+    let m = parse_module(&text).unwrap_or_else(|e| panic!("ids: {e}\n{text}"));
+    assert_eq!(to_stablehlo(&m.function("main").unwrap().computation), text);
+}

@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod aligned;
+pub mod collectives;
 pub mod cpu;
 pub mod display;
 pub mod dynamic_slice;

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{evaluate, Ctx};
+use super::Ctx;
 use crate::error::Result;
 use crate::ir::Computation;
 use crate::literal::{ArrayData, Literal};
@@ -52,12 +52,14 @@ pub(super) fn while_loop(
     let mut state = operands[0].clone();
     let mut iteration: u64 = 0;
     loop {
-        let c = evaluate(condition, std::slice::from_ref(&state)).map_err(|e| {
-            ctx.err(format!(
-                "condition `{}` at iteration {iteration}: {e}",
-                condition.name
-            ))
-        })?;
+        let c = ctx
+            .nested(condition, std::slice::from_ref(&state))
+            .map_err(|e| {
+                ctx.err(format!(
+                    "condition `{}` at iteration {iteration}: {e}",
+                    condition.name
+                ))
+            })?;
         match selector(&c) {
             Some(Selector::Pred(true)) => {}
             Some(Selector::Pred(false)) => return Ok(state),
@@ -69,12 +71,14 @@ pub(super) fn while_loop(
                 )))
             }
         }
-        state = evaluate(body, std::slice::from_ref(&state)).map_err(|e| {
-            ctx.err(format!(
-                "body `{}` at iteration {iteration}: {e}",
-                body.name
-            ))
-        })?;
+        state = ctx
+            .nested(body, std::slice::from_ref(&state))
+            .map_err(|e| {
+                ctx.err(format!(
+                    "body `{}` at iteration {iteration}: {e}",
+                    body.name
+                ))
+            })?;
         iteration += 1;
     }
 }
@@ -107,7 +111,7 @@ pub(super) fn conditional(
         }
     };
     let branch = &branches[chosen];
-    evaluate(branch, &[operands[chosen + 1].clone()])
+    ctx.nested(branch, &[operands[chosen + 1].clone()])
         .map_err(|e| ctx.err(format!("branch {chosen} `{}`: {e}", branch.name)))
 }
 

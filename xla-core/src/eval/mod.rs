@@ -10,6 +10,7 @@
 //! One file per op family: `elementwise` (unary, binary, compare, select, clamp, conversions,
 //! iota), `data_movement` (broadcast, reshape, transpose), `reduce`, `dot`.
 
+mod collective;
 mod control;
 mod conv;
 mod data_movement;
@@ -37,7 +38,32 @@ use crate::shape::{ArrayShape, Shape};
 
 /// Evaluate `computation` on `args` (one literal per parameter, of the parameter's shape; layouts
 /// are ignored): `result = root(instrs(args))`.
+///
+/// A program with collectives needs a device to run on: this gives an `Err` naming the op;
+/// run it with [`evaluate_on`].
 pub fn evaluate(computation: &Computation, args: &[Literal]) -> Result<Literal> {
+    evaluate_in(computation, args, None)
+}
+
+/// [`evaluate`] as one device of an SPMD run: ReplicaId, PartitionId and the collectives
+/// exchange through `device` (a thread of [`crate::spmd::threads`], an MPI rank...). Every
+/// device of the run calls it on the same computation.
+pub fn evaluate_on(
+    computation: &Computation,
+    args: &[Literal],
+    device: &dyn crate::spmd::Collectives,
+) -> Result<Literal> {
+    evaluate_in(computation, args, Some(device))
+}
+
+pub use collective::run_replicas;
+
+/// [`evaluate`] with the device of an SPMD run, if any (nested computations get the same).
+fn evaluate_in(
+    computation: &Computation,
+    args: &[Literal],
+    device: Option<&dyn crate::spmd::Collectives>,
+) -> Result<Literal> {
     if args.len() != computation.params.len() {
         return Err(Error::new(
             "evaluate",
@@ -63,7 +89,11 @@ pub fn evaluate(computation: &Computation, args: &[Literal]) -> Result<Literal> 
     }
     let mut values: Vec<Literal> = Vec::with_capacity(computation.instrs.len());
     for (i, instr) in computation.instrs.iter().enumerate() {
-        let ctx = Ctx { index: i, instr };
+        let ctx = Ctx {
+            index: i,
+            instr,
+            device,
+        };
         let mut operands = Vec::with_capacity(instr.operands.len());
         for id in &instr.operands {
             let k = id.0 as usize;
@@ -99,9 +129,17 @@ pub fn evaluate(computation: &Computation, args: &[Literal]) -> Result<Literal> 
 struct Ctx<'a> {
     index: usize,
     instr: &'a Instruction,
+    /// The device of an SPMD run ([`evaluate_on`]), `None` for [`evaluate`].
+    device: Option<&'a dyn crate::spmd::Collectives>,
 }
 
 impl Ctx<'_> {
+    /// `computation` evaluated on `args` on this instruction's device (While, Conditional and
+    /// Call bodies may hold collectives).
+    fn nested(&self, computation: &Computation, args: &[Literal]) -> Result<Literal> {
+        evaluate_in(computation, args, self.device)
+    }
+
     /// An error naming this instruction's op and position.
     fn err(&self, message: impl std::fmt::Display) -> Error {
         Error::new(
@@ -170,6 +208,7 @@ fn op_name(op: &Op) -> String {
         Op::Sort { .. } => "Sort".into(),
         Op::TopK { .. } => "TopK".into(),
         Op::Fft { .. } => "Fft".into(),
+        Op::Collective(c) => c.kind.name().into(),
         Op::Convolution { .. } => "ConvGeneralDilated".into(),
         Op::Cholesky { .. } => "Cholesky".into(),
         Op::TriangularSolve { .. } => "TriangularSolve".into(),
@@ -330,8 +369,9 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
         // A CompositeCall runs its decomposition.
         Op::Call { computation, .. } => {
             let args: Vec<Literal> = operands.iter().map(|&l| l.clone()).collect();
-            evaluate(computation, &args)
+            ctx.nested(computation, &args)
         }
+        Op::Collective(c) => collective::collective(ctx, c, operands),
         Op::Map { computation, .. } => reduce::map(ctx, operands, computation),
         // The expansion XLA:CPU runs (BatchNormExpander), evaluated as a call.
         Op::BatchNorm {

@@ -5,6 +5,7 @@
 //!
 //! Results never carry a layout: layouts belong to parameters; every computed value is logical.
 
+pub mod collective;
 pub mod control;
 pub mod conv;
 pub mod dot;
@@ -26,6 +27,7 @@ pub mod sort;
 pub mod tuple;
 pub mod window;
 
+pub use collective::collective;
 pub use control::{conditional, while_loop};
 pub use conv::{convolution, default_dimension_numbers, explicit_padding, padding_for, Padding};
 pub use dot::{dot, dot_compute_type, dot_general};

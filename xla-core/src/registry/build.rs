@@ -56,6 +56,8 @@ pub enum AttrValue {
     RngAlgorithm(RandomAlgorithm),
     /// [`AttrKind::FftType`].
     FftType(FftType),
+    /// [`AttrKind::Groups`].
+    Groups(Vec<Vec<i64>>),
 }
 
 impl AttrValue {
@@ -80,6 +82,7 @@ impl AttrValue {
             AttrValue::Transpose(_) => AttrKind::Transpose,
             AttrValue::RngAlgorithm(_) => AttrKind::RngAlgorithm,
             AttrValue::FftType(_) => AttrKind::FftType,
+            AttrValue::Groups(_) => AttrKind::Groups,
         }
     }
 }
@@ -131,6 +134,7 @@ impl Attrs {
     getter!(transpose, Transpose, TransposeA);
     getter!(rng_algorithm, RngAlgorithm, RandomAlgorithm);
     getter!(fft_type, FftType, FftType);
+    getter!(groups, Groups, Vec<Vec<i64>>);
 }
 
 /// One application's checked pieces: the positional values in order (for `Reduce` operands
@@ -375,6 +379,7 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
             Some(t) => b.fft(op(0)?, t, &ints("fft_length")?),
             None => Err(attr_missing("fft_type")),
         },
+        OpKind::Collective(k) => super::collective::build(b, name, k, a),
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Cholesky => b.cholesky(op(0)?, flag("lower")?),
         OpKind::TriangularSolve => {
@@ -571,5 +576,6 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::Call
         | OpKind::CompositeCall => Vec::new(),
         OpKind::RngBitGenerator | OpKind::Rng(_) => Vec::new(),
+        OpKind::Collective(k) => super::collective::computation_params(k, operands),
     }
 }

@@ -52,6 +52,21 @@ pub fn try_to_stablehlo(c: &Computation) -> Result<String> {
     Ok(out)
 }
 
+/// The module text for `c` as `@main` of an SPMD program run by `num_replicas x
+/// num_partitions` devices: a `module` carrying `mhlo.num_replicas` and `mhlo.num_partitions`,
+/// which XLA reads for its collectives.
+pub fn try_to_stablehlo_spmd(
+    c: &Computation,
+    num_replicas: u32,
+    num_partitions: u32,
+) -> Result<String> {
+    let body = try_to_stablehlo(c)?;
+    Ok(format!(
+        "module @main attributes {{mhlo.num_replicas = {num_replicas} : i32, \
+         mhlo.num_partitions = {num_partitions} : i32}} {{\n{body}}}\n"
+    ))
+}
+
 /// The SSA values an instruction evaluates to: one value for an array, a tree for a tuple.
 #[derive(Clone, Debug)]
 enum Val {

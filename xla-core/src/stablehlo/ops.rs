@@ -16,6 +16,7 @@ use crate::literal::Literal;
 use crate::registry;
 use crate::shape::Shape;
 
+mod collective;
 mod indexing;
 mod rng;
 mod sort;
@@ -545,6 +546,7 @@ impl Body<'_> {
                 is_stable,
                 comparator,
             } => self.sort(ins, ops, *dimension, *is_stable, comparator, depth),
+            Op::Collective(c) => self.collective(ins, ops, c, depth),
             Op::Fft {
                 fft_type,
                 fft_length,

@@ -452,6 +452,18 @@ impl Checker<'_> {
         Some(match kind {
             AttrKind::Int => AttrValue::Int(self.int(e)?),
             AttrKind::Ints => AttrValue::Ints(self.ints(e)?),
+            AttrKind::Groups => {
+                let rows = self.list(op, name, kind, e)?;
+                let mut groups = Vec::with_capacity(rows.len());
+                for r in rows {
+                    if !matches!(r.kind, ExprKind::List(_)) {
+                        self.error(r.sp, format!("{op}: `{name}` is {}", kind.example()));
+                        return None;
+                    }
+                    groups.push(self.ints(r)?);
+                }
+                AttrValue::Groups(groups)
+            }
             AttrKind::Bool => AttrValue::Bool(self.boolean(op, name, e)?),
             AttrKind::Bools => {
                 let xs = self.list(op, name, kind, e)?;

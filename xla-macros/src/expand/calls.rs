@@ -14,6 +14,7 @@ use super::fuse::{Expr, ExprId, Fused, Kernel};
 use super::graph::Kind;
 use super::plan::Plan;
 
+mod collective;
 pub(crate) mod custom;
 mod dynamic;
 mod fft;
@@ -121,6 +122,7 @@ pub(crate) fn call_kernel(
             *transpose_a,
             &ws[0],
         )),
+        Kind::Collective(c) => collective::call(c, ins, in_dims, in_tys, ws),
         Kind::Fft {
             fft_type,
             fft_length,

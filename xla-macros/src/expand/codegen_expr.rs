@@ -240,6 +240,7 @@ pub(crate) fn scalar_op(
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
         | Kind::Fft { .. }
+        | Kind::Collective(_)
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
@@ -401,6 +402,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::RngBitGenerator { .. }
                     | Kind::Rng { .. }
                     | Kind::Fft { .. }
+                    | Kind::Collective(_)
                     | Kind::Conv { .. }
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
@@ -689,6 +691,7 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
         | Kind::Fft { .. }
+        | Kind::Collective(_)
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -405,6 +405,7 @@ fn build_kernels(
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
             | Kind::Fft { .. }
+            | Kind::Collective(_)
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -632,6 +633,7 @@ impl ExprBuilder<'_> {
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
             | Kind::Fft { .. }
+            | Kind::Collective(_)
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -706,6 +708,7 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::RngBitGenerator { .. }
         | Kind::Rng { .. }
         | Kind::Fft { .. }
+        | Kind::Collective(_)
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -111,6 +111,9 @@ pub(crate) enum Kind {
         unit_diagonal: bool,
         transpose_a: xla_core::ir::TransposeA,
     },
+    /// A collective (or ReplicaId/PartitionId) of an SPMD program: a call of
+    /// `xla_kernels::collectives` with the fn's `ctx`.
+    Collective(xla_core::Collective),
     /// FFT, IFFT, RFFT or IRFFT over the `fft_length.len()` innermost dims of its input.
     Fft {
         fft_type: xla_core::FftType,
@@ -214,6 +217,7 @@ impl Kind {
             | Kind::RaggedDot { .. }
             | Kind::TriangularSolve { .. }
             | Kind::Fft { .. }
+            | Kind::Collective(_)
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -621,6 +625,10 @@ impl Graph {
                 };
                 let inputs = leaves(1)?;
                 self.multi(kind, inputs, &instr.shape, opname)
+            }
+            Op::Collective(c) => {
+                let inputs = leaves(n_ops)?;
+                self.multi(Kind::Collective(c.clone()), inputs, &instr.shape, opname)
             }
             Op::Fft {
                 fft_type,

@@ -208,6 +208,7 @@ impl Inliner {
                 | Op::RngBitGenerator { .. }
                 | Op::Rng { .. }
                 | Op::Fft { .. }
+                | Op::Collective(_)
                 | Op::Convolution { .. }
                 | Op::While { .. }
                 | Op::Conditional { .. }
@@ -339,6 +340,7 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::RngBitGenerator { .. }
             | Op::Rng { .. }
             | Op::Fft { .. }
+            | Op::Collective(_)
             | Op::Convolution { .. }
             | Op::While { .. }
             | Op::Conditional { .. }

@@ -237,10 +237,44 @@ pub(crate) fn fn_items(
         quote!()
     };
     let kernels = &prog.calls;
+    // A program with collectives: every entry point takes the device's `ctx` first and
+    // returns the transport's Result.
+    let ctx_name = fresh("ctx", &taken);
+    let coll_err = quote!(::xla_aot::CollectiveError);
+    let (ctx_param, ctx_arg, ctx_bind, q, ok, ret_unit) = if prog.spmd {
+        (
+            quote!(#ctx_name: &dyn ::xla_aot::Collectives,),
+            quote!(#ctx_name,),
+            quote!(let ctx = #ctx_name;),
+            quote!(?),
+            quote!(::core::result::Result::Ok),
+            quote!(-> ::core::result::Result<(), #coll_err>),
+        )
+    } else {
+        (quote!(), quote!(), quote!(), quote!(), quote!(), quote!())
+    };
+    let fn_result = if prog.spmd {
+        quote!(::core::result::Result<#result_ty, #coll_err>)
+    } else {
+        quote!(#result_ty)
+    };
+    let lit_ctx_param = if prog.spmd {
+        quote!(ctx: &dyn ::xla_aot::Collectives,)
+    } else {
+        quote!()
+    };
     let (largest_elements, largest_flops) = (
         Literal::u64_unsuffixed(prog.largest.0),
         Literal::u128_unsuffixed(prog.largest.1),
     );
+    // A collective waits for its peers: run inside rayon's pool, devices on one pool could
+    // occupy every pool thread waiting for peers whose work is queued behind them. An SPMD
+    // program runs on the caller's thread; its loops still fork onto the pool, each briefly.
+    let run_body = if prog.spmd {
+        quote!(#kernels ::core::result::Result::Ok(()))
+    } else {
+        quote!(::xla_aot::__rt::xla_kernels::par::run_program(#largest_elements, #largest_flops, || { #kernels }))
+    };
     let kernel_fns = &prog.items;
     let fields: Vec<&Ident> = prog.fields.iter().map(|f| &f.name).collect();
     let field_types: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.ty).collect();
@@ -301,6 +335,15 @@ pub(crate) fn fn_items(
         .map(|i| format_ident!("lo{}", i))
         .collect();
     let lit_tree = literal_tree(&fd.result, &mut lit_outs.iter());
+    let lit_call = if prog.spmd {
+        quote! {
+            into(ctx, #(#call_args,)* #(&mut #lit_outs,)* &mut scratch).map_err(|e| {
+                ::xla_aot::__rt::xla_core::Error::new(stringify!(#name), e.to_string())
+            })?;
+        }
+    } else {
+        quote!(into(#(#call_args,)* #(&mut #lit_outs,)* &mut scratch);)
+    };
     let tuple_helper = if any_tuple {
         quote! {
             fn tuple_leaf<'a>(
@@ -329,11 +372,11 @@ pub(crate) fn fn_items(
     Ok(quote! {
         #(#attrs)*
         #allows
-        #vis fn #name(#(#param_names: #param_types),*) -> #result_ty {
+        #vis fn #name(#ctx_param #(#param_names: #param_types),*) -> #fn_result {
             #(let mut #out_names = <#out_types>::zeros();)*
             let mut #sname = #name::Scratch::new();
-            #name::into_views(#(#param_views,)* #(#out_names.view_mut(),)* &mut #sname);
-            #result_tree
+            #name::into_views(#ctx_arg #(#param_views,)* #(#out_names.view_mut(),)* &mut #sname)#q;
+            #ok(#result_tree)
         }
 
         #[doc = #doc_mod]
@@ -364,8 +407,9 @@ pub(crate) fn fn_items(
 
             #[doc = #doc_into]
             #[inline]
-            pub fn into(#(#param_names: #param_types,)* #(mut #out_names: impl ::xla_aot::AsViewMut<#out_args>,)* #scratch_name: &mut Scratch) {
+            pub fn into(#ctx_param #(#param_names: #param_types,)* #(mut #out_names: impl ::xla_aot::AsViewMut<#out_args>,)* #scratch_name: &mut Scratch) #ret_unit {
                 into_views(
+                    #ctx_arg
                     #(#param_views,)*
                     #(::xla_aot::AsViewMut::view_mut(&mut #out_names),)*
                     #scratch_name,
@@ -373,13 +417,12 @@ pub(crate) fn fn_items(
             }
 
             #[doc = #doc_into_views]
-            pub fn into_views(#(#param_names: #param_view_types,)* #(mut #out_names: ::xla_aot::TensorViewMut<'_, #out_args>,)* #scratch_name: &mut Scratch) {
+            pub fn into_views(#ctx_param #(#param_names: #param_view_types,)* #(mut #out_names: ::xla_aot::TensorViewMut<'_, #out_args>,)* #scratch_name: &mut Scratch) #ret_unit {
                 let (#(#lhs,)* #(#internal_outs,)*) = (#(#rhs,)* #(#out_names.as_mut_slice(),)*);
                 #(let _ = #unread;)*
                 #scratch_bind
-                ::xla_aot::__rt::xla_kernels::par::run_program(#largest_elements, #largest_flops, || {
-                    #kernels
-                })
+                #ctx_bind
+                #run_body
             }
 
             /// The fn's IR, as the macro checked it (decoded from the compact form the macro
@@ -404,6 +447,7 @@ pub(crate) fn fn_items(
             /// declared and the given shape when the count, an element type, a rank, a
             /// dimension, a tuple's arity or an array's element count differs.
             pub fn run_literals(
+                #lit_ctx_param
                 args: &[::xla_aot::__rt::xla_core::Literal],
             ) -> ::core::result::Result<::xla_aot::__rt::xla_core::Literal, ::xla_aot::__rt::xla_core::Error> {
                 if args.len() != #n_params_lit {
@@ -416,7 +460,7 @@ pub(crate) fn fn_items(
                 #arg_binds
                 #(let mut #lit_outs = <#out_types>::zeros();)*
                 let mut scratch = Scratch::new();
-                into(#(#call_args,)* #(&mut #lit_outs,)* &mut scratch);
+                #lit_call
                 ::core::result::Result::Ok(#lit_tree)
             }
         }

@@ -22,6 +22,21 @@ struct Nested {
     /// Per result leaf: updated in place (its parameter leaf is the output; `run` takes no
     /// parameter for it).
     in_place: Vec<bool>,
+    /// The program has collectives: `run` takes the device's `ctx` first and returns the
+    /// transport's Result.
+    spmd: bool,
+}
+
+impl Nested {
+    /// `m::run(ctx, args...)?` or `m::run(args...)`.
+    fn call(&self, args: TokenStream) -> TokenStream {
+        let m = &self.module;
+        if self.spmd {
+            quote!(#m::run(ctx, #args)?)
+        } else {
+            quote!(#m::run(#args))
+        }
+    }
 }
 
 fn flat(s: &Shape, out: &mut Vec<(ElementType, i64)>) {
@@ -62,6 +77,7 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
         Vec::new()
     };
     let prog = program(&fused, &plan)?;
+    let spmd = prog.spmd;
     // Every parameter leaf, read or not, is a parameter of `run`.
     let mut params = Vec::new();
     let mut param_tys = Vec::new();
@@ -97,6 +113,15 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
     let types: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.ty).collect();
     let inits: Vec<&TokenStream> = prog.fields.iter().map(|f| &f.init).collect();
     let imports = module_imports();
+    let (ctx_param, ret, ok) = if spmd {
+        (
+            quote!(ctx: &dyn ::xla_aot::Collectives,),
+            quote!(-> ::core::result::Result<(), ::xla_aot::CollectiveError>),
+            quote!(::core::result::Result::Ok(())),
+        )
+    } else {
+        (quote!(), quote!(), quote!())
+    };
     let doc = format!("The nested computation `{}`.", c.name);
     let item = quote! {
         #[doc = #doc]
@@ -119,8 +144,9 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
 
             /// Runs the nested program on its parameter leaves, writing its result leaves.
             #[allow(clippy::too_many_arguments)]
-            pub fn run(#(#params,)* #(#outs,)* scratch: &mut Scratch) {
+            pub fn run(#ctx_param #(#params,)* #(#outs,)* scratch: &mut Scratch) #ret {
                 #calls
+                #ok
             }
         }
     };
@@ -132,6 +158,7 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
             .map(|i| in_place.get(i).copied().unwrap_or(false))
             .collect(),
         results,
+        spmd,
     })
 }
 
@@ -192,7 +219,6 @@ pub(crate) fn while_loop(
             });
         }
     }
-    let (cm, bm) = (&cond.module, &step.module);
     let kept = |i: &usize| !step.in_place[*i];
     let reads: Vec<&Ident> = (0..n).filter(kept).map(|i| &curs[i]).collect();
     let writes: Vec<&Ident> = (0..n)
@@ -206,18 +232,26 @@ pub(crate) fn while_loop(
         .collect();
     let (swap_c, swap_n): (Vec<&Ident>, Vec<&Ident>) =
         (0..n).filter(kept).map(|i| (&curs[i], &nexts[i])).unzip();
+    let run_cond = cond.call(quote!(#(&#curs[..],)* &mut flag, condition));
+    let run_body = step.call(quote!(#(&#reads[..],)* #(&mut #writes[..],)* body));
+    let ok = if cond.spmd || step.spmd {
+        quote!(::core::result::Result::Ok(()))
+    } else {
+        quote!()
+    };
     let body_code = quote! {
         #(#curs.copy_from_slice(#ins);)*
         loop {
             let mut flag = [false];
-            #cm::run(#(&#curs[..],)* &mut flag, condition);
+            #run_cond;
             if !flag[0] {
                 break;
             }
-            #bm::run(#(&#reads[..],)* #(&mut #writes[..],)* body);
+            #run_body;
             #(::core::mem::swap(#swap_c, #swap_n);)*
         }
         #(#ws.copy_from_slice(&#curs[..]);)*
+        #ok
     };
     let (ci, bi) = (cond.item, step.item);
     Ok(CallCode {
@@ -258,6 +292,7 @@ pub(crate) fn conditional(
     let mut scratch = Vec::new();
     let mut items = TokenStream::new();
     let mut arms = TokenStream::new();
+    let mut spmd = false;
     let mut start = 1;
     for (b, c) in branches.iter().enumerate() {
         let prog = nested(c, format_ident!("k{}_branch{}", id, b), false)?;
@@ -269,18 +304,28 @@ pub(crate) fn conditional(
         if prog.results.len() != ws.len() {
             return Err("internal: a Conditional branch's result differs from the node's".into());
         }
-        let m = &prog.module;
         let bl = lit_usize(b as i64);
         let arm_index = if b + 1 == nb { quote!(_) } else { quote!(#bl) };
-        arms.extend(quote!(#arm_index => #m::run(#(#args,)* #(&mut *#ws,)* #fi),));
+        let run = prog.call(quote!(#(#args,)* #(&mut *#ws,)* #fi));
+        arms.extend(quote!(#arm_index => #run,));
+        spmd |= prog.spmd;
         items.extend(prog.item);
     }
     Ok(CallCode {
         scratch,
         items,
-        body: quote! {
-            match #index {
-                #arms
+        body: if spmd {
+            quote! {
+                match #index {
+                    #arms
+                }
+                ::core::result::Result::Ok(())
+            }
+        } else {
+            quote! {
+                match #index {
+                    #arms
+                }
             }
         },
     })

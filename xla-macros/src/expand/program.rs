@@ -237,18 +237,45 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
         });
     }
     let name = format_ident!("kernel_{}", id);
+    // A collective exchanges through the fn's `ctx` and may fail: its kernel returns the
+    // transport's Result, which the sequence of calls passes on with `?`.
+    let spmd = kernel_is_spmd(f, k);
+    if spmd {
+        params.push((format_ident!("ctx"), quote!(&dyn ::xla_aot::Collectives)));
+    }
     let (names, types): (Vec<&Ident>, Vec<&TokenStream>) =
         params.iter().map(|(n, t)| (n, t)).unzip();
+    let (ret, q) = if spmd {
+        (
+            quote!(-> ::core::result::Result<(), ::xla_aot::CollectiveError>),
+            quote!(?),
+        )
+    } else {
+        (quote!(), quote!())
+    };
     let item = quote! {
         #[inline(never)]
-        fn #name(#(#names: #types),*) { #body }
+        fn #name(#(#names: #types),*) #ret { #body }
         #items
     };
     Ok(KernelCode {
-        call: quote!({ #binds #name(#(#names),*); }),
+        call: quote!({ #binds #name(#(#names),*)#q; }),
         item,
         scratch,
     })
+}
+
+/// A collective, or a While or Conditional whose computations hold one: the kernel needs the
+/// fn's `ctx` and returns the transport's Result.
+fn kernel_is_spmd(f: &Fused, k: &Kernel) -> bool {
+    let kind = &f.graph.nodes[k.node].kind;
+    if let Kind::While { condition, body } = kind {
+        return condition.uses_collectives() || body.uses_collectives();
+    }
+    if let Kind::Conditional { branches, .. } = kind {
+        return branches.iter().any(|b| b.uses_collectives());
+    }
+    matches!(kind, Kind::Collective(_))
 }
 
 /// One kernel's pieces: its call (in the entry point), its fn and any items it needs, and the
@@ -270,6 +297,9 @@ pub(crate) struct ProgramCode {
     pub fields: Vec<ScratchField>,
     /// The parameter leaves the kernels read.
     pub used_params: BTreeSet<(usize, Vec<usize>)>,
+    /// A kernel is a collective: the calls need `ctx` and run in a fn returning
+    /// `Result<_, CollectiveError>`.
+    pub spmd: bool,
     /// The most elements one kernel reads or writes, and the most flops of one product: what
     /// `xla_kernels::par::run_program` compares with the library's parallel thresholds.
     pub largest: (u64, u128),
@@ -332,10 +362,12 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
         let len = lit_usize(count);
         items.extend(quote!(static #id: [#ty; #len] = [#(#elems),*];));
     }
+    let spmd = fused.kernels.iter().any(|k| kernel_is_spmd(fused, k));
     Ok(ProgramCode {
         items,
         calls,
         fields,
+        spmd,
         used_params,
         largest: largest(fused),
     })

@@ -132,12 +132,12 @@ fn err(text: &str) -> ImportError {
 
 #[test]
 fn errors_name_the_op_and_its_line() {
-    let e = err("func.func @f() -> tensor<ui32> {\n  %0 = stablehlo.replica_id : tensor<ui32>\n  return %0 : tensor<ui32>\n}");
+    let e = err("func.func @f(%a: tensor<2xf32>) -> tensor<i32> {\n  %0 = \"stablehlo.get_dimension_size\"(%a) {dimension = 0 : i64} : (tensor<2xf32>) -> tensor<i32>\n  return %0 : tensor<i32>\n}");
     assert_eq!(
         e,
         ImportError::Unsupported {
-            feature: "stablehlo.replica_id".into(),
-            pos: Pos { line: 2, col: 8 }
+            feature: "stablehlo.get_dimension_size".into(),
+            pos: Pos { line: 2, col: 3 }
         }
     );
     let e = err("func.func @f(%a: tensor<2xf32>) -> tensor<3xf32> {\n  %0 = stablehlo.abs %a : (tensor<2xf32>) -> tensor<3xf32>\n  return %0 : tensor<3xf32>\n}");

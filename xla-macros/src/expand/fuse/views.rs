@@ -244,6 +244,7 @@ impl ExprBuilder<'_> {
             | Kind::RngBitGenerator { .. }
             | Kind::Rng { .. }
             | Kind::Fft { .. }
+            | Kind::Collective(_)
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }

@@ -103,6 +103,32 @@ fn pairs(a: &Attr) -> Option<Vec<(i64, i64)>> {
     (flat.len() % 2 == 0).then(|| flat.chunks(2).map(|p| (p[0], p[1])).collect())
 }
 
+/// `replica_groups`: `dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>` (rows of the 2-D type; -1
+/// pads a short group, as XLA writes groups of unequal sizes) or nested lists.
+fn groups(a: &Attr) -> Option<Vec<Vec<i64>>> {
+    let rows: Vec<Vec<i64>> = match a {
+        Attr::Dense(_, Some(t)) => {
+            let flat = ints_of(a)?;
+            let dims = t.tensor()?.dims.clone();
+            match dims.as_slice() {
+                [g, n] if *g * *n == flat.len() as i64 => flat
+                    .chunks((*n).max(1) as usize)
+                    .map(<[i64]>::to_vec)
+                    .collect(),
+                [0, _] | [_, 0] => Vec::new(),
+                _ => return None,
+            }
+        }
+        Attr::List(items) => items.iter().map(ints_of).collect::<Option<_>>()?,
+        _ => return None,
+    };
+    Some(
+        rows.into_iter()
+            .map(|r| r.into_iter().filter(|&i| i >= 0).collect())
+            .collect(),
+    )
+}
+
 fn bools(a: &Attr) -> Option<Vec<bool>> {
     match a {
         Attr::List(items) => items
@@ -164,6 +190,7 @@ fn plain(kind: AttrKind, a: &Attr) -> Option<AttrValue> {
             AttrValue::RngAlgorithm(RandomAlgorithm::from_name(enum_value(a)?)?)
         }
         AttrKind::FftType => AttrValue::FftType(FftType::from_name(enum_value(a)?)?),
+        AttrKind::Groups => AttrValue::Groups(groups(a)?),
         AttrKind::PaddingConfig | AttrKind::PaddingKind => return None,
     })
 }
@@ -198,6 +225,17 @@ fn value(
         "new_element_type" => result.map(|r| AttrValue::Type(r.ty)),
         "out_dim_size" | "new_sizes" => result.map(|r| AttrValue::Ints(r.dims.clone())),
         "direction" => from("comparison_direction", AttrKind::Direction)?,
+        // `#stablehlo.channel_handle<handle = 1, type = 1>`: the handle is the id.
+        "channel_id" => match src.take("channel_handle") {
+            None => None,
+            Some(Attr::Struct(_, fields)) => match fields.iter().find(|(f, _)| f == "handle") {
+                Some((_, Attr::Int(v))) => Some(AttrValue::Int(
+                    i64::try_from(*v).map_err(|_| bad("channel_handle"))?,
+                )),
+                _ => return Err(bad("channel_handle")),
+            },
+            Some(_) => return Err(bad("channel_handle")),
+        },
         // chlo.scan's `dimension`; its input/init split is read by the lowering.
         "scan_dimension" => {
             src.take("operandSegmentSizes");

@@ -186,3 +186,7 @@ fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), Collectiv
         })
     }
 }
+
+pub mod groups;
+pub mod ops;
+pub mod threads;

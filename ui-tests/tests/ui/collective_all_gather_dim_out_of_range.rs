@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[4]) -> f32[8] {
+        AllGather(x, all_gather_dim = 1, replica_groups = [[0, 1]])
+    }
+}
+
+fn main() {}

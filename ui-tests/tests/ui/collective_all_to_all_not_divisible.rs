@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[3, 2]) -> f32[3, 2] {
+        AllToAll(x, split_dimension = 0, concat_dimension = 1, split_count = 2)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,210 @@
+//! Collectives evaluated as one device of an SPMD run: every op is byte exchanges through the
+//! device's [`Collectives`] then local work in a fixed order, so every device (and every
+//! transport) computes the same bits.
+//!
+//! - AllReduce: the elements (flat, padded) cut into one chunk per group member; an
+//!   all-to-all gives member `j` chunk `j` of everyone, which it reduces in group order
+//!   (`acc = x@g0; acc = f(acc, x@gi)` for `i = 1, 2, ...`); an all-gather of the reduced chunks.
+//! - ReduceScatter: the same with the operand's blocks along `scatter_dimension`, no gather.
+//! - AllGather, AllToAll: the group's blocks concatenated along a dimension.
+//! - CollectivePermute, CollectiveBroadcast: point-to-point sends; no sender: zeros.
+
+use super::reduce::simple_reducer;
+use super::{array, Ctx};
+use crate::error::{Error, Result};
+use crate::ir::{Collective, CollectiveKind, Computation};
+use crate::literal::{ArrayData, ArrayElement, Literal};
+use crate::scalar::Scalar;
+use crate::shape::ArrayShape;
+use crate::spmd::groups::{my_group, permute_peers};
+use crate::spmd::ops::{self, Around};
+use crate::spmd::threads::ThreadRunner;
+use crate::spmd::{CollectiveError, Collectives, DeviceId};
+use crate::with_array_data;
+
+/// Collective `c` on `operands`, on the context's device.
+pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -> Result<Literal> {
+    let Some(dev) = ctx.device else {
+        return Err(ctx.err(
+            "the program uses a collective, which needs the device it runs on: evaluate it \
+             with eval::evaluate_on (or eval::run_replicas)",
+        ));
+    };
+    let coll = |e: CollectiveError| ctx.err(e);
+    let out_len =
+        |ctx: &Ctx<'_>| -> Result<usize> { Ok(ctx.out_array()?.element_count() as usize) };
+    let data = match &c.kind {
+        CollectiveKind::ReplicaId => return Ok(Literal::scalar(dev.replica_id())),
+        CollectiveKind::PartitionId => return Ok(Literal::scalar(dev.partition_id())),
+        CollectiveKind::AllReduce { computation } => {
+            let group = group(ctx, c, dev)?;
+            let simple = simple_reducer(computation);
+            let mut out = Vec::with_capacity(operands.len());
+            for x in operands {
+                let (shape, data) = array(ctx, x)?;
+                let r = with_array_data!(data, v: T => {
+                    let mut o = vec![T::default(); v.len()];
+                    let mut f = |a: T, b: T| combine(ctx, computation, simple, a, b);
+                    ops::all_reduce(dev, &group, v, &mut o, &mut f).map_err(coll)?;
+                    T::wrap(o)
+                });
+                out.push(Literal::Array {
+                    shape: shape.clone(),
+                    data: r,
+                });
+            }
+            return Ok(match out.len() {
+                1 => out.pop().unwrap_or(Literal::Token),
+                _ => Literal::Tuple(out),
+            });
+        }
+        CollectiveKind::AllGather { dimension } => {
+            let group = group(ctx, c, dev)?;
+            let (shape, data) = one(ctx, operands)?;
+            let a = Around::of(&shape.dims, *dimension as usize);
+            let n = out_len(ctx)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); n];
+                ops::all_gather(dev, &group, v, a, &mut o).map_err(coll)?;
+                T::wrap(o)
+            })
+        }
+        CollectiveKind::AllToAll {
+            split_dimension,
+            concat_dimension,
+            split_count,
+        } => {
+            let group = group(ctx, c, dev)?;
+            if group.len() as i64 != *split_count {
+                return Err(ctx.err(format!(
+                    "split_count = {split_count} but the group has {} devices ({group:?})",
+                    group.len()
+                )));
+            }
+            let (shape, data) = one(ctx, operands)?;
+            let split = Around::of(&shape.dims, *split_dimension as usize);
+            let mut part = shape.dims.clone();
+            part[*split_dimension as usize] /= *split_count;
+            let part = Around::of(&part, *concat_dimension as usize);
+            let n = out_len(ctx)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); n];
+                ops::all_to_all(dev, &group, v, split, part, &mut o).map_err(coll)?;
+                T::wrap(o)
+            })
+        }
+        CollectiveKind::ReduceScatter {
+            dimension,
+            computation,
+        } => {
+            let group = group(ctx, c, dev)?;
+            let (shape, data) = one(ctx, operands)?;
+            let a = Around::of(&shape.dims, *dimension as usize);
+            let simple = simple_reducer(computation);
+            let n = out_len(ctx)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); n];
+                let mut f = |a: T, b: T| combine(ctx, computation, simple, a, b);
+                ops::reduce_scatter(dev, &group, v, a, &mut o, &mut f).map_err(coll)?;
+                T::wrap(o)
+            })
+        }
+        CollectiveKind::CollectivePermute {
+            source_target_pairs,
+        } => {
+            let (_, data) = one(ctx, operands)?;
+            let (from, to) = permute_peers(c, source_target_pairs, dev).map_err(coll)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); v.len()];
+                ops::collective_permute(dev, from, &to, v, &mut o).map_err(coll)?;
+                T::wrap(o)
+            })
+        }
+        CollectiveKind::CollectiveBroadcast => {
+            let (_, data) = one(ctx, operands)?;
+            let group = my_group(c, dev).map_err(coll)?;
+            with_array_data!(data, v: T => {
+                let mut o = vec![T::default(); v.len()];
+                ops::collective_broadcast(dev, group.as_deref(), v, &mut o).map_err(coll)?;
+                T::wrap(o)
+            })
+        }
+    };
+    Ok(Literal::Array {
+        shape: ctx.out_array()?.clone(),
+        data,
+    })
+}
+
+/// This device's group; a device in none is an `Err` (only CollectiveBroadcast allows it).
+fn group(ctx: &Ctx<'_>, c: &Collective, dev: &dyn Collectives) -> Result<Vec<DeviceId>> {
+    my_group(c, dev).map_err(|e| ctx.err(e))?.ok_or_else(|| {
+        ctx.err(format!(
+            "device {} (replica {}, partition {}) is in none of replica_groups {:?}",
+            dev.device_id(),
+            dev.replica_id(),
+            dev.partition_id(),
+            c.replica_groups
+        ))
+    })
+}
+
+fn one<'a>(ctx: &Ctx<'_>, operands: &[&'a Literal]) -> Result<(&'a ArrayShape, &'a ArrayData)> {
+    ctx.arity(operands, 1)?;
+    array(ctx, operands[0])
+}
+
+/// `computation(acc, x)`, its evaluation errors as the transport's (the op's fold runs
+/// inside the exchange).
+fn combine<T: Scalar>(
+    ctx: &Ctx<'_>,
+    computation: &Computation,
+    simple: Option<(crate::ir::BinaryOp, bool)>,
+    acc: T,
+    x: T,
+) -> std::result::Result<T, CollectiveError> {
+    let e = |e: Error| CollectiveError::Transport(e.to_string());
+    match simple {
+        Some((op, false)) => Ok(T::binary(op, acc, x)),
+        Some((op, true)) => Ok(T::binary(op, x, acc)),
+        None => {
+            let r = ctx
+                .nested(computation, &[Literal::scalar(acc), Literal::scalar(x)])
+                .map_err(e)?;
+            r.as_slice::<T>()
+                .filter(|s| s.len() == 1)
+                .map(|s| s[0])
+                .ok_or_else(|| e(ctx.err(format!("the computation returned {}", r.shape()))))
+        }
+    }
+}
+
+/// Runs `computation` on `num_replicas x num_partitions` devices as threads
+/// ([`ThreadRunner`], default time-out), device `d` on `args[d]` (`d = replica *
+/// num_partitions + partition`); results in device order.
+pub fn run_replicas(
+    computation: &Computation,
+    args: &[Vec<Literal>],
+    num_replicas: u32,
+    num_partitions: u32,
+) -> Vec<Result<Literal>> {
+    let n = (num_replicas * num_partitions) as usize;
+    if args.len() != n {
+        let e = Error::new(
+            "run_replicas",
+            format!("{} argument lists for {n} devices", args.len()),
+        );
+        return vec![Err(e)];
+    }
+    ThreadRunner::new(num_replicas, num_partitions)
+        .run(|dev| {
+            super::evaluate_on(computation, &args[dev.device_id() as usize], dev)
+                .map_err(|e| CollectiveError::Transport(e.to_string()))
+        })
+        .into_iter()
+        .map(|r| r.map_err(|e| Error::new("run_replicas", e.to_string())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,308 @@
+//! Collectives: ReplicaId, PartitionId, AllReduce, AllGather, AllToAll, ReduceScatter,
+//! CollectivePermute, CollectiveBroadcast (StableHLO's constraints and XLA's
+//! `ShapeInference::Infer*Shape`; the HLO verifier's `CheckReplicaGroups`).
+//!
+//! The program does not know how many devices run it, so the rules here are the ones a
+//! program alone decides: replica groups name ids `0..n` once each, in groups of one size
+//! (StableHLO writes them as a 2-D tensor); the shapes of AllGather (`d * g`),
+//! ReduceScatter (`d / g`) and AllToAll come from the group size `g`. Ids outside the run are
+//! a runtime `Err` ([`crate::spmd::groups`]).
+
+use super::reduce::check_reducer;
+use super::{expect_array, list};
+use crate::element::ElementType;
+use crate::error::{Blame, Error, Result};
+use crate::ir::{Collective, CollectiveKind, GroupMode};
+use crate::shape::{ArrayShape, Shape};
+
+/// The result shape of collective `c` on `operands`.
+pub fn collective(c: &Collective, operands: &[&Shape]) -> Result<Shape> {
+    let op = c.kind.name();
+    check_groups(c)?;
+    let one = |operands: &[&Shape]| -> Result<ArrayShape> {
+        if operands.len() != 1 {
+            return Err(Error::new(
+                op,
+                format!("takes 1 operand, got {}", operands.len()),
+            ));
+        }
+        Ok(expect_array(op, "the operand", operands[0], Blame::Operand(0))?.clone())
+    };
+    match &c.kind {
+        CollectiveKind::ReplicaId | CollectiveKind::PartitionId => {
+            if !operands.is_empty() {
+                return Err(Error::new(
+                    op,
+                    format!("takes no operand, got {}", operands.len()),
+                ));
+            }
+            Ok(Shape::Array(ArrayShape::scalar(ElementType::U32)))
+        }
+        CollectiveKind::AllReduce { computation } => {
+            if operands.is_empty() {
+                return Err(Error::new(op, "needs at least one operand"));
+            }
+            let arrays = operands
+                .iter()
+                .enumerate()
+                .map(|(i, s)| expect_array(op, "each operand", s, Blame::Operand(i)))
+                .collect::<Result<Vec<_>>>()?;
+            for (i, a) in arrays.iter().enumerate() {
+                if a.ty != arrays[0].ty {
+                    return Err(Error::new(
+                        op,
+                        format!(
+                            "every operand goes through the one computation, so all have one \
+                             element type: operand 0 is {}, operand {i} is {a}",
+                            arrays[0]
+                        ),
+                    )
+                    .blame(Blame::Operand(i)));
+                }
+            }
+            check_reducer(op, &arrays[..1], computation)?;
+            Ok(if arrays.len() == 1 {
+                Shape::Array(arrays[0].clone())
+            } else {
+                Shape::Tuple(arrays.iter().map(|a| Shape::Array((*a).clone())).collect())
+            })
+        }
+        CollectiveKind::AllGather { dimension } => {
+            let a = one(operands)?;
+            let d = dim(op, "all_gather_dim", *dimension, &a)?;
+            let g = group_size(c)?;
+            let mut dims = a.dims.clone();
+            dims[d] *= g;
+            Ok(Shape::Array(ArrayShape::new(a.ty, &dims)))
+        }
+        CollectiveKind::ReduceScatter {
+            dimension,
+            computation,
+        } => {
+            let a = one(operands)?;
+            let d = dim(op, "scatter_dimension", *dimension, &a)?;
+            let g = group_size(c)?;
+            divisible(op, "scatter_dimension", &a, d, g, "the group size")?;
+            check_reducer(op, &[&a], computation)?;
+            let mut dims = a.dims.clone();
+            dims[d] /= g;
+            Ok(Shape::Array(ArrayShape::new(a.ty, &dims)))
+        }
+        CollectiveKind::AllToAll {
+            split_dimension,
+            concat_dimension,
+            split_count,
+        } => {
+            let a = one(operands)?;
+            let s = dim(op, "split_dimension", *split_dimension, &a)?;
+            let cd = dim(op, "concat_dimension", *concat_dimension, &a)?;
+            if *split_count <= 0 {
+                return Err(attr(
+                    op,
+                    "split_count",
+                    format!("split_count = {split_count} must be positive (operand {a})"),
+                ));
+            }
+            if let Some(g) = c.replica_groups.first().map(|g| g.len() as i64) {
+                if g != *split_count {
+                    return Err(attr(
+                        op,
+                        "split_count",
+                        format!("split_count = {split_count} must be the group size, {g} (replica_groups {})", groups_text(&c.replica_groups)),
+                    ));
+                }
+            }
+            divisible(op, "split_dimension", &a, s, *split_count, "split_count")?;
+            let mut dims = a.dims.clone();
+            dims[s] /= split_count;
+            dims[cd] *= split_count;
+            Ok(Shape::Array(ArrayShape::new(a.ty, &dims)))
+        }
+        CollectiveKind::CollectivePermute {
+            source_target_pairs,
+        } => {
+            let a = one(operands)?;
+            check_pairs(op, source_target_pairs)?;
+            Ok(Shape::Array(a))
+        }
+        CollectiveKind::CollectiveBroadcast => Ok(Shape::Array(one(operands)?)),
+    }
+}
+
+fn attr(op: &str, name: &'static str, msg: String) -> Error {
+    Error::new(op, msg).blame(Blame::Attribute(name))
+}
+
+/// `[[0, 1], [2, 3]]` for messages.
+fn groups_text(groups: &[Vec<i64>]) -> String {
+    format!(
+        "[{}]",
+        groups
+            .iter()
+            .map(|g| list(g))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `d` as an index of `a`'s dimensions.
+fn dim(op: &str, name: &'static str, d: i64, a: &ArrayShape) -> Result<usize> {
+    if d < 0 || d >= a.rank() as i64 {
+        return Err(attr(
+            op,
+            name,
+            format!(
+                "{name} = {d} is out of range for the rank-{} operand {a}",
+                a.rank()
+            ),
+        ));
+    }
+    Ok(d as usize)
+}
+
+/// `Err` unless dimension `d` of `a` splits into `by` equal blocks.
+fn divisible(
+    op: &str,
+    name: &'static str,
+    a: &ArrayShape,
+    d: usize,
+    by: i64,
+    what: &str,
+) -> Result<()> {
+    if a.dims[d] % by != 0 {
+        return Err(attr(
+            op,
+            name,
+            format!(
+                "dimension {d} of the operand {a} ({}) is not divisible by {what}, {by}",
+                a.dims[d]
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The size of every group, which AllGather and ReduceScatter's result shapes need.
+fn group_size(c: &Collective) -> Result<i64> {
+    let op = c.kind.name();
+    if c.mode() == GroupMode::CrossReplicaAndPartition {
+        return Err(attr(
+            op,
+            "channel_id",
+            "with a channel and replica ids (cross_replica_and_partition) the group size is \
+             the replica group's times num_partitions, which the program does not know; \
+             name flattened device ids instead (use_global_device_ids = true)"
+                .to_string(),
+        ));
+    }
+    match c.replica_groups.first() {
+        Some(g) => Ok(g.len() as i64),
+        None => Err(attr(
+            op,
+            "replica_groups",
+            "replica_groups = [] (every device) leaves the group size, which the result \
+             shape depends on, unknown to the program; name the groups, e.g. [[0, 1]]"
+                .to_string(),
+        )),
+    }
+}
+
+/// XLA's `CheckReplicaGroups` and StableHLO's constraints on `replica_groups`, `channel_id` and
+/// `use_global_device_ids`.
+fn check_groups(c: &Collective) -> Result<()> {
+    let op = c.kind.name();
+    let groups = &c.replica_groups;
+    if c.use_global_device_ids && !c.has_channel() {
+        return Err(attr(op, "use_global_device_ids", "use_global_device_ids = true needs a channel_id > 0 (flattened ids are ids of replicas and partitions together)".to_string()));
+    }
+    if c.use_global_device_ids && groups.is_empty() {
+        return Err(attr(op, "replica_groups", "use_global_device_ids = true needs the groups of flattened ids written out, not replica_groups = []".to_string()));
+    }
+    let total: usize = groups.iter().map(Vec::len).sum();
+    for (i, g) in groups.iter().enumerate() {
+        if g.is_empty() {
+            return Err(attr(
+                op,
+                "replica_groups",
+                format!(
+                    "group {i} of replica_groups {} is empty",
+                    groups_text(groups)
+                ),
+            ));
+        }
+        if g.len() != groups[0].len() {
+            return Err(attr(
+                op,
+                "replica_groups",
+                format!(
+                    "replica_groups {} has groups of unequal sizes ({} and {}); every group has one size",
+                    groups_text(groups),
+                    groups[0].len(),
+                    g.len()
+                ),
+            ));
+        }
+    }
+    // CollectiveBroadcast's groups may leave devices out (they get zeros): only distinct
+    // non-negative ids; every other op's groups cover 0..n (XLA's CheckReplicaGroups).
+    let covers = !matches!(c.kind, CollectiveKind::CollectiveBroadcast);
+    let bound = if covers { total } else { usize::MAX };
+    let mut seen = std::collections::HashSet::new();
+    for &id in groups.iter().flatten() {
+        if id < 0 || id as usize >= bound {
+            return Err(attr(
+                op,
+                "replica_groups",
+                format!(
+                    "replica_groups {} names id {id}, but {total} ids must be 0..{} each once",
+                    groups_text(groups),
+                    total as i64 - 1
+                ),
+            ));
+        }
+        if !seen.insert(id) {
+            return Err(attr(
+                op,
+                "replica_groups",
+                format!("replica_groups {} names id {id} twice", groups_text(groups)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// StableHLO's CollectivePermute constraints: ids non-negative, no source and no target twice.
+fn check_pairs(op: &str, pairs: &[(i64, i64)]) -> Result<()> {
+    let name = "source_target_pairs";
+    let text = || {
+        let p: Vec<String> = pairs.iter().map(|(s, t)| format!("[{s}, {t}]")).collect();
+        format!("[{}]", p.join(", "))
+    };
+    for (i, &(s, t)) in pairs.iter().enumerate() {
+        if s < 0 || t < 0 {
+            return Err(attr(
+                op,
+                name,
+                format!("{name} {} has a negative id in pair {i}", text()),
+            ));
+        }
+        if pairs[..i].iter().any(|p| p.0 == s) {
+            return Err(attr(
+                op,
+                name,
+                format!("{name} {} names source {s} twice", text()),
+            ));
+        }
+        if pairs[..i].iter().any(|p| p.1 == t) {
+            return Err(attr(
+                op,
+                name,
+                format!("{name} {} names target {t} twice", text()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

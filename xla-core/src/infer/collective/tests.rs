@@ -1,0 +1,148 @@
+use super::*;
+use crate::builder::Builder;
+use crate::ir::BinaryOp;
+use std::sync::Arc;
+
+fn f32s(dims: &[i64]) -> Shape {
+    Shape::Array(ArrayShape::new(ElementType::F32, dims))
+}
+
+fn add() -> Arc<crate::ir::Computation> {
+    let mut b = Builder::new("add");
+    let x = b
+        .parameter(0, Shape::scalar(ElementType::F32), "a")
+        .unwrap();
+    let y = b
+        .parameter(1, Shape::scalar(ElementType::F32), "b")
+        .unwrap();
+    let r = b.binary(BinaryOp::Add, x, y, None).unwrap();
+    Arc::new(b.build(r).unwrap())
+}
+
+fn gather(groups: Vec<Vec<i64>>) -> Collective {
+    Collective::new(CollectiveKind::AllGather { dimension: 1 }, groups)
+}
+
+fn message(c: &Collective, operand: &Shape) -> String {
+    collective(c, &[operand]).unwrap_err().to_string()
+}
+
+#[test]
+fn shapes_follow_the_group_size() {
+    let x = f32s(&[2, 6]);
+    assert_eq!(
+        collective(&gather(vec![vec![0, 1, 2]]), &[&x]).unwrap(),
+        f32s(&[2, 18])
+    );
+    let rs = Collective::new(
+        CollectiveKind::ReduceScatter {
+            dimension: 1,
+            computation: add(),
+        },
+        vec![vec![0, 1], vec![2, 3]],
+    );
+    assert_eq!(collective(&rs, &[&x]).unwrap(), f32s(&[2, 3]));
+    let a2a = Collective::new(
+        CollectiveKind::AllToAll {
+            split_dimension: 1,
+            concat_dimension: 0,
+            split_count: 3,
+        },
+        vec![],
+    );
+    assert_eq!(collective(&a2a, &[&x]).unwrap(), f32s(&[6, 2]));
+    let ar = Collective::new(CollectiveKind::AllReduce { computation: add() }, vec![]);
+    assert_eq!(
+        collective(&ar, &[&x, &f32s(&[3])]).unwrap(),
+        Shape::Tuple(vec![x.clone(), f32s(&[3])])
+    );
+    let id = Collective::new(CollectiveKind::ReplicaId, vec![]);
+    assert_eq!(
+        collective(&id, &[]).unwrap(),
+        Shape::scalar(ElementType::U32)
+    );
+}
+
+#[test]
+fn every_group_rule_is_an_error_naming_it() {
+    let x = f32s(&[2, 6]);
+    let cases = [
+        (vec![vec![0, 1], vec![2, 5]], "names id 5"),
+        (vec![vec![0, 1], vec![1, 2]], "names id 1 twice"),
+        (vec![vec![0, 1, 2], vec![3]], "unequal sizes"),
+        (vec![vec![0, 1], vec![]], "is empty"),
+        (vec![], "leaves the group size"),
+    ];
+    for (groups, want) in cases {
+        let m = message(&gather(groups), &x);
+        assert!(m.contains(want), "{m}");
+    }
+    let mut global = gather(vec![vec![0, 1]]);
+    global.use_global_device_ids = true;
+    assert!(message(&global, &x).contains("needs a channel_id"));
+    global.channel_id = Some(1);
+    global.use_global_device_ids = false;
+    assert!(message(&global, &x).contains("cross_replica_and_partition"));
+}
+
+#[test]
+fn dimension_and_divisibility_rules() {
+    let x = f32s(&[2, 6]);
+    let m = message(
+        &Collective::new(CollectiveKind::AllGather { dimension: 2 }, vec![vec![0]]),
+        &x,
+    );
+    assert!(m.contains("all_gather_dim = 2 is out of range"), "{m}");
+    let rs = Collective::new(
+        CollectiveKind::ReduceScatter {
+            dimension: 1,
+            computation: add(),
+        },
+        vec![vec![0, 1, 2, 3]],
+    );
+    assert!(message(&rs, &x).contains("not divisible by the group size, 4"));
+    let a2a = |count, groups| {
+        Collective::new(
+            CollectiveKind::AllToAll {
+                split_dimension: 0,
+                concat_dimension: 1,
+                split_count: count,
+            },
+            groups,
+        )
+    };
+    assert!(message(&a2a(4, vec![]), &x).contains("not divisible by split_count, 4"));
+    assert!(message(&a2a(2, vec![vec![0, 1, 2]]), &x).contains("must be the group size, 3"));
+    assert!(message(&a2a(0, vec![]), &x).contains("must be positive"));
+}
+
+#[test]
+fn permute_pairs_name_each_source_and_target_once() {
+    let x = f32s(&[3]);
+    let p = |pairs: Vec<(i64, i64)>| {
+        Collective::new(
+            CollectiveKind::CollectivePermute {
+                source_target_pairs: pairs,
+            },
+            vec![],
+        )
+    };
+    assert_eq!(collective(&p(vec![(0, 1), (1, 0)]), &[&x]).unwrap(), x);
+    assert!(message(&p(vec![(0, 1), (0, 2)]), &x).contains("source 0 twice"));
+    assert!(message(&p(vec![(0, 1), (2, 1)]), &x).contains("target 1 twice"));
+    assert!(message(&p(vec![(-1, 1)]), &x).contains("negative id"));
+}
+
+#[test]
+fn all_reduce_operands_share_one_type_and_the_reducer_matches() {
+    let s = Shape::Array(ArrayShape::new(ElementType::S32, &[2]));
+    let ar = Collective::new(CollectiveKind::AllReduce { computation: add() }, vec![]);
+    assert!(collective(&ar, &[&f32s(&[2]), &s])
+        .unwrap_err()
+        .to_string()
+        .contains("one element type"));
+    assert!(collective(&ar, &[&s])
+        .unwrap_err()
+        .to_string()
+        .contains("parameter 0"));
+}

@@ -1,0 +1,315 @@
+//! The collectives, written once over the byte transport ([`Collectives`]) for typed elements:
+//! the evaluator (`eval::collective`) and generated code (`xla_kernels::collectives`) both call
+//! these, so every device, transport and back end computes the same bits.
+//!
+//! Every exchange is in a fixed order and every reduction folds the group in group order:
+//! `acc = x@g0; acc = f(acc, x@g1); ...` for each element (XLA:CPU's in-process all-reduce
+//! folds participants in the same order; `tests/oracle_collectives.rs` checks f32 sums bit
+//! for bit against it on 1 to 4 replicas).
+
+use super::{CollectiveError, Collectives, DeviceId};
+use num_complex::Complex;
+
+/// An element sent as little-endian bytes (pred as one byte, complex as re then im).
+pub trait Wire: Copy + Default + Send + Sync + 'static {
+    /// Bytes per element.
+    const SIZE: usize;
+    /// Writes the element into `out[..SIZE]`.
+    fn put(self, out: &mut [u8]);
+    /// Reads an element from `b[..SIZE]`.
+    fn get(b: &[u8]) -> Self;
+}
+
+macro_rules! wire_le {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            #[inline]
+            fn put(self, out: &mut [u8]) {
+                out[..Self::SIZE].copy_from_slice(&self.to_le_bytes());
+            }
+            #[inline]
+            fn get(b: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..Self::SIZE]);
+                <$t>::from_le_bytes(a)
+            }
+        }
+    )*};
+}
+wire_le!(
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    f32,
+    f64,
+    half::f16,
+    half::bf16
+);
+
+impl Wire for bool {
+    const SIZE: usize = 1;
+    #[inline]
+    fn put(self, out: &mut [u8]) {
+        out[0] = u8::from(self);
+    }
+    #[inline]
+    fn get(b: &[u8]) -> Self {
+        b[0] != 0
+    }
+}
+
+impl<T: Wire + num_traits::Zero> Wire for Complex<T> {
+    const SIZE: usize = 2 * T::SIZE;
+    #[inline]
+    fn put(self, out: &mut [u8]) {
+        self.re.put(out);
+        self.im.put(&mut out[T::SIZE..]);
+    }
+    #[inline]
+    fn get(b: &[u8]) -> Self {
+        Complex::new(T::get(b), T::get(&b[T::SIZE..]))
+    }
+}
+
+fn to_bytes<T: Wire>(x: &[T]) -> Vec<u8> {
+    let mut out = vec![0u8; x.len() * T::SIZE];
+    for (v, o) in x.iter().zip(out.chunks_exact_mut(T::SIZE)) {
+        v.put(o);
+    }
+    out
+}
+
+fn read_into<T: Wire>(b: &[u8], out: &mut [T]) {
+    for (o, c) in out.iter_mut().zip(b.chunks_exact(T::SIZE)) {
+        *o = T::get(c);
+    }
+}
+
+/// An array seen around one dimension: `outer` rows of `extent x inner` elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Around {
+    /// The product of the dimensions before.
+    pub outer: usize,
+    /// The dimension's size.
+    pub extent: usize,
+    /// The product of the dimensions after.
+    pub inner: usize,
+}
+
+impl Around {
+    /// `dims` around dimension `d` (`d < dims.len()`).
+    pub fn of(dims: &[i64], d: usize) -> Around {
+        let p = |s: &[i64]| s.iter().product::<i64>().max(0) as usize;
+        Around {
+            outer: p(&dims[..d]),
+            extent: dims[d].max(0) as usize,
+            inner: p(&dims[d + 1..]),
+        }
+    }
+
+    fn len(self) -> usize {
+        self.outer * self.extent * self.inner
+    }
+}
+
+fn expect(op: &'static str, what: &str, got: usize, want: usize) -> Result<(), CollectiveError> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(CollectiveError::Mismatch {
+            op,
+            detail: format!("{what} holds {got} elements, the op needs {want}"),
+        })
+    }
+}
+
+/// `x` cut into `g` equal blocks along `a`'s dimension, block `j` first for `j = 0..g`.
+fn blocks<T: Wire>(x: &[T], a: Around, g: usize) -> Vec<u8> {
+    let row = a.extent / g * a.inner;
+    let mut out = Vec::with_capacity(x.len() * T::SIZE);
+    for j in 0..g {
+        for o in 0..a.outer {
+            let start = o * a.extent * a.inner + j * row;
+            out.extend(to_bytes(&x[start..start + row]));
+        }
+    }
+    out
+}
+
+/// `parts` (each of `part` dims around the dimension) concatenated along it into `out`.
+fn join<T: Wire>(parts: &[u8], part: Around, g: usize, out: &mut [T]) {
+    let row = part.extent * part.inner;
+    let n = part.len();
+    for i in 0..g {
+        for o in 0..part.outer {
+            let src = &parts[(i * n + o * row) * T::SIZE..][..row * T::SIZE];
+            let dst = o * row * g + i * row;
+            read_into(src, &mut out[dst..dst + row]);
+        }
+    }
+}
+
+/// ReduceScatter: `x`'s blocks along `a`'s dimension (`g` of them) go to the group's members
+/// in order; `out` gets this member's block folded over the group in group order.
+pub fn reduce_scatter<T: Wire>(
+    ctx: &dyn Collectives,
+    group: &[DeviceId],
+    x: &[T],
+    a: Around,
+    out: &mut [T],
+    f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
+) -> Result<(), CollectiveError> {
+    let g = group.len();
+    expect("ReduceScatter", "the operand", x.len(), a.len())?;
+    expect("ReduceScatter", "the result", out.len(), a.len() / g.max(1))?;
+    let send = blocks(x, a, g);
+    let mut recv = vec![0u8; send.len()];
+    ctx.all_to_all(group, &send, &mut recv)?;
+    fold(&recv, g, out, f)
+}
+
+/// `out[k] = fold(f, parts[0][k], parts[1][k], ...)` over the `g` parts in `bytes`.
+fn fold<T: Wire>(
+    bytes: &[u8],
+    g: usize,
+    out: &mut [T],
+    f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
+) -> Result<(), CollectiveError> {
+    let n = out.len() * T::SIZE;
+    read_into(&bytes[..n], out);
+    // Each part decoded once, then folded in: the combine runs on typed slices.
+    let mut part = vec![T::default(); out.len()];
+    for i in 1..g {
+        read_into(&bytes[i * n..(i + 1) * n], &mut part);
+        for (o, &x) in out.iter_mut().zip(&part) {
+            *o = f(*o, x)?;
+        }
+    }
+    Ok(())
+}
+
+/// AllReduce: `out[k] = fold(f, x@g0[k], x@g1[k], ...)`, as a reduce-scatter of `g` flat
+/// chunks (the last padded with defaults, dropped after) and an all-gather of the results.
+pub fn all_reduce<T: Wire>(
+    ctx: &dyn Collectives,
+    group: &[DeviceId],
+    x: &[T],
+    out: &mut [T],
+    f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
+) -> Result<(), CollectiveError> {
+    let g = group.len();
+    expect("AllReduce", "the result", out.len(), x.len())?;
+    let chunk = x.len().div_ceil(g);
+    let mut padded = x.to_vec();
+    padded.resize(chunk * g, T::default());
+    let mut mine = vec![T::default(); chunk];
+    let flat = Around {
+        outer: 1,
+        extent: chunk * g,
+        inner: 1,
+    };
+    reduce_scatter(ctx, group, &padded, flat, &mut mine, f)?;
+    let mut all = vec![0u8; chunk * g * T::SIZE];
+    ctx.all_gather(group, &to_bytes(&mine), &mut all)?;
+    read_into(&all, out);
+    Ok(())
+}
+
+/// AllGather: the group's `x`s (each `a` around the gathered dimension) concatenated along
+/// it in group order.
+pub fn all_gather<T: Wire>(
+    ctx: &dyn Collectives,
+    group: &[DeviceId],
+    x: &[T],
+    a: Around,
+    out: &mut [T],
+) -> Result<(), CollectiveError> {
+    let g = group.len();
+    expect("AllGather", "the operand", x.len(), a.len())?;
+    expect("AllGather", "the result", out.len(), a.len() * g)?;
+    let mut recv = vec![0u8; x.len() * T::SIZE * g];
+    ctx.all_gather(group, &to_bytes(x), &mut recv)?;
+    join(&recv, a, g, out);
+    Ok(())
+}
+
+/// AllToAll: `x` cut into `g` blocks along `split`'s dimension, block `j` to member `j`; the
+/// received blocks (each `part` around the concat dimension) concatenated along it.
+pub fn all_to_all<T: Wire>(
+    ctx: &dyn Collectives,
+    group: &[DeviceId],
+    x: &[T],
+    split: Around,
+    part: Around,
+    out: &mut [T],
+) -> Result<(), CollectiveError> {
+    let g = group.len();
+    expect("AllToAll", "the operand", x.len(), split.len())?;
+    expect("AllToAll", "the result", out.len(), part.len() * g)?;
+    let send = blocks(x, split, g);
+    let mut recv = vec![0u8; send.len()];
+    ctx.all_to_all(group, &send, &mut recv)?;
+    join(&recv, part, g, out);
+    Ok(())
+}
+
+/// CollectivePermute: `x` sent to every device of `to`; `out` is what `from` sent (`x` itself
+/// when `from` is this device), zeros (defaults) without a sender.
+pub fn collective_permute<T: Wire>(
+    ctx: &dyn Collectives,
+    from: Option<DeviceId>,
+    to: &[DeviceId],
+    x: &[T],
+    out: &mut [T],
+) -> Result<(), CollectiveError> {
+    expect("CollectivePermute", "the result", out.len(), x.len())?;
+    let me = ctx.device_id();
+    let bytes = to_bytes(x);
+    for &t in to.iter().filter(|&&t| t != me) {
+        ctx.send(t, &bytes)?;
+    }
+    match from {
+        None => out.fill(T::default()),
+        Some(f) if f == me => out.copy_from_slice(x),
+        Some(f) => {
+            let mut buf = vec![0u8; bytes.len()];
+            ctx.recv(f, &mut buf)?;
+            read_into(&buf, out);
+        }
+    }
+    Ok(())
+}
+
+/// CollectiveBroadcast: every member of `group` gets its first member's `x`; a device in no
+/// group (`None`) gets zeros.
+pub fn collective_broadcast<T: Wire>(
+    ctx: &dyn Collectives,
+    group: Option<&[DeviceId]>,
+    x: &[T],
+    out: &mut [T],
+) -> Result<(), CollectiveError> {
+    expect("CollectiveBroadcast", "the result", out.len(), x.len())?;
+    let Some(group) = group else {
+        out.fill(T::default());
+        return Ok(());
+    };
+    let me = ctx.device_id();
+    if group.first() == Some(&me) {
+        let bytes = to_bytes(x);
+        for &d in &group[1..] {
+            ctx.send(d, &bytes)?;
+        }
+        out.copy_from_slice(x);
+    } else if let Some(&root) = group.first() {
+        let mut buf = vec![0u8; x.len() * T::SIZE];
+        ctx.recv(root, &mut buf)?;
+        read_into(&buf, out);
+    }
+    Ok(())
+}

@@ -1,0 +1,272 @@
+//! The thread transport: every device of an SPMD run is a thread of this process, and messages
+//! are byte vectors in one FIFO mailbox per ordered pair of devices.
+//!
+//! A device that panics or returns `Err` marks itself failed: every peer waiting on it gets
+//! [`CollectiveError::PeerFailed`] at once. A device that finished without sending what a peer
+//! waits for fails that peer the same way, and a peer that never sends times out
+//! ([`CollectiveError::Timeout`], default 60 s, [`ThreadRunner::timeout`]). No run hangs.
+
+use super::{CollectiveError, Collectives, DeviceId};
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// The default time a `recv` waits for its message.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Starts `num_replicas x num_partitions` devices as threads and collects their results.
+#[derive(Debug, Clone, Copy)]
+pub struct ThreadRunner {
+    num_replicas: u32,
+    num_partitions: u32,
+    timeout: Duration,
+}
+
+/// Runs `f` once per device on threads ([`ThreadRunner`] with the default time-out); result
+/// `d` is device `d`'s (`d = replica * num_partitions + partition`).
+pub fn run_threads<R, F>(
+    num_replicas: u32,
+    num_partitions: u32,
+    f: F,
+) -> Vec<Result<R, CollectiveError>>
+where
+    R: Send,
+    F: Fn(&dyn Collectives) -> Result<R, CollectiveError> + Sync,
+{
+    ThreadRunner::new(num_replicas, num_partitions).run(f)
+}
+
+impl ThreadRunner {
+    /// A run of `num_replicas x num_partitions` devices (each at least 1) with the default
+    /// time-out.
+    pub fn new(num_replicas: u32, num_partitions: u32) -> Self {
+        ThreadRunner {
+            num_replicas,
+            num_partitions,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// The same runner whose `recv` waits at most `timeout` for a message.
+    pub fn timeout(self, timeout: Duration) -> Self {
+        ThreadRunner { timeout, ..self }
+    }
+
+    /// Runs `f` on every device, each on its own thread, and returns the results in device
+    /// order. A panic is caught and becomes that device's `Err`
+    /// ([`CollectiveError::Transport`] naming the device and the panic message).
+    pub fn run<R, F>(&self, f: F) -> Vec<Result<R, CollectiveError>>
+    where
+        R: Send,
+        F: Fn(&dyn Collectives) -> Result<R, CollectiveError> + Sync,
+    {
+        let n = (self.num_replicas * self.num_partitions) as usize;
+        if n == 0 {
+            return Vec::new();
+        }
+        let shared = Shared::new(n, self.timeout);
+        let f = &f;
+        let shared = &shared;
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..n as DeviceId)
+                .map(|device| {
+                    let ctx = ThreadCtx {
+                        shared,
+                        device,
+                        runner: *self,
+                    };
+                    std::thread::Builder::new()
+                        .name(format!("xla-device-{device}"))
+                        .spawn_scoped(s, move || ctx.run_device(f))
+                        .expect("spawning a device thread")
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("device thread result"))
+                .collect()
+        })
+    }
+}
+
+/// Mailboxes and device states, shared by the threads of one run.
+struct Shared {
+    n: usize,
+    timeout: Duration,
+    state: Mutex<State>,
+    /// One per receiving device: `send` wakes only the receiver; a failure wakes everyone.
+    wake: Vec<Condvar>,
+}
+
+struct State {
+    /// `boxes[from * n + to]`: messages in flight, oldest first.
+    boxes: Vec<VecDeque<Vec<u8>>>,
+    /// `Some(reason)` once a device panicked, returned `Err`, or finished.
+    ended: Vec<Option<End>>,
+}
+
+#[derive(Clone)]
+enum End {
+    Failed(String),
+    Finished,
+}
+
+impl Shared {
+    fn new(n: usize, timeout: Duration) -> Self {
+        Shared {
+            n,
+            timeout,
+            state: Mutex::new(State {
+                boxes: (0..n * n).map(|_| VecDeque::new()).collect(),
+                ended: vec![None; n],
+            }),
+            wake: (0..n).map(|_| Condvar::new()).collect(),
+        }
+    }
+
+    /// The state, even after a device panicked while holding it (the state stays valid: every
+    /// update is a single push, pop or assignment).
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn end(&self, device: DeviceId, end: End) {
+        self.lock().ended[device as usize] = Some(end);
+        for w in &self.wake {
+            w.notify_all();
+        }
+    }
+}
+
+/// One device's view of the run.
+struct ThreadCtx<'a> {
+    shared: &'a Shared,
+    device: DeviceId,
+    runner: ThreadRunner,
+}
+
+impl ThreadCtx<'_> {
+    /// Runs the device's work and records how it ended, so peers waiting on it stop waiting.
+    fn run_device<R, F>(&self, f: &F) -> Result<R, CollectiveError>
+    where
+        F: Fn(&dyn Collectives) -> Result<R, CollectiveError>,
+    {
+        let result = match catch_unwind(AssertUnwindSafe(|| f(self))) {
+            Ok(r) => r,
+            Err(payload) => Err(CollectiveError::Transport(format!(
+                "device {} panicked: {}",
+                self.device,
+                panic_message(payload.as_ref())
+            ))),
+        };
+        let end = match &result {
+            Ok(_) => End::Finished,
+            Err(e) => End::Failed(e.to_string()),
+        };
+        self.shared.end(self.device, end);
+        result
+    }
+
+    fn check_peer(&self, peer: DeviceId, op: &str) -> Result<usize, CollectiveError> {
+        if peer as usize >= self.shared.n || peer == self.device {
+            return Err(CollectiveError::Transport(format!(
+                "{op}: device {} cannot exchange with device {peer} (run of {} devices)",
+                self.device, self.shared.n
+            )));
+        }
+        Ok(peer as usize)
+    }
+}
+
+/// The text of a panic payload (`&str` or `String`), else a placeholder.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-string panic payload".to_string()
+    }
+}
+
+impl Collectives for ThreadCtx<'_> {
+    fn replica_id(&self) -> u32 {
+        self.device / self.runner.num_partitions
+    }
+
+    fn partition_id(&self) -> u32 {
+        self.device % self.runner.num_partitions
+    }
+
+    fn num_replicas(&self) -> u32 {
+        self.runner.num_replicas
+    }
+
+    fn num_partitions(&self) -> u32 {
+        self.runner.num_partitions
+    }
+
+    fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError> {
+        let to = self.check_peer(to, "send")?;
+        let from = self.device as usize;
+        self.shared.lock().boxes[from * self.shared.n + to].push_back(bytes.to_vec());
+        self.shared.wake[to].notify_all();
+        Ok(())
+    }
+
+    fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
+        let from_i = self.check_peer(from, "recv")?;
+        let me = self.device as usize;
+        let start = Instant::now();
+        let deadline = start + self.shared.timeout;
+        let mut state = self.shared.lock();
+        loop {
+            if let Some(msg) = state.boxes[from_i * self.shared.n + me].pop_front() {
+                drop(state);
+                if msg.len() != buf.len() {
+                    return Err(CollectiveError::Mismatch {
+                        op: "recv",
+                        detail: format!(
+                            "device {me} expected {} bytes from device {from}, which sent {}",
+                            buf.len(),
+                            msg.len()
+                        ),
+                    });
+                }
+                buf.copy_from_slice(&msg);
+                return Ok(());
+            }
+            match &state.ended[from_i] {
+                Some(End::Failed(reason)) => {
+                    return Err(CollectiveError::PeerFailed {
+                        peer: from,
+                        reason: reason.clone(),
+                    })
+                }
+                Some(End::Finished) => {
+                    return Err(CollectiveError::PeerFailed {
+                        peer: from,
+                        reason: format!("it finished without sending to device {me}"),
+                    })
+                }
+                None => {}
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(CollectiveError::Timeout {
+                    op: "recv",
+                    peer: from,
+                    waited: now - start,
+                });
+            }
+            state = self.shared.wake[me]
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

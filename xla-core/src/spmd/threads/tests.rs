@@ -1,0 +1,186 @@
+use super::*;
+
+#[test]
+fn ids_follow_xla_flattening() {
+    let ids = run_threads(2, 3, |c| {
+        Ok((
+            c.replica_id(),
+            c.partition_id(),
+            c.device_id(),
+            c.num_devices(),
+        ))
+    });
+    let ids: Vec<_> = ids.into_iter().map(Result::unwrap).collect();
+    for (d, &(r, p, dev, n)) in ids.iter().enumerate() {
+        assert_eq!((r, p, dev, n), (d as u32 / 3, d as u32 % 3, d as u32, 6));
+    }
+}
+
+#[test]
+fn all_gather_gives_every_device_the_group_in_order() {
+    let out = run_threads(4, 1, |c| {
+        let me = c.device_id() as u8;
+        let mut recv = [0u8; 8];
+        c.all_gather(&[3, 1, 0, 2], &[me, me + 10], &mut recv)?;
+        Ok(recv)
+    });
+    for r in out {
+        assert_eq!(r.unwrap(), [3, 13, 1, 11, 0, 10, 2, 12]);
+    }
+}
+
+#[test]
+fn all_to_all_transposes_chunks() {
+    let out = run_threads(3, 1, |c| {
+        let me = c.device_id() as u8;
+        let send = [me * 10, me * 10 + 1, me * 10 + 2];
+        let mut recv = [0u8; 3];
+        c.all_to_all(&[0, 1, 2], &send, &mut recv)?;
+        Ok(recv)
+    });
+    for (d, r) in out.into_iter().enumerate() {
+        let d = d as u8;
+        assert_eq!(r.unwrap(), [d, 10 + d, 20 + d]);
+    }
+}
+
+#[test]
+fn messages_between_a_pair_arrive_in_order() {
+    let out = run_threads(2, 1, |c| {
+        if c.device_id() == 0 {
+            for i in 0..100u8 {
+                c.send(1, &[i])?;
+            }
+            Ok(vec![])
+        } else {
+            let mut got = vec![];
+            for _ in 0..100 {
+                let mut b = [0u8];
+                c.recv(0, &mut b)?;
+                got.push(b[0]);
+            }
+            Ok(got)
+        }
+    });
+    assert_eq!(out[1].as_ref().unwrap(), &(0..100).collect::<Vec<u8>>());
+}
+
+#[test]
+fn a_panicking_device_fails_its_peers_without_a_hang() {
+    let start = Instant::now();
+    let out = ThreadRunner::new(3, 1)
+        .timeout(Duration::from_secs(30))
+        .run(|c| {
+            if c.device_id() == 1 {
+                panic!("device one gives up");
+            }
+            let mut recv = [0u8; 3];
+            c.all_gather(&[0, 1, 2], &[7], &mut recv)?;
+            Ok(recv)
+        });
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "peers waited for the time-out"
+    );
+    match &out[1] {
+        Err(CollectiveError::Transport(m)) => assert!(m.contains("device one gives up"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    for d in [0, 2] {
+        match &out[d] {
+            Err(CollectiveError::PeerFailed { peer: 1, reason }) => {
+                assert!(reason.contains("panicked"), "{reason}")
+            }
+            other => panic!("device {d}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_device_returning_err_fails_its_peers() {
+    let out = run_threads(2, 1, |c| {
+        if c.device_id() == 0 {
+            return Err(CollectiveError::Transport("bad input".into()));
+        }
+        let mut b = [0u8; 4];
+        c.recv(0, &mut b)?;
+        Ok(())
+    });
+    assert!(
+        matches!(&out[1], Err(CollectiveError::PeerFailed { peer: 0, reason }) if reason.contains("bad input"))
+    );
+}
+
+#[test]
+fn a_device_that_finished_without_sending_fails_the_waiter() {
+    let out = run_threads(2, 1, |c| {
+        if c.device_id() == 1 {
+            let mut b = [0u8; 1];
+            c.recv(0, &mut b)?;
+        }
+        Ok(())
+    });
+    assert!(out[0].is_ok());
+    assert!(
+        matches!(&out[1], Err(CollectiveError::PeerFailed { peer: 0, reason }) if reason.contains("finished"))
+    );
+}
+
+#[test]
+fn a_silent_peer_times_out() {
+    let out = ThreadRunner::new(2, 1)
+        .timeout(Duration::from_millis(100))
+        .run(|c| {
+            if c.device_id() == 0 {
+                // Waits for device 1, which is itself waiting: neither sends, both time out.
+                let mut b = [0u8; 1];
+                c.recv(1, &mut b)?;
+            } else {
+                let mut b = [0u8; 1];
+                c.recv(0, &mut b)?;
+            }
+            Ok(())
+        });
+    let timed_out = out
+        .iter()
+        .filter(|r| matches!(r, Err(CollectiveError::Timeout { waited, .. }) if *waited >= Duration::from_millis(100)))
+        .count();
+    // The first to time out fails, so the other may see PeerFailed instead: at least one timed out.
+    assert!(timed_out >= 1, "{out:?}");
+    assert!(out.iter().all(Result::is_err));
+    let msg = out
+        .iter()
+        .find_map(|r| {
+            r.as_ref()
+                .err()
+                .filter(|e| matches!(e, CollectiveError::Timeout { .. }))
+        })
+        .unwrap()
+        .to_string();
+    assert!(msg.contains("did not send within"), "{msg}");
+}
+
+#[test]
+fn a_size_mismatch_is_an_err() {
+    let out = run_threads(2, 1, |c| {
+        let mut recv = vec![0u8; 2 * (c.device_id() as usize + 1)];
+        let send = vec![1u8; c.device_id() as usize + 1];
+        c.all_gather(&[0, 1], &send, &mut recv)
+    });
+    assert!(
+        out.iter()
+            .any(|r| matches!(r, Err(CollectiveError::Mismatch { .. }))),
+        "{out:?}"
+    );
+    assert!(out.iter().all(Result::is_err), "{out:?}");
+}
+
+#[test]
+fn exchanging_with_oneself_or_outside_the_run_is_an_err() {
+    let out = run_threads(2, 1, |c| c.send(c.device_id(), &[1]));
+    assert!(out
+        .iter()
+        .all(|r| matches!(r, Err(CollectiveError::Transport(_)))));
+    let out = run_threads(1, 1, |c| c.send(5, &[1]));
+    assert!(matches!(&out[0], Err(CollectiveError::Transport(m)) if m.contains("device 5")));
+}

@@ -1,0 +1,149 @@
+//! Collectives as StableHLO: `stablehlo.replica_id`/`partition_id`, and the generic forms of
+//! `all_reduce` and `reduce_scatter` (the reducer as their region), `all_gather`,
+//! `all_to_all`, `collective_permute` and `collective_broadcast`, with `replica_groups` as a
+//! `dense<..> : tensor<GxNxi64>`, `channel_handle` and `use_global_device_ids`.
+
+use super::super::{Body, Val};
+use crate::error::Result;
+use crate::ir::{Collective, CollectiveKind, Instruction};
+
+/// `dense<[[a, b], [c, d]]> : tensor<2x2xi64>` (`tensor<0x0xi64>` for none).
+fn int_matrix(rows: &[Vec<i64>]) -> String {
+    let width = rows.first().map_or(0, Vec::len);
+    let body: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "[{}]",
+                r.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect();
+    if rows.is_empty() {
+        return "dense<> : tensor<0x0xi64>".to_string();
+    }
+    format!(
+        "dense<[{}]> : tensor<{}x{width}xi64>",
+        body.join(", "),
+        rows.len()
+    )
+}
+
+/// `replica_groups = .., channel_handle = .., use_global_device_ids` as `c` has them.
+fn group_attrs(c: &Collective, with_groups: bool) -> Vec<String> {
+    let mut a = Vec::new();
+    if with_groups {
+        a.push(format!(
+            "replica_groups = {}",
+            int_matrix(&c.replica_groups)
+        ));
+    }
+    if let Some(id) = c.channel_id.filter(|&id| id > 0) {
+        a.push(format!(
+            "channel_handle = #stablehlo.channel_handle<handle = {id}, type = 1>"
+        ));
+    }
+    if c.use_global_device_ids {
+        a.push("use_global_device_ids".to_string());
+    }
+    a
+}
+
+impl Body<'_> {
+    /// One collective instruction.
+    pub(super) fn collective(
+        &mut self,
+        ins: &Instruction,
+        ops: &[Val],
+        c: &Collective,
+        depth: usize,
+    ) -> Result<Val> {
+        let attrs = |extra: Vec<String>, with_groups: bool| {
+            let mut all = extra;
+            all.extend(group_attrs(c, with_groups));
+            format!(" {{{}}}", all.join(", "))
+        };
+        match &c.kind {
+            CollectiveKind::ReplicaId => Ok(self.single(
+                depth,
+                "stablehlo.replica_id : tensor<ui32>",
+                "tensor<ui32>".into(),
+            )),
+            CollectiveKind::PartitionId => Ok(self.single(
+                depth,
+                "stablehlo.partition_id : tensor<ui32>",
+                "tensor<ui32>".into(),
+            )),
+            CollectiveKind::AllReduce { computation } => {
+                let a = attrs(vec![], true);
+                self.region_op(
+                    ins,
+                    ops,
+                    "stablehlo.all_reduce",
+                    computation,
+                    a.trim_start(),
+                    depth,
+                )
+            }
+            CollectiveKind::ReduceScatter {
+                dimension,
+                computation,
+            } => {
+                let a = attrs(vec![format!("scatter_dimension = {dimension} : i64")], true);
+                self.region_op(
+                    ins,
+                    ops,
+                    "stablehlo.reduce_scatter",
+                    computation,
+                    a.trim_start(),
+                    depth,
+                )
+            }
+            CollectiveKind::AllGather { dimension } => {
+                let a = attrs(vec![format!("all_gather_dim = {dimension} : i64")], true);
+                self.positional(ins, ops, "stablehlo.all_gather", &a, depth)
+            }
+            CollectiveKind::AllToAll {
+                split_dimension,
+                concat_dimension,
+                split_count,
+            } => {
+                // XLA:CPU crashes on an all_to_all without groups; "every device" is one group
+                // of split_count ids there (the run checks the group size is split_count).
+                if c.replica_groups.is_empty() {
+                    let mut all = c.clone();
+                    all.replica_groups = vec![(0..*split_count).collect()];
+                    return self.collective(ins, ops, &all, depth);
+                }
+                let a = attrs(
+                    vec![
+                        format!("split_dimension = {split_dimension} : i64"),
+                        format!("concat_dimension = {concat_dimension} : i64"),
+                        format!("split_count = {split_count} : i64"),
+                    ],
+                    true,
+                );
+                self.positional(ins, ops, "stablehlo.all_to_all", &a, depth)
+            }
+            CollectiveKind::CollectivePermute {
+                source_target_pairs,
+            } => {
+                let pairs: Vec<Vec<i64>> = source_target_pairs
+                    .iter()
+                    .map(|&(s, t)| vec![s, t])
+                    .collect();
+                let pairs = if pairs.is_empty() {
+                    "dense<> : tensor<0x2xi64>".to_string()
+                } else {
+                    int_matrix(&pairs)
+                };
+                let a = attrs(vec![format!("source_target_pairs = {pairs}")], false);
+                self.positional(ins, ops, "stablehlo.collective_permute", &a, depth)
+            }
+            CollectiveKind::CollectiveBroadcast => {
+                let a = attrs(vec![], true);
+                self.positional(ins, ops, "stablehlo.collective_broadcast", &a, depth)
+            }
+        }
+    }
+}
