@@ -55,6 +55,18 @@ cargo test -p xla-kernels "${features[@]}" --no-fail-fast --doc tensor::nd
 cargo test -p xla-aot "${features[@]}" --no-fail-fast --test views
 start=$SECONDS
 cargo test -p xla-kernels "${features[@]}" --no-fail-fast --test mpi
+# The data-parallel training example as 2 threads and as 2 MPI ranks: the same loss curve, digit
+# for digit (each loss printed as the shortest decimal of its f32).
+dp_train=$(cargo build -q -p xla-examples --features mpi --bin dp_train --message-format=json |
+  python3 -c 'import json, sys; [print(m["executable"]) for m in map(json.loads, sys.stdin) if m.get("executable")]')
+on_threads=$(timeout 300 "$dp_train" | grep '^step')
+on_mpi=$(timeout 300 mpiexec -n 2 "$dp_train" --mpi | grep '^step')
+if [ -z "$on_threads" ] || [ "$on_threads" != "$on_mpi" ]; then
+  echo "dp_train: threads and MPI ranks disagree:"
+  diff <(echo "$on_threads") <(echo "$on_mpi") || true
+  exit 1
+fi
+echo "dp_train: the same $(echo "$on_threads" | wc -l) loss lines on 2 threads and 2 MPI ranks"
 echo "MPI tests: $((SECONDS - start)) s"
 
 # --allow-dirty: the check is of what would be packaged, also from a work tree with edits.

@@ -17,7 +17,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::CommunicatorCollectives;
 use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
-use xla_kernels::mpi_transport::MpiCollectives;
+use xla_kernels::collectives::mpi::MpiCollectives;
 
 /// The trait's default group exchanges (send/recv only), for comparison.
 struct Defaults<'a>(&'a MpiCollectives);

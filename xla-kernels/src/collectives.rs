@@ -7,7 +7,9 @@
 //! A program with collectives allocates its exchange buffers per call (the messages are owned
 //! byte vectors in every transport).
 
-// The MPI transport (feature `mpi`) goes in `collectives/mpi.rs` as `pub mod mpi;` here.
+/// The MPI transport (feature `mpi`): one rank per device, rsmpi over the system MPI.
+#[cfg(feature = "mpi")]
+pub mod mpi;
 
 pub use xla_core::spmd::ops::{
     all_gather, all_to_all, collective_broadcast, collective_permute, Around, Wire,

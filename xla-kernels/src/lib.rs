@@ -15,8 +15,8 @@
 //!   permutations for multi-operand sorts) and TopK;
 //! - [`error`]: [`KernelError`], returned by the shape-checked kernels;
 //! - [`io`]: tensors in and out of `.npy`, `.npz` and (feature `safetensors`) safetensors files.
-//! - `mpi_transport` (feature `mpi`): `xla_core::spmd::Collectives` across processes, one MPI
-//!   rank per device.
+//! - [`collectives`]: the SPMD collectives over a transport: threads, or (feature `mpi`,
+//!   `collectives::mpi`) one MPI rank per device.
 
 // Every public item states what it is (its maths, where it has some) in its first line.
 #![deny(missing_docs)]
@@ -45,6 +45,3 @@ pub mod scatter;
 pub mod sort;
 pub mod transpose;
 pub mod window;
-// Collectives across processes: the SPMD transport on MPI (rsmpi over the system MPI).
-#[cfg(feature = "mpi")]
-pub mod mpi_transport;

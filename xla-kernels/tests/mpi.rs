@@ -8,7 +8,7 @@ use std::process::{Command, ExitCode, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
-use xla_kernels::mpi_transport::MpiCollectives;
+use xla_kernels::collectives::mpi::MpiCollectives;
 
 /// How long a rank waits for a silent peer in these tests.
 const TIMEOUT: Duration = Duration::from_secs(3);
