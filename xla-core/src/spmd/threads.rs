@@ -104,6 +104,9 @@ struct State {
     boxes: Vec<VecDeque<Vec<u8>>>,
     /// `Some(reason)` once a device panicked, returned `Err`, or finished.
     ended: Vec<Option<End>>,
+    /// Message buffers already received, reused by the next sends: a fresh operand-sized
+    /// buffer per message costs a page fault per 4 KiB it touches.
+    spare: Vec<Vec<u8>>,
 }
 
 #[derive(Clone)]
@@ -120,6 +123,7 @@ impl Shared {
             state: Mutex::new(State {
                 boxes: (0..n * n).map(|_| VecDeque::new()).collect(),
                 ended: vec![None; n],
+                spare: Vec::new(),
             }),
             wake: (0..n).map(|_| Condvar::new()).collect(),
         }
@@ -210,7 +214,11 @@ impl Collectives for ThreadCtx<'_> {
     fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError> {
         let to = self.check_peer(to, "send")?;
         let from = self.device as usize;
-        self.shared.lock().boxes[from * self.shared.n + to].push_back(bytes.to_vec());
+        // The copy runs outside the lock: a receiver copying out must not wait for it.
+        let mut msg = self.shared.lock().spare.pop().unwrap_or_default();
+        msg.clear();
+        msg.extend_from_slice(bytes);
+        self.shared.lock().boxes[from * self.shared.n + to].push_back(msg);
         self.shared.wake[to].notify_all();
         Ok(())
     }
@@ -235,6 +243,11 @@ impl Collectives for ThreadCtx<'_> {
                     });
                 }
                 buf.copy_from_slice(&msg);
+                let mut state = self.shared.lock();
+                // At most a few per device in flight at once: keep that many.
+                if state.spare.len() < 2 * self.shared.n {
+                    state.spare.push(msg);
+                }
                 return Ok(());
             }
             match &state.ended[from_i] {
