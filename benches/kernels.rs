@@ -20,6 +20,8 @@
 //! dot, conv and fft (complex products count 8 real flops per multiply-add), the streaming read
 //! bandwidth for reductions and elementwise math, the copy bandwidth for transpose and sort.
 
+#[path = "kernels/collectives.rs"]
+mod collective_rows;
 mod common;
 #[path = "kernels/fft.rs"]
 mod fft;
@@ -766,6 +768,7 @@ fn main() {
     ragged_rows::ragged_rows(&mut b);
     rng_rows(&mut b);
     fft::fft_rows(&mut b);
+    let filter = b.filter.clone();
     // The limits are measured again after the rows and the larger figure is kept: a limit
     // measured while something else ran would flatter every fraction of it.
     let after = measure();
@@ -822,4 +825,5 @@ fn main() {
          of the copy bandwidth (transpose, sort: bytes read + written once). err: normwise \
          max|ours - XLA| / max|XLA| (sort: bit-exact, checked separately)."
     );
+    collective_rows::collective_rows(filter.as_deref());
 }

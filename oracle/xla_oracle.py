@@ -205,11 +205,11 @@ def run(exe, arrays):
     return specs, b"".join(payload)
 
 
-def run_spmd(text, arrays, replicas, partitions):
-    """Runs `text` on replicas x partitions devices; `arrays` holds each device's arguments in
-    device order (device = replica * partitions + partition). Each argument (rank >= 1) goes in
-    as one global array, the devices' values stacked along axis 0, one shard per device; each
-    device's results come back in device order."""
+def spmd_prepare(text, arrays, replicas, partitions):
+    """Compiles `text` for replicas x partitions devices and places `arrays` (each device's
+    arguments in device order, device = replica * partitions + partition): each argument
+    (rank >= 1) goes in as one global array, the devices' values stacked along axis 0, one
+    shard per device. Returns the executable and its arguments."""
     n = replicas * partitions
     devs = CLIENT.devices()[:n]
     if len(devs) < n:
@@ -234,6 +234,14 @@ def run_spmd(text, arrays, replicas, partitions):
         shards = [jax.device_put(a, devs[d]) for d, a in enumerate(per)]
         shape = (n * per[0].shape[0],) + per[0].shape[1:]
         args.append(jax.make_array_from_single_device_arrays(shape, sharding, shards))
+    return exe, args
+
+
+def run_spmd(text, arrays, replicas, partitions):
+    """Runs `text` on replicas x partitions devices (see spmd_prepare); each device's results
+    come back in device order."""
+    n = replicas * partitions
+    exe, args = spmd_prepare(text, arrays, replicas, partitions)
     results = exe.execute_sharded(args).disassemble_into_single_device_arrays()
     specs, payload = [], []
     for d in range(n):
@@ -243,6 +251,27 @@ def run_spmd(text, arrays, replicas, partitions):
             specs.append({"dtype": NAMES[a.dtype], "shape": list(a.shape), "nbytes": len(b)})
             payload.append(b)
     return specs, b"".join(payload)
+
+
+def time_spmd(text, arrays, replicas, partitions, iters):
+    """The median wall time of `iters` runs of `text` on every device at once (all devices'
+    results ready), after a warm-up, the arguments already on their devices."""
+    exe, args = spmd_prepare(text, arrays, replicas, partitions)
+
+    def once():
+        for r in exe.execute_sharded(args).disassemble_into_single_device_arrays():
+            for a in r:
+                a.block_until_ready()
+
+    for _ in range(min(3, iters)):
+        once()
+    samples = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        once()
+        samples.append(time.perf_counter() - t0)
+    samples.sort()
+    return samples[len(samples) // 2]
 
 
 def time_runs(exe, arrays, iters):
@@ -354,6 +383,11 @@ def serve():
                 b = a.astype(a.dtype.newbyteorder("<")).tobytes(order="C")
                 spec = {"dtype": req["out"], "shape": list(a.shape), "nbytes": len(b)}
                 send({"ok": True, "outputs": [spec]}, b)
+                continue
+            if req.get("mode") == "spmd_time":
+                iters = max(1, int(req.get("iters", 10)))
+                t = time_spmd(text, arrays, req["replicas"], req["partitions"], iters)
+                send({"ok": True, "seconds": t, "runs": iters})
                 continue
             if req.get("mode") == "spmd":
                 out_specs, payload = run_spmd(text, arrays, req["replicas"], req["partitions"])

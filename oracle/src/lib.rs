@@ -177,6 +177,24 @@ impl Oracle {
         Ok((0..n).map(|_| it.by_ref().take(k).collect()).collect())
     }
 
+    /// The median wall time in seconds of `iters` runs of the SPMD module `mlir` on
+    /// `num_replicas x num_partitions` devices (every device's results ready), device `d` on
+    /// `args[d]`, measured inside the Python process after a warm-up.
+    pub fn time_spmd(
+        &mut self,
+        mlir: &str,
+        args: &[Vec<Literal>],
+        (num_replicas, num_partitions): (u32, u32),
+        iters: usize,
+    ) -> Result<f64, String> {
+        let flat: Vec<Literal> = args.iter().flatten().cloned().collect();
+        let extra = json!({"replicas": num_replicas, "partitions": num_partitions});
+        let header = self.request_with("spmd_time", mlir, &flat, iters.max(1), extra)?;
+        header["seconds"]
+            .as_f64()
+            .ok_or_else(|| "XLA oracle: spmd_time response without seconds".into())
+    }
+
     /// The correctly rounded values of `func` (an elementwise function by its op key: `exp`,
     /// `tanh`, `erf`, `pow`, `atan2`, ... as in `EXACT` of `xla_oracle.py`) on `args`, as `out`
     /// (f32 or f64): computed with mpmath at 200 bits and rounded once, special values by C99's
