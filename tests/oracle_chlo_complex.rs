@@ -1,7 +1,7 @@
 //! CHLO's elementwise functions on complex numbers, as JAX emits them (`lax.acos`, `asin`,
 //! `atan`, `acosh`, `asinh`, `atanh`, `cosh`, `sinh` of c64 and c128: one `chlo.<op>`), imported
 //! as `Map` of the function XLA compiles for them (`xla-core/src/stablehlo/import/lower/
-//! chlo_complex/`), compiled by `stablehlo!` and run by the evaluator, against XLA:CPU running the
+//! chlo_complex/`; `chlo.cosh` as our own `Cosh` op, which the export writes as it), compiled by `stablehlo!` and run by the evaluator, against XLA:CPU running the
 //! same text, on random values in [-3, 3]^2 and on the branch cuts (both signs of zero on each
 //! axis beyond +-1), tiny and huge magnitudes and infinities.
 //!
