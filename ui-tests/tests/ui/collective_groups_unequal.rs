@@ -1,8 +1,8 @@
 use xla_aot::xla;
 
 xla! {
-    fn f(x: f32[4]) -> f32[4] {
-        CrossReplicaSum(x, replica_groups = [[0, 1, 2], [3]])
+    fn f(x: f32[4]) -> f32[8] {
+        AllGather(x, all_gather_dim = 0, replica_groups = [[0, 1], [2]])
     }
 }
 

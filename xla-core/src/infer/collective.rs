@@ -230,7 +230,10 @@ fn check_groups(c: &Collective) -> Result<()> {
                 ),
             ));
         }
-        if g.len() != groups[0].len() {
+        // XLA's verifier lets AllReduce's groups differ in size (its result shape does not
+        // depend on it: `CheckReplicaGroups(.., uniform_replica_group_size = false)`).
+        let uniform = !matches!(c.kind, CollectiveKind::AllReduce { .. });
+        if uniform && g.len() != groups[0].len() {
             return Err(attr(
                 op,
                 "replica_groups",

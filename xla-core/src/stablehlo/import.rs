@@ -17,13 +17,16 @@
 //!
 //! The `check` dialect of StableHLO's interpreter tests (`check.expect_eq_const` and friends)
 //! is read too: each assertion becomes a [`Check`], and the values it inspects become extra
-//! results of the function's computation (see [`Function::run_checked`]).
+//! results of the function's computation (see [`Function::run_checked`]), and so is
+//! `"interpreter.run_parallel"`, which runs several functions as the devices of one SPMD run on
+//! threads (`parallel.rs`).
 
 mod ast;
 mod attrs;
 mod cursor;
 mod dense;
 mod lower;
+mod parallel;
 mod parser;
 mod pretty;
 mod types;
@@ -35,6 +38,8 @@ use crate::error::Error;
 use crate::eval::evaluate;
 use crate::ir::Computation;
 use crate::literal::Literal;
+
+pub use parallel::{Parallel, Program};
 
 /// Where in the text something is: 1-based line and column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -188,9 +193,13 @@ pub struct Function {
     pub name: String,
     /// `public` (or no visibility) rather than `private`.
     pub public: bool,
-    /// The computation: its parameters are the function's arguments; its root is the single
-    /// result, or a tuple of the results followed by the values of the checks.
+    /// The computation: its parameters are the function's arguments (or, after
+    /// `interpreter.run_parallel`s, the last stage's values: see `stages`); its root is the
+    /// single result, or a tuple of the results followed by the values of the checks.
     pub computation: Arc<Computation>,
+    /// The `interpreter.run_parallel`s of its body, in order, each with the stage before it;
+    /// `computation` is the stage after the last (empty for most functions).
+    pub stages: Vec<Parallel>,
     /// How many results the function declares.
     pub results: usize,
     /// The `check.*` assertions in its body, in order.
@@ -214,6 +223,12 @@ impl Function {
     /// Runs the function on `args`: its results, and for each check the values it inspects
     /// ([`Check::arity`] of them).
     pub fn run_checked(&self, args: &[Literal]) -> Result<(Vec<Literal>, Vec<Vec<Literal>>)> {
+        let mut staged: Vec<Literal>;
+        let mut args = args;
+        for stage in &self.stages {
+            staged = stage.run(args)?;
+            args = &staged;
+        }
         let out = evaluate(&self.computation, args).map_err(|e| ImportError::Eval(Box::new(e)))?;
         if !self.tupled() {
             return Ok((vec![out], Vec::new()));

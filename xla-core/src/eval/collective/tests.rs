@@ -52,7 +52,7 @@ fn all_reduce_sums_over_the_group() {
     );
     let out = run(&program(c, &[4]), &[4], &[&[1, 2, 3, 4], &[5, 6, 7, 8]]);
     assert_eq!(out, vec![vec![6, 8, 10, 12]; 2]);
-    // Groups [[0, 2], [1]] are unequal: a rule; [[0, 2], [1, 3]] on 4 replicas, 5 elements
+    // Groups [[0, 2], [1, 3]] on 4 replicas, 5 elements
     // (chunks padded).
     let c = Collective::new(
         CollectiveKind::AllReduce { computation: add() },
@@ -67,6 +67,14 @@ fn all_reduce_sums_over_the_group() {
         out,
         vec![vec![101; 5], vec![1010; 5], vec![101; 5], vec![1010; 5]]
     );
+    // AllReduce's groups may differ in size (XLA's verifier allows it): [[0, 2], [1]] on 3
+    // replicas, replica 1 reduces alone.
+    let c = Collective::new(
+        CollectiveKind::AllReduce { computation: add() },
+        vec![vec![0, 2], vec![1]],
+    );
+    let out = run(&program(c, &[2]), &[2], &[&[1, 2], &[10, 20], &[100, 200]]);
+    assert_eq!(out, vec![vec![101, 202], vec![10, 20], vec![101, 202]]);
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod composite;
 mod control;
 mod custom;
 mod lapack;
+mod parallel;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -65,6 +66,9 @@ pub(super) struct Scope {
     vals: HashMap<String, XlaOp>,
     /// Checks of a function body (`None` inside regions, where they are not allowed).
     checks: Option<Vec<(Check, Vec<XlaOp>)>>,
+    /// The `interpreter.run_parallel`s met so far in a function body, each with the stage
+    /// before it (`lower/parallel.rs`).
+    stages: Vec<super::Parallel>,
 }
 
 impl Scope {
@@ -73,6 +77,7 @@ impl Scope {
             b: Builder::new(name),
             vals: HashMap::new(),
             checks: None,
+            stages: Vec::new(),
         }
     }
 
@@ -295,6 +300,7 @@ impl Lowerer<'_> {
             computation: Arc::new(computation),
             results: vals.len(),
             checks: checks.into_iter().map(|(c, _)| c).collect(),
+            stages: s.stages,
             pos: f.pos,
         })
     }
@@ -338,6 +344,7 @@ impl Lowerer<'_> {
         match op.name.as_str() {
             "func.call" | "call" => self.call(s, op),
             "stablehlo.composite" => self.composite(s, op),
+            "interpreter.run_parallel" => self.run_parallel(s, op),
             "stablehlo.while" => self.while_loop(s, op),
             "stablehlo.if" | "stablehlo.case" => self.conditional(s, op),
             "chlo.square" => square(s, op),

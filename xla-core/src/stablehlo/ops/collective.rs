@@ -9,13 +9,15 @@ use crate::ir::{Collective, CollectiveKind, Instruction};
 
 /// `dense<[[a, b], [c, d]]> : tensor<2x2xi64>` (`tensor<0x0xi64>` for none).
 fn int_matrix(rows: &[Vec<i64>]) -> String {
-    let width = rows.first().map_or(0, Vec::len);
+    // AllReduce's groups may differ in size: short rows are padded with -1, as XLA writes them.
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
     let body: Vec<String> = rows
         .iter()
         .map(|r| {
+            let padded = r.iter().copied().chain(std::iter::repeat(-1)).take(width);
             format!(
                 "[{}]",
-                r.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                padded.map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
             )
         })
         .collect();
