@@ -142,14 +142,7 @@ pub trait Collectives: Sync {
         recv: &mut [u8],
     ) -> Result<(), CollectiveError> {
         let me = position(self.device_id(), group, "all_to_all")?;
-        let g = group.len();
-        if !send.len().is_multiple_of(g) {
-            return Err(CollectiveError::Mismatch {
-                op: "all_to_all",
-                detail: format!("{} bytes do not split into {g} chunks", send.len()),
-            });
-        }
-        let n = send.len() / g;
+        let n = chunk_len("all_to_all", send.len(), group.len())?;
         expect_len("all_to_all", recv.len(), send.len())?;
         for (j, &d) in group.iter().enumerate() {
             if j != me {
@@ -169,20 +162,33 @@ pub trait Collectives: Sync {
 }
 
 /// Where `me` stands in `group`; a group without it is a transport error (a caller bug).
-fn position(me: DeviceId, group: &[DeviceId], op: &str) -> Result<usize, CollectiveError> {
+pub fn position(me: DeviceId, group: &[DeviceId], op: &str) -> Result<usize, CollectiveError> {
     group.iter().position(|&d| d == me).ok_or_else(|| {
         CollectiveError::Transport(format!("{op}: device {me} is not in group {group:?}"))
     })
 }
 
 /// `Err(Mismatch)` unless a buffer has the length the exchange needs.
-fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), CollectiveError> {
+pub fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), CollectiveError> {
     if got == want {
         Ok(())
     } else {
         Err(CollectiveError::Mismatch {
             op,
             detail: format!("receive buffer of {got} bytes, the exchange gives {want}"),
+        })
+    }
+}
+
+/// The length of each of `g` equal chunks of `len` bytes (an all-to-all's send buffer);
+/// `Err(Mismatch)` when they do not split evenly.
+pub fn chunk_len(op: &'static str, len: usize, g: usize) -> Result<usize, CollectiveError> {
+    if g > 0 && len.is_multiple_of(g) {
+        Ok(len / g)
+    } else {
+        Err(CollectiveError::Mismatch {
+            op,
+            detail: format!("{len} bytes do not split into {g} chunks"),
         })
     }
 }

@@ -51,7 +51,7 @@ use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Group, Source};
 use mpi::Threading;
-use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
+use xla_core::spmd::{chunk_len, expect_len, position, CollectiveError, Collectives, DeviceId};
 
 /// The time-out of [`MpiCollectives::init`]: how long a `recv` waits for a peer.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -456,13 +456,7 @@ impl Collectives for MpiCollectives {
         recv: &mut [u8],
     ) -> Result<(), CollectiveError> {
         let g = group.len();
-        if !send.len().is_multiple_of(g) {
-            return Err(CollectiveError::Mismatch {
-                op: "all_to_all",
-                detail: format!("{} bytes do not split into {g} chunks", send.len()),
-            });
-        }
-        let n = send.len() / g;
+        let n = chunk_len("all_to_all", send.len(), g)?;
         if g == 1 || send.len() > MAX_MESSAGE {
             return self.exchange("all_to_all", group, |j| &send[j * n..(j + 1) * n], recv);
         }
@@ -483,25 +477,6 @@ fn back_off(polls: &mut u32) {
     } else {
         std::thread::sleep(Duration::from_micros(50));
     }
-}
-
-/// Where `me` stands in `group`; a group without it is a transport error (a caller bug).
-fn position(me: DeviceId, group: &[DeviceId], op: &str) -> Result<usize, CollectiveError> {
-    group
-        .iter()
-        .position(|&d| d == me)
-        .ok_or_else(|| transport(format!("{op}: device {me} is not in group {group:?}")))
-}
-
-/// `Err(Mismatch)` unless a buffer has the length the exchange needs.
-fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), CollectiveError> {
-    if got == want {
-        return Ok(());
-    }
-    Err(CollectiveError::Mismatch {
-        op,
-        detail: format!("receive buffer of {got} bytes, the exchange gives {want}"),
-    })
 }
 
 fn transport(message: impl Into<String>) -> CollectiveError {
