@@ -1,0 +1,98 @@
+//! Control-flow and structural specs: While, Conditional, OptimizationBarrier, AfterAll,
+//! CustomCall, tuples, Call, CompositeCall.
+
+use super::{op, opt, req, AttrKind as K, Form, OpKind, OpSpec, Typing, NONE};
+
+pub(super) const CONTROL: [OpSpec; 9] = [
+    op(
+        "While",
+        OpKind::While,
+        "stablehlo.while",
+        Form::While,
+        "(condition, body, init)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "Conditional",
+        OpKind::Conditional,
+        "stablehlo.if",
+        Form::Conditional,
+        "(pred, true_operand, true_computation, false_operand, false_computation) or \
+         (branch_index, [computations...], [operands...])",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "OptimizationBarrier",
+        OpKind::OptimizationBarrier,
+        "stablehlo.optimization_barrier",
+        Form::Variadic(0),
+        "(operands...)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "AfterAll",
+        OpKind::AfterAll,
+        "stablehlo.after_all",
+        Form::Variadic(0),
+        "(tokens...)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "CustomCall",
+        OpKind::CustomCall,
+        "stablehlo.custom_call",
+        Form::Variadic(0),
+        "(operands...)",
+        &[
+            req("call_target_name", K::Str),
+            req("shape", K::Shape),
+            opt("opaque", K::Str),
+            opt("has_side_effect", K::Bool),
+        ],
+        Typing::Free,
+    ),
+    op(
+        "Tuple",
+        OpKind::Tuple,
+        "stablehlo.tuple",
+        Form::Variadic(0),
+        "(elements...)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "GetTupleElement",
+        OpKind::GetTupleElement,
+        "stablehlo.get_tuple_element",
+        Form::Operands(1),
+        "(tuple)",
+        &[req("index", K::Int)],
+        Typing::Free,
+    ),
+    op(
+        "Call",
+        OpKind::Call,
+        "func.call",
+        Form::Call,
+        "(fn, operands...)",
+        NONE,
+        Typing::Free,
+    ),
+    op(
+        "CompositeCall",
+        OpKind::CompositeCall,
+        "stablehlo.composite",
+        Form::Call,
+        "(decomposition, operands...)",
+        &[
+            req("name", K::Str),
+            opt("attributes", K::Str),
+            opt("version", K::Int),
+        ],
+        Typing::Free,
+    ),
+];
