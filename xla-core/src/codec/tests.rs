@@ -1,4 +1,18 @@
+use super::codes::{binary_code, direction_code, unary_code};
+use super::write::data_bytes;
 use super::*;
+use std::sync::Arc;
+
+use num_complex::Complex;
+
+use crate::element::ElementType;
+use crate::ir::{
+    BatchNormKind, BinaryOp, ComparisonDirection, Computation, DotDimensionNumbers, InstrId,
+    Instruction, Op, UnaryOp,
+};
+use crate::layout::Layout;
+use crate::literal::Literal;
+use crate::shape::{ArrayShape, Shape};
 
 fn arr(ty: ElementType, dims: &[i64]) -> Shape {
     Shape::Array(ArrayShape::new(ty, dims))
