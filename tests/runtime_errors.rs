@@ -472,6 +472,9 @@ where
             TensorError::Shape { expected, actual } => {
                 msg.contains(expected.as_str()) && msg.contains(actual.as_str())
             }
+            TensorError::Sizes { shape, sizes } => {
+                msg.contains(shape.as_str()) && msg.contains(&format!("{sizes:?}"))
+            }
         };
         assert!(names_both, "{what}: {msg}");
     }

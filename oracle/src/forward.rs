@@ -391,6 +391,9 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::GetDimensionSize { .. }
+            | Op::SetDimensionSize { .. }
+            | Op::DynamicReshape
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }

@@ -9,6 +9,7 @@
 pub mod bounds;
 pub mod cases;
 pub mod compare;
+mod dynamic;
 pub mod forward;
 pub mod random;
 mod wire;
@@ -247,6 +248,9 @@ impl Oracle {
         c: &Computation,
         args: &[Literal],
     ) -> Result<Literal, String> {
+        if xla_core::padder::needs_padding(c) {
+            return self.run_dynamic(c, args);
+        }
         let text = xla_core::stablehlo::try_to_stablehlo(c).map_err(|e| e.to_string())?;
         let flat = self.run(&text, args)?;
         let mut it = flat.into_iter();

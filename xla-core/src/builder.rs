@@ -19,6 +19,7 @@ use crate::shape::{ArrayShape, Shape};
 mod collective;
 mod control;
 mod conv;
+mod dims;
 mod dynamic;
 mod fft;
 mod indexing;
@@ -117,6 +118,14 @@ impl Builder {
             shape,
         });
         XlaOp(id)
+    }
+
+    /// Appends `op` on `operands` with a shape its inference gave elsewhere (the padder copies
+    /// an instruction of another computation, or gives it its padded shape); only the
+    /// operands' membership is checked.
+    pub(crate) fn append(&mut self, op: Op, operands: &[XlaOp], shape: Shape) -> Result<XlaOp> {
+        self.shape_list(operands)?;
+        Ok(self.push(op, operands.iter().map(|o| o.0).collect(), shape))
     }
 
     /// Operand shapes, checked to belong to this builder.

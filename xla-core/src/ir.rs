@@ -313,6 +313,22 @@ pub enum Op {
     /// `DynamicUpdateSlice(operand, update, starts...)`: the operand with
     /// `out[s + i] = update[i]`, `s[d] = clamp(start[d], 0, dim[d] - update_dim[d])`.
     DynamicUpdateSlice,
+    /// `GetDimensionSize(operand)`: the `s32[]` runtime size of `dimension` (its size when
+    /// static). See [`crate::padder`] for how dynamic dimensions run.
+    GetDimensionSize {
+        /// The operand dimension asked for.
+        dimension: i64,
+    },
+    /// `SetDimensionSize(operand, size)`: the operand with `dimension` dynamic, its runtime
+    /// size the `s32[]` `size` (clamped into `[0, bound]`), its bound unchanged.
+    SetDimensionSize {
+        /// The dimension made dynamic.
+        dimension: i64,
+    },
+    /// `DynamicReshape(operand, sizes...)`: the operand's valid elements in row-major order
+    /// over the runtime sizes (one `s32[]` per result dimension) of the instruction's shape,
+    /// whose dims are the bounds.
+    DynamicReshape,
     /// `OptimizationBarrier(operands...)`: the operands unchanged (one operand: its value; several:
     /// their tuple), every one computed before anything that reads the results.
     OptimizationBarrier,
@@ -428,6 +444,9 @@ impl Op {
             Op::Map { .. } => "map",
             Op::DynamicSlice { .. } => "dynamic-slice",
             Op::DynamicUpdateSlice => "dynamic-update-slice",
+            Op::GetDimensionSize { .. } => "get-dimension-size",
+            Op::SetDimensionSize { .. } => "set-dimension-size",
+            Op::DynamicReshape => "dynamic-reshape",
             Op::OptimizationBarrier => "opt-barrier",
             Op::AfterAll => "after-all",
             Op::CustomCall { .. } => "custom-call",
@@ -485,6 +504,9 @@ impl Op {
             | Op::Map { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::GetDimensionSize { .. }
+            | Op::SetDimensionSize { .. }
+            | Op::DynamicReshape
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }
@@ -544,6 +566,9 @@ impl Op {
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::GetDimensionSize { .. }
+            | Op::SetDimensionSize { .. }
+            | Op::DynamicReshape
             | Op::OptimizationBarrier
             | Op::AfterAll
             | Op::CustomCall { .. }

@@ -19,6 +19,7 @@ pub mod infer;
 pub mod ir;
 pub mod layout;
 pub mod literal;
+pub mod padder;
 pub mod reduce_order;
 pub mod registry;
 pub mod rng;

@@ -92,6 +92,15 @@ macro_rules! array_element {
             pub fn zeros(ty: ElementType, n: usize) -> ArrayData {
                 match ty { $(ElementType::$v => ArrayData::$v(vec![<$t>::default(); n]),)* }
             }
+            /// `out[i] = self[from[i]]`, zero (false) where `from[i]` is `None`; `from`'s
+            /// indices are in range (the caller computed them from this array's shape).
+            pub fn pick(&self, from: &[Option<usize>]) -> ArrayData {
+                match self {
+                    $(ArrayData::$v(v) => ArrayData::$v(
+                        from.iter().map(|f| f.map_or(<$t>::default(), |j| v[j])).collect(),
+                    ),)*
+                }
+            }
         }
     };
 }

@@ -13,6 +13,7 @@ mod collective;
 mod control;
 mod conv;
 mod conv_dims;
+mod dims;
 mod dot;
 mod elementwise;
 mod indexing;
@@ -104,6 +105,12 @@ pub enum OpKind {
     DynamicSlice,
     /// The operand with a box overwritten at runtime scalar starts, clamped likewise.
     DynamicUpdateSlice,
+    /// The runtime size of a dimension.
+    GetDimensionSize,
+    /// A dimension made dynamic with a runtime size.
+    SetDimensionSize,
+    /// A reshape to runtime sizes within static bounds.
+    DynamicReshape,
     /// Cholesky factorisation of a batch of Hermitian positive-definite matrices.
     Cholesky,
     /// A batch of triangular systems solved by substitution.
@@ -414,6 +421,7 @@ pub fn specs() -> impl Iterator<Item = &'static OpSpec> {
         .chain(&control::CONTROL)
         .chain(&rng::RNG)
         .chain(&collective::COLLECTIVE)
+        .chain(&dims::DIMS)
 }
 
 /// Names users reach for that XLA spells otherwise (other libraries' and StableHLO's names),

@@ -21,10 +21,12 @@ use xla_core::layout::Layout;
 use xla_core::{ArrayElement, ArrayShape, ElementType, Literal, Shape};
 
 pub use crate::aligned::{AlignedBuf, BUF_ALIGN};
+pub use bounded::DynTensor;
 #[cfg(feature = "ndarray")]
 pub use nd::{NdDims, NdarrayError};
 pub use view::{AsView, AsViewMut, TensorView, TensorViewMut};
 
+mod bounded;
 #[cfg(feature = "ndarray")]
 pub mod nd;
 mod view;
@@ -205,6 +207,14 @@ pub enum TensorError {
         /// The literal's shape (HLO text).
         actual: String,
     },
+    /// Runtime sizes a bounded dynamic tensor cannot take: a dynamic dimension beyond its
+    /// bound, a static one different from its size, or a wrong count.
+    Sizes {
+        /// The tensor's shape (HLO text, `<=N` for the dynamic dimensions).
+        shape: String,
+        /// The sizes given.
+        sizes: Vec<usize>,
+    },
 }
 
 impl fmt::Display for TensorError {
@@ -229,6 +239,11 @@ impl fmt::Display for TensorError {
             TensorError::Shape { expected, actual } => {
                 write!(f, "shape mismatch: tensor {expected} vs literal {actual}")
             }
+            TensorError::Sizes { shape, sizes } => write!(
+                f,
+                "sizes {sizes:?} do not fit the tensor {shape}: one size per dimension, a \
+                 dynamic one (`<=N`) at most its bound, a static one equal to its size"
+            ),
         }
     }
 }

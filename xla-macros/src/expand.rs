@@ -12,6 +12,7 @@ mod codegen_loops;
 mod codegen_reduce;
 mod codegen_rt;
 mod codegen_tree;
+mod dynamic;
 mod fuse;
 mod graph;
 mod inline;
@@ -47,6 +48,9 @@ pub fn expand(program: &model::Program) -> TokenStream {
 
 /// The items of one fn.
 pub(crate) fn expand_fn(f: &model::FnDef) -> Result<TokenStream, String> {
+    if xla_core::padder::needs_padding(&f.computation) {
+        return dynamic::expand_dynamic(f);
+    }
     let g = graph::Graph::from_computation(&f.computation)?;
     let fused = fuse::fuse(g, &f.result)?;
     let plan = plan::plan(&fused);

@@ -405,6 +405,13 @@ impl Reader<'_> {
                 slice_sizes: self.ints()?,
             },
             33 => Op::DynamicUpdateSlice,
+            71 => Op::GetDimensionSize {
+                dimension: self.i()?,
+            },
+            72 => Op::SetDimensionSize {
+                dimension: self.i()?,
+            },
+            73 => Op::DynamicReshape,
             43 => Op::OptimizationBarrier,
             44 => Op::AfterAll,
             48 => Op::CustomCall {

@@ -189,6 +189,9 @@ fn every_op() -> Computation {
             slice_sizes: vec![2, 1],
         },
         Op::DynamicUpdateSlice,
+        Op::GetDimensionSize { dimension: 1 },
+        Op::SetDimensionSize { dimension: 0 },
+        Op::DynamicReshape,
         Op::SelectAndScatter {
             window: crate::ir::Window {
                 dimensions: vec![3, 2],

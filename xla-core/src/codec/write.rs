@@ -377,6 +377,15 @@ impl Writer {
                 self.ints(slice_sizes);
             }
             Op::DynamicUpdateSlice => self.u(33),
+            Op::GetDimensionSize { dimension } => {
+                self.u(71);
+                self.i(*dimension);
+            }
+            Op::SetDimensionSize { dimension } => {
+                self.u(72);
+                self.i(*dimension);
+            }
+            Op::DynamicReshape => self.u(73),
             Op::OptimizationBarrier => self.u(43),
             Op::AfterAll => self.u(44),
             Op::CustomCall {

@@ -64,6 +64,11 @@ fn evaluate_in(
     args: &[Literal],
     device: Option<&dyn crate::spmd::Collectives>,
 ) -> Result<Literal> {
+    // Bounded dynamic dimensions run as XLA runs them: padded to their bounds, the sizes
+    // beside (`crate::padder`); the padded computation is static, so this recursion ends.
+    if crate::padder::needs_padding(computation) {
+        return crate::padder::run_padded(computation, args, |c, a| evaluate_in(c, a, device));
+    }
     if args.len() != computation.params.len() {
         return Err(Error::new(
             "evaluate",
@@ -220,6 +225,9 @@ fn op_name(op: &Op) -> String {
         Op::Map { .. } => "Map".into(),
         Op::DynamicSlice { .. } => "DynamicSlice".into(),
         Op::DynamicUpdateSlice => "DynamicUpdateSlice".into(),
+        Op::GetDimensionSize { .. } => "GetDimensionSize".into(),
+        Op::SetDimensionSize { .. } => "SetDimensionSize".into(),
+        Op::DynamicReshape => "DynamicReshape".into(),
         Op::RngBitGenerator { .. } => "RngBitGenerator".into(),
         Op::Rng { distribution, .. } => distribution.name().into(),
     }
@@ -467,6 +475,11 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
         } => indexing::scatter(ctx, operands, dimension_numbers, update_computation),
         Op::DynamicSlice { slice_sizes } => dynamic::dynamic_slice(ctx, operands, slice_sizes),
         Op::DynamicUpdateSlice => dynamic::dynamic_update_slice(ctx, operands),
+        // A computation holding these is dynamic, and `evaluate_in` runs it padded: the padder
+        // replaces each (by a size, the operand, or a Gather).
+        Op::GetDimensionSize { .. } | Op::SetDimensionSize { .. } | Op::DynamicReshape => {
+            Err(ctx.err("internal: an op of dynamic dimensions reached the static evaluator"))
+        }
         Op::Cholesky { lower } => {
             ctx.arity(operands, 1)?;
             linalg::cholesky(ctx, operands[0], *lower)

@@ -8,6 +8,7 @@
 pub mod collective;
 pub mod control;
 pub mod conv;
+pub mod dims;
 pub mod dot;
 pub mod dynamic;
 pub mod elementwise;

@@ -176,8 +176,26 @@ fn window_padding(attrs: &Attrs) -> Result<WindowPadding> {
     })
 }
 
-/// Apply `spec` through `b`. Every shape rule is the builder's; this only routes values.
+/// Builds one application through the [`Builder`] ([`build_op`]), then refuses dynamic
+/// dimensions the padder cannot run ([`crate::padder::check_supported`]), so a front end
+/// reports them at the op.
 pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
+    let first = b.len();
+    let out = build_op(b, spec, a)?;
+    let instrs = b.instructions();
+    for ins in &instrs[first..] {
+        let shapes: Vec<&Shape> = ins
+            .operands
+            .iter()
+            .map(|o| &instrs[o.0 as usize].shape)
+            .collect();
+        crate::padder::check_supported(spec.name, ins, &shapes)?;
+    }
+    Ok(out)
+}
+
+/// Apply `spec` through `b`. Every shape rule is the builder's; this only routes values.
+fn build_op(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
     let name = spec.name;
     let op = |i: usize| {
         a.operands
@@ -375,6 +393,21 @@ pub fn build(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
         OpKind::DynamicUpdateSlice => {
             b.dynamic_update_slice(op(0)?, op(1)?, a.operands.get(2..).unwrap_or_default())
         }
+        OpKind::GetDimensionSize => b.get_dimension_size(op(0)?, int("dimension")?),
+        OpKind::SetDimensionSize => b.set_dimension_size(op(0)?, op(1)?, int("dimension")?),
+        OpKind::DynamicReshape => {
+            let bounds = ints("new_size_bounds")?;
+            let flags = a
+                .attrs
+                .bools("dims_are_dynamic")
+                .ok_or_else(|| attr_missing("dims_are_dynamic"))?;
+            b.dynamic_reshape(
+                op(0)?,
+                a.operands.get(1..).unwrap_or_default(),
+                &bounds,
+                &flags,
+            )
+        }
         OpKind::Fft => match a.attrs.fft_type("fft_type") {
             Some(t) => b.fft(op(0)?, t, &ints("fft_length")?),
             None => Err(attr_missing("fft_type")),
@@ -559,6 +592,9 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::BatchNorm(_)
         | OpKind::DynamicSlice
         | OpKind::DynamicUpdateSlice
+        | OpKind::GetDimensionSize
+        | OpKind::SetDimensionSize
+        | OpKind::DynamicReshape
         | OpKind::Dot
         | OpKind::DotGeneral
         | OpKind::Conv

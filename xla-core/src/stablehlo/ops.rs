@@ -17,6 +17,7 @@ use crate::registry;
 use crate::shape::Shape;
 
 mod collective;
+mod dims;
 mod indexing;
 mod rng;
 mod sort;
@@ -600,6 +601,15 @@ impl Body<'_> {
             Op::DynamicUpdateSlice => {
                 self.positional(ins, ops, "stablehlo.dynamic_update_slice", "", depth)
             }
+            Op::GetDimensionSize { dimension } => {
+                let attrs = format!(" {{dimension = {dimension} : i64}}");
+                self.positional(ins, ops, "stablehlo.get_dimension_size", &attrs, depth)
+            }
+            Op::SetDimensionSize { dimension } => {
+                let attrs = format!(" {{dimension = {dimension} : i64}}");
+                self.positional(ins, ops, "stablehlo.set_dimension_size", &attrs, depth)
+            }
+            Op::DynamicReshape => self.dynamic_reshape(ins, ops, depth),
             Op::Cholesky { lower } => {
                 let attrs = format!(" {{lower = {lower}}}");
                 self.positional(ins, ops, "stablehlo.cholesky", &attrs, depth)

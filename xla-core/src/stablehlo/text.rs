@@ -20,14 +20,28 @@ pub fn i64_array(v: &[i64]) -> String {
     format!("array<i64: {}>", v.join(", "))
 }
 
-/// `tensor<2x3xf32>`; a scalar is `tensor<f32>`. Dynamic dimensions are printed as their bound
-/// (the oracle and the export only deal with static shapes); layouts are not part of the type.
+/// `tensor<2x3xf32>`; a scalar is `tensor<f32>`; bounded dynamic dimensions as `?` with their
+/// bounds in the encoding, `tensor<?x3xf32, #stablehlo.bounds<8, ?>>`. Layouts are not part of
+/// the type.
 pub fn tensor_type(a: &ArrayShape) -> String {
     let mut s = String::from("tensor<");
-    for d in &a.dims {
-        let _ = write!(s, "{d}x");
+    for (d, dy) in a.dims.iter().zip(&a.dynamic) {
+        if *dy {
+            s.push_str("?x");
+        } else {
+            let _ = write!(s, "{d}x");
+        }
     }
     s.push_str(a.ty.mlir_name());
+    if a.is_dynamic() {
+        let bounds: Vec<String> = a
+            .dims
+            .iter()
+            .zip(&a.dynamic)
+            .map(|(d, dy)| if *dy { d.to_string() } else { "?".into() })
+            .collect();
+        let _ = write!(s, ", #stablehlo.bounds<{}>", bounds.join(", "));
+    }
     s.push('>');
     s
 }

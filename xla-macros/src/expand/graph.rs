@@ -802,6 +802,15 @@ impl Graph {
                 },
             ),
             Op::DynamicUpdateSlice => simple(self, Kind::DynamicUpdateSlice),
+            // The padder (`expand/dynamic.rs`) replaces these in a fn's computation; inside a
+            // nested computation they are not replaced.
+            Op::GetDimensionSize { .. } | Op::SetDimensionSize { .. } | Op::DynamicReshape => {
+                Err(format!(
+                    "{} inside a While, Conditional or called computation has no code \
+                     generation (use it in the fn's own body)",
+                    instr.op.opcode()
+                ))
+            }
             // A CompositeCall runs its decomposition.
             Op::Call { computation, .. } => self.inline(computation, &trees()?),
             // The computation lifted to arrays, inlined: it fuses like any elementwise chain.

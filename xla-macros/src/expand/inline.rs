@@ -218,6 +218,9 @@ impl Inliner {
                 | Op::Map { .. }
                 | Op::DynamicSlice { .. }
                 | Op::DynamicUpdateSlice
+                | Op::GetDimensionSize { .. }
+                | Op::SetDimensionSize { .. }
+                | Op::DynamicReshape
                 | Op::ReduceWindow { .. }
                 | Op::SelectAndScatter { .. }
                 | Op::Scan { .. } => {
@@ -349,6 +352,9 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::BatchNorm { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::GetDimensionSize { .. }
+            | Op::SetDimensionSize { .. }
+            | Op::DynamicReshape
             | Op::ReduceWindow { .. }
             | Op::SelectAndScatter { .. }
             | Op::Scan { .. } => {

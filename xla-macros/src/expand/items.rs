@@ -57,7 +57,7 @@ fn fresh(base: &str, taken: &HashSet<String>) -> Ident {
 
 /// The Rust type of a parameter of the fn and of `into`: `impl AsView<T, D..>` (so `&tensor`
 /// and a `TensorView` over the caller's memory both work), or a tuple of them.
-fn param_type(s: &Shape) -> Result<TokenStream, String> {
+pub(crate) fn param_type(s: &Shape) -> Result<TokenStream, String> {
     match s {
         Shape::Array(a) => {
             let t = tensor_args(a)?;

@@ -17,6 +17,8 @@ fn types_parse_to_hlo_shapes() {
     assert_eq!(shape_of(quote!(f32[])), "f32[]");
     assert_eq!(shape_of(quote!(bf16[4]{0})), "bf16[4]{0}");
     assert_eq!(shape_of(quote!(f32[2,3]{0,1})), "f32[2,3]{0,1}");
+    assert_eq!(shape_of(quote!(f32[<=8, 3])), "f32[<=8,3]");
+    assert_eq!(shape_of(quote!(s32[2, <=5]{0,1})), "s32[2,<=5]{0,1}");
     assert_eq!(shape_of(quote!((f32[2], s32[]))), "(f32[2], s32[])");
     assert_eq!(
         shape_of(quote!(((pred[1]), c128[2,2]))),
@@ -39,7 +41,8 @@ fn bad_types_are_errors() {
         (quote!(f32[1,1,1,1,1,1,1,1,1]), "rank 9"),
         (quote!(f32[2,3]{0,0}), "not a permutation"),
         (quote!(f32[2,3]{0}), "not a permutation"),
-        (quote!(f32[<=3]), "dynamic dimensions"),
+        (quote!(f32[<3]), "written `<=N`"),
+        (quote!(f32[<=-3]), "cannot be negative"),
         (quote!(f32[4294967296, 4294967296]), "overflows"),
         (quote!(f32[2u8]), "no suffix"),
         (quote!(f32[x]), "dimension size"),

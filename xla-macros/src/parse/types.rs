@@ -92,7 +92,16 @@ pub(super) fn parse_type(input: ParseStream, layout_brace: LayoutBrace) -> syn::
     let content;
     let bracket = bracketed!(content in input);
     let mut dims = Vec::new();
+    let mut dynamic = Vec::new();
     while !content.is_empty() {
+        // `<=N`: a bounded dynamic dimension, as HLO text prints it.
+        let is_dynamic = content.peek(Token![<=]);
+        if is_dynamic {
+            content.parse::<Token![<=]>()?;
+        } else if content.peek(Token![<]) {
+            return Err(content.error("a dynamic dimension is written `<=N`, its bound N"));
+        }
+        dynamic.push(is_dynamic);
         dims.push(parse_dim(&content)?);
         if content.is_empty() {
             break;
@@ -117,6 +126,7 @@ pub(super) fn parse_type(input: ParseStream, layout_brace: LayoutBrace) -> syn::
         };
     }
     let mut shape = ArrayShape::new(ty, &dims);
+    shape.dynamic = dynamic;
     let is_layout = match layout_brace {
         LayoutBrace::Always => input.peek(token::Brace),
         LayoutBrace::IfBodyFollows => brace_then_brace(input),
@@ -156,9 +166,6 @@ pub(super) fn parse_type(input: ParseStream, layout_brace: LayoutBrace) -> syn::
 pub(super) fn parse_dim(input: ParseStream) -> syn::Result<i64> {
     if input.peek(Token![-]) {
         return Err(input.error("dimension sizes cannot be negative"));
-    }
-    if input.peek(Token![<=]) || input.peek(Token![<]) {
-        return Err(input.error("dynamic dimensions (`<=N`) are not supported by xla!"));
     }
     let lit: syn::LitInt = input
         .parse()

@@ -11,6 +11,7 @@ mod chlo_complex;
 mod composite;
 mod control;
 mod custom;
+mod dims;
 mod lapack;
 mod parallel;
 
@@ -353,6 +354,7 @@ impl Lowerer<'_> {
                 chlo_complex::lower(s, op, text)
             }
             "stablehlo.rng" => rng(s, op),
+            "stablehlo.dynamic_reshape" => dims::dynamic_reshape(s, op),
             "stablehlo.custom_call" => custom::lower(s, op),
             name if chlo::OPS.contains(&name) => chlo::lower(s, op),
             name if name.starts_with("check.") => check(s, op),

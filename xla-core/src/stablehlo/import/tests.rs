@@ -132,11 +132,11 @@ fn err(text: &str) -> ImportError {
 
 #[test]
 fn errors_name_the_op_and_its_line() {
-    let e = err("func.func @f(%a: tensor<2xf32>) -> tensor<i32> {\n  %0 = \"stablehlo.get_dimension_size\"(%a) {dimension = 0 : i64} : (tensor<2xf32>) -> tensor<i32>\n  return %0 : tensor<i32>\n}");
+    let e = err("func.func @f(%a: tensor<1xi32>) -> tensor<2xf32> {\n  %0 = \"stablehlo.dynamic_iota\"(%a) {iota_dimension = 0 : i64} : (tensor<1xi32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}");
     assert_eq!(
         e,
         ImportError::Unsupported {
-            feature: "stablehlo.get_dimension_size".into(),
+            feature: "stablehlo.dynamic_iota".into(),
             pos: Pos { line: 2, col: 3 }
         }
     );

@@ -51,18 +51,17 @@ pub(super) fn element_type(c: &mut Cursor<'_>) -> Result<ElementType> {
     })
 }
 
-/// The dimensions and element type inside `tensor<...>`, after the `<`.
+/// The dimensions and element type inside `tensor<...>`, after the `<`; a `?` dimension is
+/// taken when `#stablehlo.bounds<...>` gives its bound (a bounded dynamic dimension).
 fn tensor_body(c: &mut Cursor<'_>) -> Result<ArrayShape> {
     let start = c.here();
-    let mut dims = Vec::new();
+    let mut dims: Vec<Option<i64>> = Vec::new();
     loop {
-        let pos = c.here();
         let rest = c.rest();
-        if rest.starts_with('?') {
-            return Err(ImportError::Unsupported {
-                feature: "dynamic dimension `?`".into(),
-                pos,
-            });
+        if rest.starts_with("?x") {
+            c.expect("?x")?;
+            dims.push(None);
+            continue;
         }
         let len = rest.find(|ch: char| !ch.is_ascii_digit()).unwrap_or(0);
         if len == 0 || !rest[len..].starts_with('x') {
@@ -71,20 +70,63 @@ fn tensor_body(c: &mut Cursor<'_>) -> Result<ArrayShape> {
         let d: i64 = rest[..len]
             .parse()
             .map_err(|_| c.err("dimension too large"))?;
-        dims.push(d);
+        dims.push(Some(d));
         c.expect(&rest[..=len])?;
     }
     let ty = element_type(c)?;
+    let mut bounds: Vec<Option<i64>> = vec![None; dims.len()];
     if c.eat(",") {
         let pos = c.here();
-        c.skip_balanced().ok();
-        return Err(ImportError::Unsupported {
-            feature: "tensor encoding (bounded dynamic shapes)".into(),
-            pos,
-        });
+        if !c.eat("#stablehlo.bounds<") {
+            c.skip_balanced().ok();
+            return Err(ImportError::Unsupported {
+                feature: "tensor encoding other than #stablehlo.bounds".into(),
+                pos,
+            });
+        }
+        for (i, b) in bounds.iter_mut().enumerate() {
+            if i > 0 {
+                c.expect(",")?;
+            }
+            if !c.eat("?") {
+                c.skip_ws();
+                let rest = c.rest();
+                let len = rest.find(|ch: char| !ch.is_ascii_digit()).unwrap_or(0);
+                let v: i64 = rest[..len]
+                    .parse()
+                    .map_err(|_| c.err("a bound (an integer or `?`)"))?;
+                c.expect(&rest[..len])?;
+                *b = Some(v);
+            }
+        }
+        c.expect(">")?;
     }
     c.expect(">")?;
-    let shape = ArrayShape::new(ty, &dims);
+    let mut shape = ArrayShape::new(ty, &[]);
+    for (d, b) in dims.iter().zip(&bounds) {
+        match (d, b) {
+            (Some(d), None) => {
+                shape.dims.push(*d);
+                shape.dynamic.push(false);
+            }
+            (None, Some(b)) => {
+                shape.dims.push(*b);
+                shape.dynamic.push(true);
+            }
+            (None, None) => {
+                return Err(ImportError::Unsupported {
+                    feature: "dynamic dimension `?` without a bound".into(),
+                    pos: start,
+                })
+            }
+            (Some(_), Some(_)) => {
+                return Err(ImportError::Invalid {
+                    message: "a static dimension has a bound in #stablehlo.bounds".into(),
+                    pos: start,
+                })
+            }
+        }
+    }
     shape.validate().map_err(|e| ImportError::Invalid {
         message: e.message,
         pos: start,
@@ -200,7 +242,11 @@ mod tests {
     fn unsupported_types_are_named() {
         for (text, feature) in [
             ("tensor<4xi4>", "element type i4"),
-            ("tensor<?x2xf32>", "dynamic dimension `?`"),
+            ("tensor<?x2xf32>", "dynamic dimension `?` without a bound"),
+            (
+                "tensor<?x2xf32, #stablehlo.type_extensions<bounds = [4, ?]>>",
+                "tensor encoding other than #stablehlo.bounds",
+            ),
             ("tensor<2xf8E4M3FN>", "element type f8E4M3FN"),
             (
                 "tensor<2x!quant.uniform<i8:f32, 0.5>>",
@@ -213,5 +259,18 @@ mod tests {
             }
         }
         assert!(ty("tensor<2x").is_err());
+    }
+
+    #[test]
+    fn bounded_dynamic_dimensions_take_their_bounds() {
+        match ty("tensor<?x3xf32, #stablehlo.bounds<8, ?>>") {
+            Ok(Type::Tensor(a)) => assert_eq!(a.to_string(), "f32[<=8,3]"),
+            other => panic!("{other:?}"),
+        }
+        match ty("tensor<2x?xi32, #stablehlo.bounds<?, 5>>") {
+            Ok(Type::Tensor(a)) => assert_eq!(a.to_string(), "s32[2,<=5]"),
+            other => panic!("{other:?}"),
+        }
+        assert!(ty("tensor<2xf32, #stablehlo.bounds<4>>").is_err());
     }
 }

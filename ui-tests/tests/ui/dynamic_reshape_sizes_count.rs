@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[<=12], rows: s32[]) -> f32[<=4, 3] {
+        DynamicReshape(x, rows, new_size_bounds = [4, 3], dims_are_dynamic = [true, false])
+    }
+}
+
+fn main() {}
