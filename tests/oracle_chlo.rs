@@ -1,8 +1,10 @@
 //! The CHLO math ops the importer decomposes (`chlo.sinh`, `asin`, `acos`, `atan`, `asinh`,
-//! `acosh`, `atanh`, `erfc`; `erf_inv` but on f64) and `chlo.tan` (read as `stablehlo.tan`): each op's StableHLO text, imported
+//! `acosh`, `atanh`, `erfc`, `erf_inv`) and `chlo.tan` (read as `stablehlo.tan`): each op's StableHLO text, imported
 //! and run by the evaluator (`import::run`), and an inline `stablehlo!` fn of all of them (the
 //! generated code), against XLA:CPU running the same text, on seeded random inputs over each
-//! op's domain and its edge cases (0, -0, ±1, just outside ±1, tiny, large, max, ±inf, NaN).
+//! op's domain and its edge cases (0, -0, ±1, just outside ±1, tiny, large, max, ±inf, NaN;
+//! for erf_inv also values near ±1 down to the last f64 below 1, and both sides of the f64
+//! form's range boundaries).
 //!
 //! Bound: 8 ulps (f32, f64). Each decomposition is the one CHLO's legalization builds, so ours
 //! and XLA's evaluate the same formula op by op; they differ only by the ulps of each
@@ -10,8 +12,9 @@
 //! `xla_oracle::bounds` for the generated code), and every formula is well conditioned in the
 //! step it adds (no cancellation: CHLO chose the forms for that), so a few ulps per step at
 //! most two steps deep (measured: at most 2 ulps, f64 erfc 6). Except on f64 for the ops built
-//! on log1p (asinh, acosh, atanh): there our log1p and XLA's are 128 ulps apart in the shared
-//! table (measured here: atanh 64), and that bound is used.
+//! on log1p (asinh, acosh, atanh, erf_inv): there our log1p and XLA's are 128 ulps apart in the
+//! shared table (measured here: atanh 64, erf_inv 11, where `-x²` is near XLA's worst log1p
+//! arguments around -0.414; ours there equals the exact erf⁻¹), and that bound is used.
 //!
 //! Run: `XLA_ORACLE_PYTHON=target/oracle-venv/bin/python cargo test -p xla-aot --test
 //! oracle_chlo`.
@@ -62,11 +65,17 @@ xla_aot::stablehlo! {
             tensor<64xf64>, tensor<64xf64>, tensor<64xf64>, tensor<64xf64>, tensor<64xf64>,
             tensor<64xf64>, tensor<64xf64>
         }"#;
-    /// `chlo.erf_inv` (f32 only).
+    /// `chlo.erf_inv` on f32 (apart: its inputs are its own).
     pub fn erf_inv_f32 = mlir r#"
         func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {
           %0 = chlo.erf_inv %x : tensor<64xf32> -> tensor<64xf32>
           return %0 : tensor<64xf32>
+        }"#;
+    /// `chlo.erf_inv` on f64.
+    pub fn erf_inv_f64 = mlir r#"
+        func.func @main(%x: tensor<64xf64>) -> tensor<64xf64> {
+          %0 = chlo.erf_inv %x : tensor<64xf64> -> tensor<64xf64>
+          return %0 : tensor<64xf64>
         }"#;
 }
 
@@ -74,8 +83,8 @@ const N: usize = 64;
 const OPS: [&str; 9] = [
     "sinh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "tan", "erfc",
 ];
-/// Read on f16, bf16 and f32 only (CHLO's f64 erf_inv is not decomposed: an error).
-const NOT_F64: [&str; 1] = ["erf_inv"];
+/// The op checked on its own inputs ([`erf_inv_inputs`]), not in the generated tuples.
+const APART: [&str; 1] = ["erf_inv"];
 const BOUND: u64 = 8;
 
 /// The module `chlo.<op>` of one `tensor<64x<ty>>`.
@@ -129,6 +138,48 @@ fn inputs(lo: f64, hi: f64, seed: u64, big: f64) -> Vec<f64> {
     v
 }
 
+/// erf_inv's inputs: [`inputs`] over `[-1.05, 1.05]`, its last values replaced by values near
+/// ±1 (down to the last f64 below 1, and seeded ones `1 - 10^(-16u)`) and on both sides of
+/// the f64 form's range boundaries `w = 6.25` and `w = 16` (`w = -log1p(-x²)`).
+fn erf_inv_inputs(seed: u64, big: f64) -> Vec<f64> {
+    let mut near = Vec::new();
+    for d in [
+        f64::EPSILON / 2.0,
+        1e-15,
+        1e-12,
+        1e-9,
+        1e-7,
+        1e-5,
+        1e-3,
+        0.1,
+    ] {
+        near.push(1.0 - d);
+    }
+    for w in [6.25f64, 16.0] {
+        let b = (-(-w).exp_m1()).sqrt();
+        for k in [-2i64, -1, 0, 1, 2] {
+            near.push(f64::from_bits(b.to_bits().wrapping_add_signed(k)));
+        }
+    }
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    while near.len() < 28 {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+        near.push(1.0 - 10f64.powf(-16.0 * u));
+    }
+    for (i, x) in near.iter_mut().enumerate() {
+        if i % 2 == 1 {
+            *x = -*x;
+        }
+    }
+    let mut v = inputs(-1.05, 1.05, seed, big);
+    v.truncate(N - near.len());
+    v.extend(near);
+    v
+}
+
 /// Each op's random range: its domain and a little outside it.
 fn range(op: &str) -> (f64, f64) {
     match op {
@@ -136,7 +187,6 @@ fn range(op: &str) -> (f64, f64) {
         "acosh" => (0.5, 50.0),
         "sinh" => (-20.0, 20.0),
         "erfc" => (-5.0, 12.0),
-        "erf_inv" => (-1.05, 1.05),
         _ => (-50.0, 50.0),
     }
 }
@@ -161,8 +211,10 @@ fn literal(ty: ElementType, v: &[f64]) -> Literal {
 /// and XLA's (128 ulps, `xla_oracle::bounds`: XLA's f64 log1p is the less accurate one).
 fn tol(op: &str, ty: ElementType, gen: bool) -> Tol {
     match (op, ty, gen) {
-        ("asinh" | "acosh" | "atanh", ElementType::F64, false) => eval_bound("log1p", ty),
-        ("asinh" | "acosh" | "atanh", ElementType::F64, true) => gen_bound("log1p", ty),
+        ("asinh" | "acosh" | "atanh" | "erf_inv", ElementType::F64, false) => {
+            eval_bound("log1p", ty)
+        }
+        ("asinh" | "acosh" | "atanh" | "erf_inv", ElementType::F64, true) => gen_bound("log1p", ty),
         _ => Tol::Ulp(BOUND),
     }
 }
@@ -176,7 +228,7 @@ fn imported_chlo_ops_agree_with_xla() {
         Err(e) => panic!("the XLA oracle cannot start, so the ops cannot be checked: {e}"),
     };
     let mut failures = Vec::new();
-    for op in OPS.into_iter().chain(NOT_F64) {
+    for op in OPS.into_iter().chain(APART) {
         for (ty, name, big) in [
             (ElementType::F32, "f32", 3.0e38),
             (ElementType::F64, "f64", 1.0e308),
@@ -184,14 +236,13 @@ fn imported_chlo_ops_agree_with_xla() {
             (ElementType::Bf16, "bf16", 3.0e38),
         ] {
             for seed in 0..3 {
-                if NOT_F64.contains(&op) && ty == ElementType::F64 {
-                    let e = import::run(&text(op, name), "main", &[]).err();
-                    let msg = e.map(|e| e.to_string()).unwrap_or_default();
-                    assert!(msg.contains("unsupported: chlo.erf_inv of f64"), "{msg}");
-                    continue;
-                }
-                let (lo, hi) = range(op);
-                let args = [literal(ty, &inputs(lo, hi, seed, big))];
+                let v = if op == "erf_inv" {
+                    erf_inv_inputs(seed, big)
+                } else {
+                    let (lo, hi) = range(op);
+                    inputs(lo, hi, seed, big)
+                };
+                let args = [literal(ty, &v)];
                 let t = text(op, name);
                 let label = format!("chlo.{op} {name} seed {seed}");
                 let xla = match o.run(&t, &args) {
@@ -248,20 +299,23 @@ fn generated_chlo_ops_agree_with_xla() {
             }
         }
     }
-    for seed in 0..3 {
-        let args = [literal(
-            ElementType::F32,
-            &inputs(-1.05, 1.05, seed, 3.0e38),
-        )];
-        let label = format!("generated chlo.erf_inv f32 seed {seed}");
-        let ours = erf_inv_f32::run_literals(&args).unwrap_or_else(|e| panic!("{label}: {e}"));
-        let xla = match o.run(&text("erf_inv", "f32"), &args) {
-            Ok(mut v) if v.len() == 1 => v.remove(0),
-            other => panic!("{label}: XLA: {other:?}"),
-        };
-        eprintln!("MEASURE {label} max_ulps={:?}", max_ulps(&ours, &xla));
-        if let Err(e) = compare(&label, &ours, &xla, Tol::Ulp(BOUND)) {
-            failures.push(e);
+    let erf_inv: [(ElementType, &str, f64, Run); 2] = [
+        (ElementType::F32, "f32", 3.0e38, erf_inv_f32::run_literals),
+        (ElementType::F64, "f64", 1.0e308, erf_inv_f64::run_literals),
+    ];
+    for (ty, name, big, run) in erf_inv {
+        for seed in 0..3 {
+            let args = [literal(ty, &erf_inv_inputs(seed, big))];
+            let label = format!("generated chlo.erf_inv {name} seed {seed}");
+            let ours = run(&args).unwrap_or_else(|e| panic!("{label}: {e}"));
+            let xla = match o.run(&text("erf_inv", name), &args) {
+                Ok(mut v) if v.len() == 1 => v.remove(0),
+                other => panic!("{label}: XLA: {other:?}"),
+            };
+            eprintln!("MEASURE {label} max_ulps={:?}", max_ulps(&ours, &xla));
+            if let Err(e) = compare(&label, &ours, &xla, tol("erf_inv", ty, true)) {
+                failures.push(e);
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

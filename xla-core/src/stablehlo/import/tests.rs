@@ -258,6 +258,44 @@ fn chlo_math_ops_decompose_on_real_floats_and_name_other_types() {
     );
 }
 
+/// `chlo.erf_inv` of f64 imports as CHLO's three-range approximation (against XLA in
+/// `tests/oracle_chlo.rs`): a point in each range (`w = -log1p(-x²)` 0.29, 8.3, 17.3) within
+/// 2 ulps of the exact erf⁻¹, signed zeros kept, ±1 to ±∞, NaN outside [-1, 1]. The points have
+/// exact squares: near ±1 the rounding of `x · x` alone moves CHLO's `w`, and so its result
+/// (as XLA's), by many ulps.
+#[test]
+fn chlo_erf_inv_of_f64_uses_three_ranges() {
+    let text = r#"func.func @main(%x: tensor<8xf64>) -> tensor<8xf64> {
+  %0 = chlo.erf_inv %x : tensor<8xf64> -> tensor<8xf64>
+  return %0 : tensor<8xf64>
+}"#;
+    let x = [
+        0.5,
+        -(1.0 - 2f64.powi(-13)),
+        1.0 - 2f64.powi(-26),
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        1.5,
+    ];
+    let arg = Literal::from_vec(&[8], x.to_vec()).unwrap();
+    let out = run(text, "main", &[arg]).unwrap();
+    let y = out[0].as_slice::<f64>().unwrap();
+    // erf⁻¹ of the first three, rounded from 50 digits (mpmath).
+    for (i, exact) in [0.4769362762044699f64, -2.716655240567082, 4.004131885114475]
+        .into_iter()
+        .enumerate()
+    {
+        let ulps = y[i].to_bits().abs_diff(exact.to_bits());
+        assert!(ulps <= 2, "erf_inv({}) = {} vs {exact}", x[i], y[i]);
+    }
+    assert!(y[3] == 0.0 && y[3].is_sign_positive(), "{y:?}");
+    assert!(y[4] == 0.0 && y[4].is_sign_negative(), "{y:?}");
+    assert_eq!(&y[5..7], &[f64::INFINITY, f64::NEG_INFINITY]);
+    assert!(y[7].is_nan(), "{y:?}");
+}
+
 /// The pretty forms JAX prints for `optimization_barrier` (two results) and `after_all`, with a
 /// token parameter and result.
 #[test]

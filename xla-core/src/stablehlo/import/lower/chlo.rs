@@ -1,5 +1,5 @@
 //! CHLO's elementwise math ops without a registry op of their own (`chlo.sinh`, `chlo.asin`,
-//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`, `chlo.erfc`, `chlo.erf_inv` but on f64),
+//! `chlo.acos`, `chlo.atan`, `chlo.asinh`, `chlo.acosh`, `chlo.atanh`, `chlo.erfc`, `chlo.erf_inv`),
 //! decomposed through the [`Builder`] into registry ops exactly as CHLO's legalization to
 //! StableHLO decomposes them (what XLA:CPU compiles when it reads the op), so the results agree
 //! with XLA to the ulps of the ops they are made of. Real floats only: f16 and bf16 compute in their own type, except
@@ -65,13 +65,6 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
             })
         }
     };
-    if op.name == "chlo.erf_inv" && ty == ElementType::F64 {
-        // CHLO's f64 erf_inv is another approximation (three ranges of w), not built here.
-        return Err(ImportError::Unsupported {
-            feature: "chlo.erf_inv of f64".into(),
-            pos: op.pos,
-        });
-    }
     let mut m = Math { b: &mut s.b, ty };
     let r = match op.name.as_str() {
         "chlo.sinh" => m.sinh(x),
@@ -355,8 +348,11 @@ impl Math<'_> {
 
     /// `erf⁻¹ x` in f32 (f16 and bf16 convert to f32 and back), CHLO's approximation: with
     /// `w = -log1p(-x²)`, `x P(t)` where below `w = 5`, `t = w - 2.5` and `P` is one polynomial,
-    /// else `t = sqrt(w) - 3` and another; `x · ∞` at `|x| = 1`.
+    /// else `t = sqrt(w) - 3` and another; `x · ∞` at `|x| = 1`. f64 is [`Self::erf_inv_f64`].
     fn erf_inv(&mut self, x: XlaOp) -> R {
+        if self.ty == ElementType::F64 {
+            return self.erf_inv_f64(x);
+        }
         if self.ty != ElementType::F32 {
             let wide = self.b.convert(x, ElementType::F32)?;
             let mut m = Math {
@@ -366,15 +362,7 @@ impl Math<'_> {
             let r = m.erf_inv(wide)?;
             return self.b.convert(r, self.ty);
         }
-        let a = self.u(UnaryOp::Abs, x)?;
-        let one = self.c(1.0, x)?;
-        let at_one = self.cmp(ComparisonDirection::Eq, a, one)?;
-        let inf = self.c(f64::INFINITY, x)?;
-        let pole = self.bin(BinaryOp::Mul, x, inf)?;
-        let n = self.u(UnaryOp::Neg, x)?;
-        let m = self.bin(BinaryOp::Mul, x, n)?;
-        let l = self.u(UnaryOp::Log1p, m)?;
-        let w = self.u(UnaryOp::Neg, l)?;
+        let w = self.erf_inv_w(x)?;
         let five = self.c(5.0, x)?;
         let central = self.cmp(ComparisonDirection::Lt, w, five)?;
         let k = self.c(2.5, x)?;
@@ -396,6 +384,72 @@ impl Math<'_> {
             });
         }
         let p = p.map_or_else(|| self.c(0.0, x), Ok)?;
+        self.erf_inv_result(x, p)
+    }
+
+    /// `erf⁻¹ x` in f64, CHLO's approximation: with `w = -log1p(-x²)`, `x P(t)` where below
+    /// `w = 6.25`, `t = w - 3.125` and `P` has degree 22; below `w = 16`, `t = sqrt(w) - 3.25`
+    /// and degree 18; else `t = sqrt(w) - 5` and degree 16; `x · ∞` at `|x| = 1`. As CHLO does,
+    /// the three are one Horner loop on selected coefficients, the lower-degree ones aligned at
+    /// the highest power, their last steps skipped by selecting the previous value.
+    fn erf_inv_f64(&mut self, x: XlaOp) -> R {
+        let w = self.erf_inv_w(x)?;
+        let k = self.c(6.25, x)?;
+        let central = self.cmp(ComparisonDirection::Lt, w, k)?;
+        let k = self.c(16.0, x)?;
+        let mid = self.cmp(ComparisonDirection::Lt, w, k)?;
+        let sw = self.u(UnaryOp::Sqrt, w)?;
+        let k = self.c(3.125, x)?;
+        let tc = self.bin(BinaryOp::Sub, w, k)?;
+        let (km, kt) = (self.c(3.25, x)?, self.c(5.0, x)?);
+        let k = self.b.select(mid, km, kt)?;
+        let ts = self.bin(BinaryOp::Sub, sw, k)?;
+        let t = self.b.select(central, tc, ts)?;
+        let mut p = None;
+        for (i, &cc) in ERF_INV64_CENTRAL.iter().enumerate() {
+            let mut c = self.c(cc, x)?;
+            if let Some(&cm) = ERF_INV64_MID.get(i) {
+                let cm = self.c(cm, x)?;
+                c = self.b.select(central, c, cm)?;
+            }
+            if let Some(&ct) = ERF_INV64_TAIL.get(i) {
+                let ct = self.c(ct, x)?;
+                c = self.b.select(mid, c, ct)?;
+            }
+            p = Some(match p {
+                None => c,
+                Some(acc) => {
+                    let m = self.bin(BinaryOp::Mul, acc, t)?;
+                    let s = self.bin(BinaryOp::Add, c, m)?;
+                    if i < ERF_INV64_TAIL.len() {
+                        s
+                    } else if i < ERF_INV64_MID.len() {
+                        self.b.select(mid, s, acc)?
+                    } else {
+                        self.b.select(central, s, acc)?
+                    }
+                }
+            });
+        }
+        let p = p.map_or_else(|| self.c(0.0, x), Ok)?;
+        self.erf_inv_result(x, p)
+    }
+
+    /// erf_inv's `w = -log1p(x · -x)`.
+    fn erf_inv_w(&mut self, x: XlaOp) -> R {
+        let n = self.u(UnaryOp::Neg, x)?;
+        let m = self.bin(BinaryOp::Mul, x, n)?;
+        let l = self.u(UnaryOp::Log1p, m)?;
+        self.u(UnaryOp::Neg, l)
+    }
+
+    /// erf_inv's result from its polynomial `p`: `p · x`, but `x · ∞` where `|x| = 1`.
+    fn erf_inv_result(&mut self, x: XlaOp, p: XlaOp) -> R {
+        let a = self.u(UnaryOp::Abs, x)?;
+        let one = self.c(1.0, x)?;
+        let at_one = self.cmp(ComparisonDirection::Eq, a, one)?;
+        let inf = self.c(f64::INFINITY, x)?;
+        let pole = self.bin(BinaryOp::Mul, x, inf)?;
         let v = self.bin(BinaryOp::Mul, p, x)?;
         self.b.select(at_one, pole, v)
     }
@@ -455,6 +509,81 @@ const ERF_INV: [(f64, f64); 9] = [
     (-4.177_681_64e-3, 9.438_870_47e-3),
     (2.466_407_27e-1, 1.001_674_06),
     (1.501_409_41, 2.832_976_82),
+];
+
+// CHLO's f64 erf_inv polynomials in `t`, highest power first; the three align at the highest
+// power (CHLO selects their coefficients index by index). Written as the shortest decimals of
+// the same doubles as CHLO's 20-digit literals.
+
+/// For `w < 6.25`, in `t = w - 3.125`.
+const ERF_INV64_CENTRAL: [f64; 23] = [
+    -3.64441206401782e-21,
+    -1.6850591381820166e-19,
+    1.28584807152564e-18,
+    1.1157877678025181e-17,
+    -1.333171662854621e-16,
+    2.0972767875968562e-17,
+    6.637638134358324e-15,
+    -4.054566272975207e-14,
+    -8.151934197605472e-14,
+    2.6335093153082323e-12,
+    -1.2975133253453532e-11,
+    -5.415412054294628e-11,
+    1.0512122733215323e-09,
+    -4.112633980346984e-09,
+    -2.9070369957882005e-08,
+    4.2347877827932404e-07,
+    -1.3654692000834679e-06,
+    -1.3882523362786469e-05,
+    0.00018673420803405714,
+    -0.000740702534166267,
+    -0.006033670871430149,
+    0.24015818242558962,
+    1.6536545626831027,
+];
+
+/// For `6.25 <= w < 16`, in `t = sqrt(w) - 3.25`.
+const ERF_INV64_MID: [f64; 19] = [
+    2.2137376921775787e-09,
+    9.075656193888539e-08,
+    -2.7517406297064545e-07,
+    1.8239629214389228e-08,
+    1.5027403968909828e-06,
+    -4.013867526981546e-06,
+    2.9234449089955446e-06,
+    1.2475304481671779e-05,
+    -4.7318229009055734e-05,
+    6.828485145957318e-05,
+    2.4031110387097894e-05,
+    -0.0003550375203628475,
+    0.0009532893797373805,
+    -0.0016882755560235047,
+    0.002491442096107851,
+    -0.003751208507569241,
+    0.005370914553590064,
+    1.0052589676941592,
+    3.0838856104922208,
+];
+
+/// For `w >= 16` (and NaN), in `t = sqrt(w) - 5`.
+const ERF_INV64_TAIL: [f64; 17] = [
+    -2.7109920616438573e-11,
+    -2.555641816996525e-10,
+    1.5076572693500548e-09,
+    -3.789465440126737e-09,
+    7.61570120807834e-09,
+    -1.496002662714924e-08,
+    2.914795345090108e-08,
+    -6.771199775845234e-08,
+    2.2900482228026655e-07,
+    -9.9298272942317e-07,
+    4.526062597223154e-06,
+    -1.968177810553167e-05,
+    7.599527703001776e-05,
+    -0.00021503011930044477,
+    -0.00013871931833623122,
+    1.0103004648645344,
+    4.849906401408584,
 ];
 
 // CHLO's f64 erfc rational approximations, highest power first (each `Q` monic).
