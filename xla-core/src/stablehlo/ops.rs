@@ -17,6 +17,7 @@ use crate::registry;
 use crate::shape::Shape;
 
 mod collective;
+mod conv;
 mod dims;
 mod indexing;
 mod rng;
@@ -58,57 +59,6 @@ fn compare_type(ty: ElementType, total_order: bool) -> &'static str {
 fn dims_list(d: &[i64]) -> String {
     let v: Vec<String> = d.iter().map(i64::to_string).collect();
     format!("[{}]", v.join(", "))
-}
-
-/// StableHLO's `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` for operands of ranks `ranks` (lhs,
-/// rhs; the output has the lhs's): each dimension's role, spatial dimension `i` as `i`; `None`
-/// unless every dimension has exactly one role.
-fn conv_dims(ranks: &[usize], dn: &crate::ir::ConvDimensionNumbers) -> Option<String> {
-    let (&l, &r) = (ranks.first()?, ranks.get(1)?);
-    Some(format!(
-        "{}x{}->{}",
-        conv_labels(
-            l,
-            [
-                (dn.input_batch_dimension, "b"),
-                (dn.input_feature_dimension, "f")
-            ],
-            &dn.input_spatial_dimensions
-        )?,
-        conv_labels(
-            r,
-            [
-                (dn.kernel_input_feature_dimension, "i"),
-                (dn.kernel_output_feature_dimension, "o")
-            ],
-            &dn.kernel_spatial_dimensions
-        )?,
-        conv_labels(
-            l,
-            [
-                (dn.output_batch_dimension, "b"),
-                (dn.output_feature_dimension, "f")
-            ],
-            &dn.output_spatial_dimensions
-        )?,
-    ))
-}
-
-/// One operand's `[b, 0, 1, f]`: the two named roles of `scalars`, spatial dimension `i` as `i`.
-fn conv_labels(rank: usize, scalars: [(i64, &str); 2], spatial: &[i64]) -> Option<String> {
-    let mut labels: Vec<Option<String>> = vec![None; rank];
-    let roles = scalars
-        .iter()
-        .map(|&(d, name)| (d, name.to_string()))
-        .chain(spatial.iter().enumerate().map(|(i, &d)| (d, i.to_string())));
-    for (d, name) in roles {
-        let slot = labels.get_mut(usize::try_from(d).ok()?)?;
-        if slot.replace(name).is_some() {
-            return None;
-        }
-    }
-    let labels: Option<Vec<String>> = labels.into_iter().collect();
-    Some(format!("[{}]", labels?.join(", ")))
 }
 
 fn array_result(ins: &Instruction, op: &str) -> Result<String> {
@@ -635,37 +585,16 @@ impl Body<'_> {
                 preferred_element_type: _,
             } => {
                 arity(2)?;
-                let ((x, xt), (y, yt)) = (leaf(0)?, leaf(1)?);
-                // The preferred element type is the instruction's result element type already.
-                let ty = array_result(ins, opcode)?;
-                let ranks: Vec<usize> = operand_shapes
-                    .iter()
-                    .filter_map(|s| s.as_array())
-                    .map(|a| a.rank())
-                    .collect();
-                let dims = conv_dims(&ranks, dn).ok_or_else(|| {
-                    Error::new(opcode, "StableHLO export: invalid dimension numbers")
-                })?;
-                let pad: Vec<String> = w
-                    .padding
-                    .iter()
-                    .map(|(l, h)| format!("[{l}, {h}]"))
-                    .collect();
-                let reverse: Vec<String> = w.window_reversal.iter().map(bool::to_string).collect();
-                // HIGHEST, as for dots: no backend may round f32 operands to bf16.
-                let rhs = format!(
-                    "stablehlo.convolution({x}, {y}) dim_numbers = {dims}, window = {{stride = {}, \
-                     pad = [{}], lhs_dilate = {}, rhs_dilate = {}, reverse = [{}]}} \
-                     {{batch_group_count = {batch_group_count} : i64, feature_group_count = \
-                     {feature_group_count} : i64, precision_config = [#stablehlo<precision \
-                     HIGHEST>, #stablehlo<precision HIGHEST>]}} : ({xt}, {yt}) -> {ty}",
-                    dims_list(&w.strides),
-                    pad.join(", "),
-                    dims_list(&w.lhs_dilation),
-                    dims_list(&w.rhs_dilation),
-                    reverse.join(", ")
-                );
-                Ok(self.single(depth, &rhs, ty))
+                self.convolution(
+                    ins,
+                    ops,
+                    operand_shapes,
+                    w,
+                    dn,
+                    *feature_group_count,
+                    *batch_group_count,
+                    depth,
+                )
             }
             Op::While { condition, body } => self.while_loop(ins, ops, condition, body, depth),
             Op::Conditional { branches } => {
