@@ -186,9 +186,19 @@
 //! | | `ConvWithGeneralPadding`, `ConvGeneral`, `ConvGeneralDilated` | `padding = [[low, high], ..]`, and for the dilated form `lhs_dilation`, `rhs_dilation`, `window_reversal` |
 //! | structure | `Tuple`, `GetTupleElement`, `Call` | `GetTupleElement`: `index` |
 //! | control flow | `While(condition, body, init)`, `Conditional(pred, x, f, y, g)`, `Conditional(index, [fs..], [xs..])` | |
+//! | dynamic slices | `DynamicSlice(x, starts..)`, `DynamicUpdateSlice(x, update, starts..)` (starts clamped) | `slice_sizes` |
+//! | windows | `ReduceWindow(operands.., inits.., computation)`, `SelectAndScatter(x, select, source, init, scatter)` | `window_dimensions`, `window_strides`, `padding = SAME\|VALID\|[[lo, hi], ..]`, `base_dilations`, `window_dilations` |
+//! | scans, maps | `Scan(inputs.., inits.., to_apply)`, `Map(operands.., computation)` | `scan_dimension`, `is_reverse`; `dimensions` |
+//! | normalization | `BatchNormTraining`, `BatchNormInference`, `BatchNormGrad` | `epsilon`, `feature_index` |
+//! | factorisations, FFT | `Cholesky`, `TriangularSolve`, `Fft` | `lower`; `left_side`, `unit_diagonal`, `transpose_a`; `fft_type`, `fft_length` |
+//! | random | `RngBitGenerator(state, TYPE)`, `RngUniform(a, b, TYPE)`, `RngNormal(mu, sigma, TYPE)` | `algorithm` |
+//! | grouped and scaled dots | `RaggedDot(lhs, rhs, group_sizes)`, `ScaledDot(lhs, lhs_scale, rhs, rhs_scale)` | DotGeneral's, `lhs_ragged_dimensions`, `rhs_group_dimensions` |
+//! | calls | `CustomCall(operands..)` (a Rust fn of yours), `CompositeCall(decomposition, operands..)` | `call_target_name`, `shape`; `name`, `attributes`, `version` |
+//! | ordering, tokens | `OptimizationBarrier(operands..)`, `AfterAll(tokens..)` | |
+//! | dynamic dimensions | `GetDimensionSize(x)`, `SetDimensionSize(x, size)`, `DynamicReshape(x, sizes..)`; types `f32[<=16, 8]` | `dimension`; `new_size_bounds`, `dims_are_dynamic` |
+//! | collectives (SPMD) | `ReplicaId`, `PartitionId`, `AllReduce`, `CrossReplicaSum`, `AllGather`, `AllToAll`, `ReduceScatter`, `CollectivePermute`, `CollectiveBroadcast` (the fn takes a [`Collectives`] context first) | `replica_groups`, `channel_id`, `use_global_device_ids`, ... |
 //!
-//! Not yet: `DynamicSlice DynamicUpdateSlice`, `ReduceWindow SelectAndScatter
-//! Scan Map`, FFT and linear solvers, random numbers and collectives.
+//! README.md's "Operations" table has each op's status and details.
 //!
 //! # Examples by family
 //!
@@ -392,6 +402,29 @@
 //! assert_eq!((sum.value(), mean.value()), (12., 3.));
 //! let k: Tensor<f32, D0> = Tensor::scalar(2.0);
 //! assert_eq!(shifted_mean((&x, &k)).value(), 5.);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Dynamic dimensions.** A dimension written `<=N` has a runtime size up to its bound: the
+//! parameter is a [`DynTensor`] (bounds as dims, a bit mask of the dynamic dimensions), whose
+//! sizes are checked where it is built; the program runs padded to the bounds, as XLA's
+//! DynamicPadder runs it, with reductions masking the padding.
+//!
+//! ```
+//! use xla_aot::{xla, DynTensor, D1};
+//!
+//! xla! {
+//!     /// The mean of up to 8 values.
+//!     pub fn mean(x: f32[<=8]) -> f32[] {
+//!         let n = ConvertElementType(GetDimensionSize(x, dimension = 0), new_element_type = f32);
+//!         Div(Reduce(x, 0.0, dimensions = [0], |a, b| a + b), n)
+//!     }
+//! }
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let x = DynTensor::<f32, D1<8>, 0b1>::new(&[3], &[1.0, 2.0, 6.0])?;
+//! assert_eq!(mean(&x).value(), 3.0);
+//! assert!(DynTensor::<f32, D1<8>, 0b1>::new(&[9], &[0.0; 9]).is_err()); // beyond the bound
 //! # Ok(())
 //! # }
 //! ```
