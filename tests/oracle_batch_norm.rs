@@ -136,14 +136,16 @@ xla_aot::xla! {
 
 xla_aot::xla! {
     /// A CNN block in NCHW: 3x3 convolution (SAME) from 3 to 8 channels, BatchNormInference
-    /// over the channels, ReLU.
+    /// over the channels, ReLU, 3x3 max-pooling with stride 2 (SAME: a padded edge).
     pub fn conv_bn_relu(x: f32[2, 3, 12, 12], w: f32[8, 3, 3, 3], scale: f32[8], offset: f32[8],
-        mean: f32[8], var: f32[8]) -> f32[2, 8, 12, 12]
+        mean: f32[8], var: f32[8]) -> f32[2, 8, 6, 6]
     {
         let h = ConvWithGeneralDimensions(x, w, window_strides = [1, 1], padding = SAME,
             dimension_numbers = [NCHW, OIHW, NCHW]);
         let h = BatchNormInference(h, scale, offset, mean, var, epsilon = 1e-5, feature_index = 1);
-        Max(h, 0.0)
+        let r = Max(h, 0.0);
+        ReduceWindow(r, f32::NEG_INFINITY, |a, b| Max(a, b), window_dimensions = [1, 1, 3, 3],
+            window_strides = [1, 1, 2, 2], padding = SAME)
     }
 }
 
@@ -256,7 +258,7 @@ fn conv_batch_norm_relu_block_matches_xla() {
     let cases = (0..3)
         .map(|k| Case::random(g, INFER, 300 + k, tol(ElementType::F32)))
         .collect();
-    check_all("Conv + BatchNormInference + ReLU", cases);
+    check_all("Conv + BatchNormInference + ReLU + max-pool", cases);
 }
 
 xla_aot::xla! {
