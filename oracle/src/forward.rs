@@ -393,6 +393,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::DynamicUpdateSlice
             | Op::OptimizationBarrier
             | Op::AfterAll
+            | Op::HostIo(_)
             | Op::CustomCall { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),

@@ -21,6 +21,7 @@ mod control;
 mod conv;
 mod dynamic;
 mod fft;
+mod host_io;
 mod indexing;
 mod linalg;
 mod movement;

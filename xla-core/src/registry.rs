@@ -15,6 +15,7 @@ mod conv;
 mod conv_dims;
 mod dot;
 mod elementwise;
+mod host_io;
 mod indexing;
 mod linalg;
 mod movement;
@@ -27,6 +28,7 @@ mod tests;
 pub use build::{build, computation_params, Applied, AttrValue, Attrs};
 pub use collective::CollectiveOp;
 pub use conv_dims::conv_dims_from_specs;
+pub use host_io::HostIoOp;
 
 use crate::ir::{BatchNormKind, BinaryOp, ComparisonDirection, RngDistribution, UnaryOp};
 
@@ -150,6 +152,8 @@ pub enum OpKind {
     Rng(RngDistribution),
     /// A collective of an SPMD program, or ReplicaId/PartitionId.
     Collective(CollectiveOp),
+    /// Infeed, Outfeed, Send or Recv.
+    HostIo(HostIoOp),
 }
 
 /// The positional arguments of an op.
@@ -414,6 +418,7 @@ pub fn specs() -> impl Iterator<Item = &'static OpSpec> {
         .chain(&control::CONTROL)
         .chain(&rng::RNG)
         .chain(&collective::COLLECTIVE)
+        .chain(&host_io::HOST_IO)
 }
 
 /// Names users reach for that XLA spells otherwise (other libraries' and StableHLO's names),

@@ -17,6 +17,7 @@ use crate::registry;
 use crate::shape::Shape;
 
 mod collective;
+mod host_io;
 mod indexing;
 mod rng;
 mod sort;
@@ -547,6 +548,7 @@ impl Body<'_> {
                 comparator,
             } => self.sort(ins, ops, *dimension, *is_stable, comparator, depth),
             Op::Collective(c) => self.collective(ins, ops, c, depth),
+            Op::HostIo(h) => self.host_io(ins, ops, h, depth),
             Op::Fft {
                 fft_type,
                 fft_length,

@@ -630,6 +630,10 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(Kind::Collective(c.clone()), inputs, &instr.shape, opname)
             }
+            Op::HostIo(h) => Err(format!(
+                "{}: host I/O in generated code is not supported yet",
+                h.name()
+            )),
             Op::Fft {
                 fft_type,
                 fft_length,
