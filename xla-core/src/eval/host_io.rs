@@ -86,10 +86,7 @@ fn read(ctx: &Ctx<'_>, t: &Shape, io: &mut Io<'_>) -> Result<Literal> {
 }
 
 /// Calls `f` on each array of `x` with its wire bytes, in order.
-fn each_array(
-    x: &Literal,
-    f: &mut Put<'_>,
-) -> Result<()> {
+fn each_array(x: &Literal, f: &mut Put<'_>) -> Result<()> {
     let shapes = {
         let mut v = Vec::new();
         leaves(&x.shape(), &mut v);

@@ -114,6 +114,13 @@ pub(crate) enum Kind {
     /// A collective (or ReplicaId/PartitionId) of an SPMD program: a call of
     /// `xla_kernels::collectives` with the fn's `ctx`.
     Collective(xla_core::Collective),
+    /// Infeed, Outfeed, Send or Recv through the fn's `ctx`: inputs the data operands'
+    /// leaves (Outfeed, Send), outputs the data read (Infeed, Recv), `data_outputs` of them;
+    /// a node with none has one `u8[0]` output so that it is a kernel. Never dead.
+    HostIo {
+        op: xla_core::HostIo,
+        data_outputs: usize,
+    },
     /// FFT, IFFT, RFFT or IRFFT over the `fft_length.len()` innermost dims of its input.
     Fft {
         fft_type: xla_core::FftType,
@@ -205,6 +212,19 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// Host I/O, or a While or Conditional whose computations hold host I/O or a collective:
+    /// the node runs even when nothing reads its results.
+    pub fn has_side_effect(&self) -> bool {
+        match self {
+            Kind::HostIo { .. } => true,
+            Kind::While { condition, body } => {
+                condition.uses_collectives() || body.uses_collectives()
+            }
+            Kind::Conditional { branches, .. } => branches.iter().any(|b| b.uses_collectives()),
+            _ => false,
+        }
+    }
+
     /// True for nodes whose result always lives in a buffer (they are kernels of their own).
     pub fn is_kernel_root(&self) -> bool {
         match self {
@@ -218,6 +238,7 @@ impl Kind {
             | Kind::TriangularSolve { .. }
             | Kind::Fft { .. }
             | Kind::Collective(_)
+            | Kind::HostIo { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -630,10 +651,27 @@ impl Graph {
                 let inputs = leaves(n_ops)?;
                 self.multi(Kind::Collective(c.clone()), inputs, &instr.shape, opname)
             }
-            Op::HostIo(h) => Err(format!(
-                "{}: host I/O in generated code is not supported yet",
-                h.name()
-            )),
+            // Tokens have no node: the data leaves go in and come out; kernels run in node
+            // order, which is the IR's, so the effects keep the order the tokens give them.
+            Op::HostIo(h) => {
+                let inputs = (0..n_ops)
+                    .map(|i| operand(i).map(Tree::leaves))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .concat();
+                let mut shapes = Vec::new();
+                flat_arrays(&instr.shape, &mut shapes, opname)?;
+                let data_outputs = shapes.len();
+                if shapes.is_empty() {
+                    shapes.push(ArrayShape::new(ElementType::U8, &[0]));
+                }
+                let kind = Kind::HostIo {
+                    op: h.clone(),
+                    data_outputs,
+                };
+                let v = self.push(kind, inputs, shapes);
+                let mut next = 0;
+                Ok(tree_of(&instr.shape, v.node, &mut next))
+            }
             Op::Fft {
                 fft_type,
                 fft_length,
@@ -1008,6 +1046,15 @@ impl Graph {
     fn without_dead_nodes(self) -> Graph {
         let mut live = vec![false; self.nodes.len()];
         let mut stack: Vec<usize> = self.result.leaves().iter().map(|v| v.node).collect();
+        // Side effects run whether or not their results are read: host I/O, and loops and
+        // branches holding host I/O or collectives (peers wait for those).
+        stack.extend(
+            self.nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.kind.has_side_effect())
+                .map(|(i, _)| i),
+        );
         while let Some(n) = stack.pop() {
             if !live[n] {
                 live[n] = true;
