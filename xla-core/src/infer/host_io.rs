@@ -17,8 +17,13 @@ pub fn host_io(h: &HostIo, operands: &[&Shape], shape: Option<&Shape>) -> Result
             Some(s) => Err(Error::new(
                 op,
                 format!(
-                    "the last operand must be the token that orders it ({want}), got {s}; \
-                     make one with AfterAll()"
+                    "{} must be the token that orders it ({want}), got {s}; make one with \
+                     AfterAll()",
+                    if n == 1 {
+                        "its operand"
+                    } else {
+                        "the last operand"
+                    }
                 ),
             )
             .blame(Blame::Operand(n - 1))),
@@ -77,23 +82,23 @@ pub fn host_io(h: &HostIo, operands: &[&Shape], shape: Option<&Shape>) -> Result
                 .blame(Blame::Op));
             }
             token_last("`(operand, token)`")?;
-            match operands[0] {
-                Shape::Tuple(ts) => {
-                    for t in ts {
-                        if !matches!(t, Shape::Array(a) if !a.is_dynamic()) {
-                            return Err(Error::new(
-                                op,
-                                format!(
-                                    "the operand must be a static array or a tuple of them, got \
-                                     {}",
-                                    operands[0]
-                                ),
-                            )
-                            .blame(Blame::Operand(0)));
-                        }
-                    }
-                }
-                s => data(s, 0)?,
+            let ok = match operands[0] {
+                Shape::Array(a) => !a.is_dynamic(),
+                Shape::Tuple(ts) => ts
+                    .iter()
+                    .all(|t| matches!(t, Shape::Array(a) if !a.is_dynamic())),
+                Shape::Token => false,
+            };
+            if !ok {
+                return Err(Error::new(
+                    op,
+                    format!(
+                        "the operand must be the data written, a static array or a tuple of \
+                         them, got {}",
+                        operands[0]
+                    ),
+                )
+                .blame(Blame::Operand(0)));
             }
             Ok(Shape::Token)
         }
