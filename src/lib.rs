@@ -516,7 +516,7 @@ pub use xla_macros::{stablehlo, xla};
 pub use xla_core::{ElementType, Literal, Shape};
 /// The transport of an SPMD program's collectives (a generated fn whose program uses one takes
 /// `ctx: &dyn Collectives` first) and its error; threads: [`kernels::collectives::run_threads`].
-pub use xla_kernels::collectives::{CollectiveError, Collectives};
+pub use xla_kernels::collectives::{CollectiveError, Collectives, HostQueues};
 
 /// XLA's token: a value with no data that orders side effects. A program's `token` parameters
 /// and results have this type; `AfterAll(tokens...)` joins tokens.

@@ -396,6 +396,7 @@ pub fn widen(comp: &Computation) -> Result<Computation, String> {
             | Op::DynamicReshape
             | Op::OptimizationBarrier
             | Op::AfterAll
+            | Op::HostIo(_)
             | Op::CustomCall { .. }
             | Op::Tuple
             | Op::GetTupleElement { .. }) => op.clone(),

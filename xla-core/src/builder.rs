@@ -22,6 +22,7 @@ mod conv;
 mod dims;
 mod dynamic;
 mod fft;
+mod host_io;
 mod indexing;
 mod linalg;
 mod movement;

@@ -54,6 +54,7 @@ struct Reader<'a> {
 
 mod codes;
 mod collective;
+mod host_io;
 mod indexing;
 mod read;
 #[cfg(test)]

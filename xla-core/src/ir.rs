@@ -13,6 +13,7 @@ pub use crate::rng::{RandomAlgorithm, RngDistribution};
 mod collective;
 mod dot;
 mod elementwise;
+mod host_io;
 mod indexing;
 mod linalg;
 mod norm;
@@ -20,6 +21,7 @@ mod window;
 pub use collective::{Collective, CollectiveKind, GroupMode};
 pub use dot::{DotDimensionNumbers, RaggedDotDimensionNumbers};
 pub use elementwise::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};
+pub use host_io::HostIo;
 pub use indexing::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use linalg::{FftType, TransposeA};
 pub use norm::BatchNormKind;
@@ -52,6 +54,10 @@ pub enum Op {
     /// A collective of an SPMD program (or ReplicaId/PartitionId): exchanges between the
     /// devices running the program ([`crate::spmd`]).
     Collective(Collective),
+    /// Host I/O (Infeed, Outfeed, Send, Recv): side effects ordered by the token each takes
+    /// and returns, through the device's host queues ([`crate::spmd::host`]); never removed
+    /// as dead code, run in program order.
+    HostIo(HostIo),
     /// Parameter number `index` of the computation; no operands.
     Parameter {
         /// Position in the computation's parameter list.
@@ -431,6 +437,7 @@ impl Op {
             Op::TriangularSolve { .. } => "triangular-solve",
             Op::Fft { .. } => "fft",
             Op::Collective(c) => c.kind.opcode(),
+            Op::HostIo(h) => h.opcode(),
             Op::Convolution { .. } => "convolution",
             Op::While { .. } => "while",
             Op::Conditional { .. } => "conditional",
@@ -493,6 +500,7 @@ impl Op {
             | Op::TopK { .. }
             | Op::Fft { .. }
             | Op::Collective(_)
+            | Op::HostIo(_)
             | Op::Convolution { .. }
             | Op::Cholesky { .. }
             | Op::TriangularSolve { .. }
@@ -559,6 +567,7 @@ impl Op {
             | Op::DotGeneral { .. }
             | Op::TopK { .. }
             | Op::Fft { .. }
+            | Op::HostIo(_)
             | Op::Convolution { .. }
             | Op::Cholesky { .. }
             | Op::TriangularSolve { .. }
@@ -613,11 +622,12 @@ impl Computation {
         &self.instrs[id.0 as usize]
     }
 
-    /// True when an instruction, or one in a nested computation, is a collective (the
-    /// program is then SPMD: it runs on a device of a run).
+    /// True when an instruction, or one in a nested computation, is a collective or host I/O
+    /// (Infeed, Outfeed, Send, Recv): the program then runs on a device of a run, whose
+    /// context ([`crate::spmd::Collectives`]) carries both.
     pub fn uses_collectives(&self) -> bool {
         self.instrs.iter().any(|i| {
-            matches!(i.op, Op::Collective(_))
+            matches!(i.op, Op::Collective(_) | Op::HostIo(_))
                 || i.op.computations().iter().any(|c| c.uses_collectives())
         })
     }

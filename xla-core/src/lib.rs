@@ -33,8 +33,9 @@ pub use error::{Blame, Error, Result};
 pub use ir::{
     BatchNormKind, BinaryOp, Collective, CollectiveKind, ComparisonDirection, Composite,
     Computation, ConvDimensionNumbers, ConvWindow, DotDimensionNumbers, FftType,
-    GatherDimensionNumbers, GroupMode, InstrId, Instruction, Op, PadDim, RaggedDotDimensionNumbers,
-    RandomAlgorithm, RngDistribution, ScatterDimensionNumbers, UnaryOp, Window,
+    GatherDimensionNumbers, GroupMode, HostIo, InstrId, Instruction, Op, PadDim,
+    RaggedDotDimensionNumbers, RandomAlgorithm, RngDistribution, ScatterDimensionNumbers, UnaryOp,
+    Window,
 };
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayElement, Literal};

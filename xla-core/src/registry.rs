@@ -16,6 +16,7 @@ mod conv_dims;
 mod dims;
 mod dot;
 mod elementwise;
+mod host_io;
 mod indexing;
 mod linalg;
 mod movement;
@@ -28,6 +29,7 @@ mod tests;
 pub use build::{build, computation_params, Applied, AttrValue, Attrs};
 pub use collective::CollectiveOp;
 pub use conv_dims::conv_dims_from_specs;
+pub use host_io::HostIoOp;
 
 use crate::ir::{BatchNormKind, BinaryOp, ComparisonDirection, RngDistribution, UnaryOp};
 
@@ -157,6 +159,8 @@ pub enum OpKind {
     Rng(RngDistribution),
     /// A collective of an SPMD program, or ReplicaId/PartitionId.
     Collective(CollectiveOp),
+    /// Infeed, Outfeed, Send or Recv.
+    HostIo(HostIoOp),
 }
 
 /// The positional arguments of an op.
@@ -422,6 +426,7 @@ pub fn specs() -> impl Iterator<Item = &'static OpSpec> {
         .chain(&rng::RNG)
         .chain(&collective::COLLECTIVE)
         .chain(&dims::DIMS)
+        .chain(&host_io::HOST_IO)
 }
 
 /// Names users reach for that XLA spells otherwise (other libraries' and StableHLO's names),

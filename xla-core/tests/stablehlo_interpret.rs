@@ -20,7 +20,7 @@ use xla_core::stablehlo::import::{parse_module, Check, CheckKind, ImportError, M
 use xla_core::{ArrayData, Literal};
 
 /// Tests passing when this floor was set (measured, not hoped for): a regression shows.
-const PASS_FLOOR: usize = 420;
+const PASS_FLOOR: usize = 424;
 
 /// Tests where the StableHLO interpreter and XLA (which the evaluator follows, checked by the
 /// oracle tests) disagree: (file, test number from 1, why). Each must still differ, so a stale
@@ -126,7 +126,9 @@ fn run_test(text: &str) -> Outcome {
     let Some(f) = entry(&module) else {
         return Outcome::Failed("no argument-less entry function".into());
     };
-    if f.checks.is_empty() {
+    // A test whose programs' effects are its point (outfeed.mlir: its program runs, no value
+    // comes back) passes when it runs; one checked by FileCheck (`// CHECK`) cannot be judged.
+    if f.checks.is_empty() && (f.stages.is_empty() || text.contains("CHECK")) {
         return Outcome::Unsupported("a test without checks".into());
     }
     let (_, values) = match f.run_checked(&[]) {

@@ -11,6 +11,7 @@
 #[cfg(feature = "mpi")]
 pub mod mpi;
 
+pub use xla_core::spmd::host::{infeed, outfeed, recv, send, HostQueues};
 pub use xla_core::spmd::ops::{
     all_gather, all_to_all, collective_broadcast, collective_permute, Around, Wire,
 };

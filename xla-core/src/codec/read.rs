@@ -17,7 +17,7 @@ use crate::literal::{ArrayData, Literal};
 use crate::shape::{ArrayShape, Shape};
 
 use super::codes::{code_binary, code_direction, code_fft_type, code_unary};
-use super::{collective, err, Reader};
+use super::{collective, err, host_io, Reader};
 
 /// How deeply computations may nest in encoded bytes (a reducer inside a called fn inside ...):
 /// far beyond any program, and a bound on the decoder's recursion for foreign bytes.
@@ -484,6 +484,7 @@ impl Reader<'_> {
                 },
             },
             t if collective::is_collective_code(t) => self.collective(t, depth)?,
+            t if host_io::is_host_io_code(t) => self.host_io(t)?,
             t => return Err(err(format!("op code {t}"))),
         })
     }

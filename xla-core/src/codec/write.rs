@@ -279,6 +279,7 @@ impl Writer {
                 self.u(u64::from(*largest));
             }
             Op::Collective(c) => self.collective(c),
+            Op::HostIo(h) => self.host_io(h),
             Op::Fft {
                 fft_type,
                 fft_length,

@@ -18,6 +18,7 @@ mod dot;
 mod dynamic;
 mod elementwise;
 mod fft;
+mod host_io;
 mod indexing;
 mod linalg;
 mod movement;
@@ -214,6 +215,7 @@ fn op_name(op: &Op) -> String {
         Op::TopK { .. } => "TopK".into(),
         Op::Fft { .. } => "Fft".into(),
         Op::Collective(c) => c.kind.name().into(),
+        Op::HostIo(h) => h.name().into(),
         Op::Convolution { .. } => "ConvGeneralDilated".into(),
         Op::Cholesky { .. } => "Cholesky".into(),
         Op::TriangularSolve { .. } => "TriangularSolve".into(),
@@ -380,6 +382,7 @@ fn eval_instr(ctx: &Ctx<'_>, operands: &[&Literal], args: &[Literal]) -> Result<
             ctx.nested(computation, &args)
         }
         Op::Collective(c) => collective::collective(ctx, c, operands),
+        Op::HostIo(h) => host_io::host_io(ctx, h, operands),
         Op::Map { computation, .. } => reduce::map(ctx, operands, computation),
         // The expansion XLA:CPU runs (BatchNormExpander), evaluated as a call.
         Op::BatchNorm {

@@ -13,6 +13,7 @@ pub mod dot;
 pub mod dynamic;
 pub mod elementwise;
 pub mod fft;
+pub mod host_io;
 pub mod indexing;
 pub mod linalg;
 pub mod map;
@@ -38,6 +39,7 @@ pub use elementwise::{
     select, unary, BinaryPlan,
 };
 pub use fft::fft;
+pub use host_io::host_io;
 pub use indexing::{gather, scatter};
 pub use linalg::{cholesky, triangular_solve};
 pub use map::map;

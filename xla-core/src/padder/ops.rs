@@ -95,6 +95,7 @@ pub(crate) fn rule(op: &Op) -> Rule {
         | Op::CustomCall { .. }
         | Op::RngBitGenerator { .. }
         | Op::Rng { .. }
+        | Op::HostIo(_)
         | Op::Call { .. } => Rule::StaticOnly,
     }
 }

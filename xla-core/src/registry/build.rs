@@ -413,6 +413,7 @@ fn build_op(b: &mut Builder, spec: &OpSpec, a: &Applied<'_>) -> Result<XlaOp> {
             None => Err(attr_missing("fft_type")),
         },
         OpKind::Collective(k) => super::collective::build(b, name, k, a),
+        OpKind::HostIo(k) => super::host_io::build(b, k, a),
         OpKind::TopK => b.top_k(op(0)?, int("k")?, a.attrs.bool("largest").unwrap_or(true)),
         OpKind::Cholesky => b.cholesky(op(0)?, flag("lower")?),
         OpKind::TriangularSolve => {
@@ -613,5 +614,6 @@ pub fn computation_params(spec: &OpSpec, operands: &[&Shape]) -> Vec<Vec<Shape>>
         | OpKind::CompositeCall => Vec::new(),
         OpKind::RngBitGenerator | OpKind::Rng(_) => Vec::new(),
         OpKind::Collective(k) => super::collective::computation_params(k, operands),
+        OpKind::HostIo(_) => Vec::new(),
     }
 }

@@ -8,12 +8,18 @@
 //! all-to-all of chunks, each chunk reduced in group order, then an all-gather). So the result
 //! bits are the same on every device and for every transport.
 //!
+//! The same context carries a device's host I/O (Infeed, Outfeed, and Send/Recv on channels):
+//! [`Collectives::infeed`] and its siblings, whose default bodies are an `Err`; the thread
+//! runner implements them on [`host::HostQueues`].
+//!
 //! Devices are numbered as XLA flattens them: `device = replica * num_partitions + partition`.
 //! Every device runs the same program, so its collectives happen in the same order on every
 //! device: messages between two devices match by order (FIFO per ordered pair).
 
 use std::fmt;
 use std::time::Duration;
+
+use crate::element::ElementType;
 
 /// A device's flattened id: `replica_id * num_partitions + partition_id`.
 pub type DeviceId = u32;
@@ -133,6 +139,50 @@ pub trait Collectives: Sync {
         Ok(())
     }
 
+    /// Reads the next value of this device's infeed queue into `buf`: the little-endian wire
+    /// bytes ([`ops::Wire`]) of one array of `ty[dims]` (an Infeed of a tuple reads one value
+    /// per element, in order). `config` is the op's `config` string. An empty queue is an
+    /// `Err`, never a wait. The default: this transport has no host queues.
+    fn infeed(
+        &self,
+        config: &str,
+        ty: ElementType,
+        dims: &[i64],
+        buf: &mut [u8],
+    ) -> Result<(), CollectiveError> {
+        let _ = (config, ty, dims, buf);
+        Err(no_host_io("Infeed"))
+    }
+
+    /// Appends one array's wire bytes (`ty[dims]`) to this device's outfeed queue
+    /// (`config`: the op's `outfeed_config`). The default: no host queues.
+    fn outfeed(
+        &self,
+        config: &str,
+        ty: ElementType,
+        dims: &[i64],
+        bytes: &[u8],
+    ) -> Result<(), CollectiveError> {
+        let _ = (config, ty, dims, bytes);
+        Err(no_host_io("Outfeed"))
+    }
+
+    /// Send of one array's wire bytes on `channel` (StableHLO's `channel_handle`): the next
+    /// Recv of that channel, on any device, or the host, receives them. Never waits. The
+    /// default: no host channels.
+    fn host_send(&self, channel: i64, bytes: &[u8]) -> Result<(), CollectiveError> {
+        let _ = (channel, bytes);
+        Err(no_host_io("Send"))
+    }
+
+    /// Recv of the next value sent on `channel` (by a device's Send or by the host) into
+    /// `buf`; waits up to the transport's time-out, a value of another length is
+    /// [`CollectiveError::Mismatch`]. The default: no host channels.
+    fn host_recv(&self, channel: i64, buf: &mut [u8]) -> Result<(), CollectiveError> {
+        let _ = (channel, buf);
+        Err(no_host_io("Recv"))
+    }
+
     /// `send` is `group.len()` chunks of `n` bytes: chunk `j` goes to `group[j]`, and
     /// `recv[i*n..(i+1)*n]` receives chunk `me` of `group[i]`.
     fn all_to_all(
@@ -159,6 +209,13 @@ pub trait Collectives: Sync {
         }
         Ok(())
     }
+}
+
+fn no_host_io(op: &str) -> CollectiveError {
+    CollectiveError::Transport(format!(
+        "{op}: this transport has no host queues (run the program on \
+         spmd::threads::ThreadRunner::run_host with a HostQueues)"
+    ))
 }
 
 /// Where `me` stands in `group`; a group without it is a transport error (a caller bug).
@@ -194,5 +251,6 @@ pub fn chunk_len(op: &'static str, len: usize, g: usize) -> Result<usize, Collec
 }
 
 pub mod groups;
+pub mod host;
 pub mod ops;
 pub mod threads;

@@ -97,7 +97,7 @@ impl<T: Wire + num_traits::Zero> Wire for Complex<T> {
     }
 }
 
-fn to_bytes<T: Wire>(x: &[T]) -> Vec<u8> {
+pub(crate) fn to_bytes<T: Wire>(x: &[T]) -> Vec<u8> {
     let mut out = vec![0u8; x.len() * T::SIZE];
     write_bytes(x, &mut out);
     out
@@ -139,7 +139,7 @@ fn staged<R>(send: usize, recv: usize, f: impl FnOnce(&mut [u8], &mut [u8]) -> R
     out
 }
 
-fn read_into<T: Wire>(b: &[u8], out: &mut [T]) {
+pub(crate) fn read_into<T: Wire>(b: &[u8], out: &mut [T]) {
     let n = out.len().min(b.len() / T::SIZE);
     if let Some(o) = T::wire_of_mut(&mut out[..n]) {
         o.copy_from_slice(&b[..n * T::SIZE]);

@@ -6,7 +6,9 @@
 //! waits for fails that peer the same way, and a peer that never sends times out
 //! ([`CollectiveError::Timeout`], default 60 s, [`ThreadRunner::timeout`]). No run hangs.
 
+use super::host::HostQueues;
 use super::{CollectiveError, Collectives, DeviceId};
+use crate::element::ElementType;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -61,6 +63,17 @@ impl ThreadRunner {
         R: Send,
         F: Fn(&dyn Collectives) -> Result<R, CollectiveError> + Sync,
     {
+        self.run_host(&HostQueues::new(), f)
+    }
+
+    /// [`ThreadRunner::run`] with the host's queues: each device's Infeed reads its queue of
+    /// `host`, Outfeed appends to it, Send and Recv use `host`'s channels (a Recv waits up to
+    /// the time-out, or until every other device has ended).
+    pub fn run_host<R, F>(&self, host: &HostQueues, f: F) -> Vec<Result<R, CollectiveError>>
+    where
+        R: Send,
+        F: Fn(&dyn Collectives) -> Result<R, CollectiveError> + Sync,
+    {
         let n = (self.num_replicas * self.num_partitions) as usize;
         if n == 0 {
             return Vec::new();
@@ -75,6 +88,7 @@ impl ThreadRunner {
                         shared,
                         device,
                         runner: *self,
+                        host,
                     };
                     std::thread::Builder::new()
                         .name(format!("xla-device-{device}"))
@@ -148,6 +162,7 @@ struct ThreadCtx<'a> {
     shared: &'a Shared,
     device: DeviceId,
     runner: ThreadRunner,
+    host: &'a HostQueues,
 }
 
 impl ThreadCtx<'_> {
@@ -169,6 +184,7 @@ impl ThreadCtx<'_> {
             Err(e) => End::Failed(e.to_string()),
         };
         self.shared.end(self.device, end);
+        self.host.notify();
         result
     }
 
@@ -221,6 +237,45 @@ impl Collectives for ThreadCtx<'_> {
         self.shared.lock().boxes[from * self.shared.n + to].push_back(msg);
         self.shared.wake[to].notify_all();
         Ok(())
+    }
+
+    fn infeed(
+        &self,
+        _config: &str,
+        _ty: ElementType,
+        _dims: &[i64],
+        buf: &mut [u8],
+    ) -> Result<(), CollectiveError> {
+        self.host.infeed(self.device, buf)
+    }
+
+    fn outfeed(
+        &self,
+        _config: &str,
+        _ty: ElementType,
+        _dims: &[i64],
+        bytes: &[u8],
+    ) -> Result<(), CollectiveError> {
+        self.host.outfeed(self.device, bytes);
+        Ok(())
+    }
+
+    fn host_send(&self, channel: i64, bytes: &[u8]) -> Result<(), CollectiveError> {
+        self.host.push_channel_bytes(channel, bytes.to_vec());
+        Ok(())
+    }
+
+    fn host_recv(&self, channel: i64, buf: &mut [u8]) -> Result<(), CollectiveError> {
+        let me = self.device as usize;
+        let others_ended = || {
+            let st = self.shared.lock();
+            st.ended
+                .iter()
+                .enumerate()
+                .all(|(d, e)| d == me || e.is_some())
+        };
+        self.host
+            .recv(channel, buf, self.shared.timeout, &others_ended)
     }
 
     fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {

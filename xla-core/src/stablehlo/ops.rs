@@ -19,6 +19,7 @@ use crate::shape::Shape;
 mod collective;
 mod conv;
 mod dims;
+mod host_io;
 mod indexing;
 mod rng;
 mod sort;
@@ -498,6 +499,7 @@ impl Body<'_> {
                 comparator,
             } => self.sort(ins, ops, *dimension, *is_stable, comparator, depth),
             Op::Collective(c) => self.collective(ins, ops, c, depth),
+            Op::HostIo(h) => self.host_io(ins, ops, h, depth),
             Op::Fft {
                 fft_type,
                 fft_length,

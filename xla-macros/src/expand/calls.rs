@@ -18,6 +18,7 @@ mod collective;
 pub(crate) mod custom;
 mod dynamic;
 mod fft;
+mod host_io;
 mod indexing;
 mod linalg;
 pub(crate) mod ragged;
@@ -123,6 +124,20 @@ pub(crate) fn call_kernel(
             &ws[0],
         )),
         Kind::Collective(c) => collective::call(c, ins, in_dims, in_tys, ws),
+        Kind::HostIo { op, data_outputs } => {
+            let out_dims: Vec<Vec<i64>> = node.shapes.iter().map(|s| s.dims.clone()).collect();
+            let out_tys: Vec<ElementType> = node.shapes.iter().map(|s| s.ty).collect();
+            host_io::call(
+                op,
+                *data_outputs,
+                ins,
+                in_dims,
+                in_tys,
+                ws,
+                &out_dims,
+                &out_tys,
+            )
+        }
         Kind::Fft {
             fft_type,
             fft_length,

@@ -241,6 +241,7 @@ pub(crate) fn scalar_op(
         | Kind::Rng { .. }
         | Kind::Fft { .. }
         | Kind::Collective(_)
+        | Kind::HostIo { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }
@@ -403,6 +404,7 @@ pub(crate) fn vectorisable(exprs: &[Expr], roots: &[ExprId], t: ElementType) -> 
                     | Kind::Rng { .. }
                     | Kind::Fft { .. }
                     | Kind::Collective(_)
+                    | Kind::HostIo { .. }
                     | Kind::Conv { .. }
                     | Kind::While { .. }
                     | Kind::Conditional { .. }
@@ -692,6 +694,7 @@ fn vector_op(kind: &Kind, a: &[proc_macro2::Ident], vf: &TokenStream) -> TokenSt
         | Kind::Rng { .. }
         | Kind::Fft { .. }
         | Kind::Collective(_)
+        | Kind::HostIo { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

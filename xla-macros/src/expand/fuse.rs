@@ -406,6 +406,7 @@ fn build_kernels(
             | Kind::Rng { .. }
             | Kind::Fft { .. }
             | Kind::Collective(_)
+            | Kind::HostIo { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -634,6 +635,7 @@ impl ExprBuilder<'_> {
             | Kind::Rng { .. }
             | Kind::Fft { .. }
             | Kind::Collective(_)
+            | Kind::HostIo { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }
@@ -709,6 +711,7 @@ fn is_cheap(kind: &Kind) -> bool {
         | Kind::Rng { .. }
         | Kind::Fft { .. }
         | Kind::Collective(_)
+        | Kind::HostIo { .. }
         | Kind::Conv { .. }
         | Kind::While { .. }
         | Kind::Conditional { .. }

@@ -16,7 +16,7 @@ mod shapes;
 mod strides;
 
 pub(crate) use kind::Kind;
-use shapes::{check_static, to_usize};
+use shapes::{check_static, flat_arrays, to_usize, tree_of};
 pub(crate) use strides::{layout_strides, row_major_strides, storage_strides};
 
 /// One array result of a node: `out` is 0 except for the outputs of a variadic `Reduce`.
@@ -408,6 +408,27 @@ impl Graph {
             Op::Collective(c) => {
                 let inputs = leaves(n_ops)?;
                 self.multi(Kind::Collective(c.clone()), inputs, &instr.shape, opname)
+            }
+            // Tokens have no node: the data leaves go in and come out; kernels run in node
+            // order, which is the IR's, so the effects keep the order the tokens give them.
+            Op::HostIo(h) => {
+                let inputs = (0..n_ops)
+                    .map(|i| operand(i).map(Tree::leaves))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .concat();
+                let mut shapes = Vec::new();
+                flat_arrays(&instr.shape, &mut shapes, opname)?;
+                let data_outputs = shapes.len();
+                if shapes.is_empty() {
+                    shapes.push(ArrayShape::new(ElementType::U8, &[0]));
+                }
+                let kind = Kind::HostIo {
+                    op: h.clone(),
+                    data_outputs,
+                };
+                let v = self.push(kind, inputs, shapes);
+                let mut next = 0;
+                Ok(tree_of(&instr.shape, v.node, &mut next))
             }
             Op::Fft {
                 fft_type,

@@ -209,6 +209,7 @@ impl Inliner {
                 | Op::Rng { .. }
                 | Op::Fft { .. }
                 | Op::Collective(_)
+                | Op::HostIo(_)
                 | Op::Convolution { .. }
                 | Op::While { .. }
                 | Op::Conditional { .. }
@@ -344,6 +345,7 @@ pub(crate) fn lift_to_arrays(c: &Computation, dims: &[i64]) -> Result<Computatio
             | Op::Rng { .. }
             | Op::Fft { .. }
             | Op::Collective(_)
+            | Op::HostIo(_)
             | Op::Convolution { .. }
             | Op::While { .. }
             | Op::Conditional { .. }

@@ -265,7 +265,7 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
     })
 }
 
-/// A collective, or a While or Conditional whose computations hold one: the kernel needs the
+/// A collective or host I/O, or a While or Conditional whose computations hold one: the kernel needs the
 /// fn's `ctx` and returns the transport's Result.
 fn kernel_is_spmd(f: &Fused, k: &Kernel) -> bool {
     let kind = &f.graph.nodes[k.node].kind;
@@ -275,7 +275,7 @@ fn kernel_is_spmd(f: &Fused, k: &Kernel) -> bool {
     if let Kind::Conditional { branches, .. } = kind {
         return branches.iter().any(|b| b.uses_collectives());
     }
-    matches!(kind, Kind::Collective(_))
+    matches!(kind, Kind::Collective(_) | Kind::HostIo { .. })
 }
 
 /// One kernel's pieces: its call (in the entry point), its fn and any items it needs, and the

@@ -449,6 +449,21 @@ impl Lowerer<'_> {
         }
         let r = registry::build(&mut s.b, spec, &applied)
             .map_err(|e| shape_err(&op.name, e, op.pos))?;
+        if matches!(op.name.as_str(), "stablehlo.infeed" | "stablehlo.recv")
+            && op.results.len() != 2
+        {
+            // `(T, token)` with T a tuple: StableHLO lists T's elements, then the token.
+            let gte = |s: &mut Scope, v: XlaOp, i: usize| {
+                s.b.get_tuple_element(v, i as i64)
+                    .map_err(|e| shape_err(&op.name, e, op.pos))
+            };
+            let data = gte(s, r, 0)?;
+            let mut vals = (0..op.results.len().saturating_sub(1))
+                .map(|i| gte(s, data, i))
+                .collect::<Result<Vec<_>>>()?;
+            vals.push(gte(s, r, 1)?);
+            return bind_all(s, op, &vals);
+        }
         bind_results(s, op, r, false)
     }
 }

@@ -7,6 +7,10 @@
 //! programs in that order (each takes as many as its function has parameters) and their
 //! results come back concatenated in the same order.
 //!
+//! `infeed = [@q0, @q1, ...]` names functions without parameters whose results, in order, fill
+//! each device's infeed queue before the run (`spmd::host::HostQueues`); Send and Recv meet on
+//! the run's channels.
+//!
 //! A function whose body runs programs is lowered in stages (`lower/parallel.rs`): the
 //! computation before each `run_parallel` returns the programs' inputs and every value bound
 //! so far; the next stage takes those values back as parameters, followed by the programs'
@@ -20,6 +24,7 @@ use crate::error::Error;
 use crate::eval::{evaluate, evaluate_on};
 use crate::ir::Computation;
 use crate::literal::Literal;
+use crate::spmd::host::HostQueues;
 use crate::spmd::threads::ThreadRunner;
 use crate::spmd::CollectiveError;
 
@@ -51,6 +56,8 @@ pub struct Parallel {
     pub inputs: usize,
     /// `programs[replica][partition]`.
     pub programs: Vec<Vec<Program>>,
+    /// The `infeed` functions: their results fill every device's infeed queue, in order.
+    pub infeed: Vec<Arc<Computation>>,
     /// Where the op is.
     pub pos: Pos,
 }
@@ -87,9 +94,16 @@ impl Parallel {
         }
         let replicas = self.programs.len() as u32;
         let partitions = self.programs.first().map_or(0, Vec::len) as u32;
+        let host = HostQueues::new();
+        for f in &self.infeed {
+            let v = evaluate(f, &[]).map_err(|e| ImportError::Eval(Box::new(e)))?;
+            for d in 0..replicas * partitions {
+                host.push_infeed_literal(d, &v);
+            }
+        }
         let outcomes = ThreadRunner::new(replicas, partitions)
             .timeout(TIMEOUT)
-            .run(|dev| {
+            .run_host(&host, |dev| {
                 let d = dev.device_id() as usize;
                 evaluate_on(&flat[d].computation, shares[d], dev)
                     .map_err(|e| CollectiveError::Transport(e.to_string()))

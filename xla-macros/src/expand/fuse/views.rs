@@ -245,6 +245,7 @@ impl ExprBuilder<'_> {
             | Kind::Rng { .. }
             | Kind::Fft { .. }
             | Kind::Collective(_)
+            | Kind::HostIo { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }

@@ -9,6 +9,15 @@ impl Graph {
     pub(super) fn without_dead_nodes(self) -> Graph {
         let mut live = vec![false; self.nodes.len()];
         let mut stack: Vec<usize> = self.result.leaves().iter().map(|v| v.node).collect();
+        // Side effects run whether or not their results are read: host I/O, and loops and
+        // branches holding host I/O or collectives (peers wait for those).
+        stack.extend(
+            self.nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.kind.has_side_effect())
+                .map(|(i, _)| i),
+        );
         while let Some(n) = stack.pop() {
             if !live[n] {
                 live[n] = true;

@@ -91,6 +91,13 @@ pub(crate) enum Kind {
     /// A collective (or ReplicaId/PartitionId) of an SPMD program: a call of
     /// `xla_kernels::collectives` with the fn's `ctx`.
     Collective(xla_core::Collective),
+    /// Infeed, Outfeed, Send or Recv through the fn's `ctx`: inputs the data operands'
+    /// leaves (Outfeed, Send), outputs the data read (Infeed, Recv), `data_outputs` of them;
+    /// a node with none has one `u8[0]` output so that it is a kernel. Never dead.
+    HostIo {
+        op: xla_core::HostIo,
+        data_outputs: usize,
+    },
     /// FFT, IFFT, RFFT or IRFFT over the `fft_length.len()` innermost dims of its input.
     Fft {
         fft_type: xla_core::FftType,
@@ -182,6 +189,59 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// Host I/O, or a While or Conditional whose computations hold host I/O or a collective:
+    /// the node runs even when nothing reads its results. (A CustomCall's `has_side_effect`
+    /// is not carried into `Kind` yet: an unread CustomCall is dropped.)
+    pub fn has_side_effect(&self) -> bool {
+        match self {
+            Kind::HostIo { .. } => true,
+            Kind::While { condition, body } => {
+                condition.uses_collectives() || body.uses_collectives()
+            }
+            Kind::Conditional { branches, .. } => branches.iter().any(|b| b.uses_collectives()),
+            Kind::BitcastResize
+            | Kind::Reduce { .. }
+            | Kind::Dot { .. }
+            | Kind::Sort { .. }
+            | Kind::TopK { .. }
+            | Kind::Cholesky { .. }
+            | Kind::RaggedDot { .. }
+            | Kind::TriangularSolve { .. }
+            | Kind::Fft { .. }
+            | Kind::Collective(_)
+            | Kind::Conv { .. }
+            | Kind::CustomCall { .. }
+            | Kind::Gather { .. }
+            | Kind::Scatter { .. }
+            | Kind::DynamicUpdateSlice
+            | Kind::ReduceWindow { .. }
+            | Kind::SelectAndScatter { .. }
+            | Kind::RngBitGenerator { .. }
+            | Kind::Rng { .. }
+            | Kind::CumScan { .. }
+            | Kind::Param { .. }
+            | Kind::Constant(_)
+            | Kind::Iota { .. }
+            | Kind::Unary(_)
+            | Kind::Binary(_)
+            | Kind::Compare { .. }
+            | Kind::Select
+            | Kind::Clamp
+            | Kind::Convert
+            | Kind::Bitcast
+            | Kind::ReducePrecision { .. }
+            | Kind::BroadcastInDim { .. }
+            | Kind::Reshape
+            | Kind::Transpose { .. }
+            | Kind::Rev { .. }
+            | Kind::Slice { .. }
+            | Kind::DynamicSlice { .. }
+            | Kind::Pad { .. }
+            | Kind::Concat { .. }
+            | Kind::Copy => false,
+        }
+    }
+
     /// True for nodes whose result always lives in a buffer (they are kernels of their own).
     pub fn is_kernel_root(&self) -> bool {
         match self {
@@ -195,6 +255,7 @@ impl Kind {
             | Kind::TriangularSolve { .. }
             | Kind::Fft { .. }
             | Kind::Collective(_)
+            | Kind::HostIo { .. }
             | Kind::Conv { .. }
             | Kind::While { .. }
             | Kind::Conditional { .. }

@@ -63,7 +63,11 @@ pub(super) fn check_static(a: &ArrayShape, what: &str) -> Result<(), String> {
 }
 
 /// The array leaves of `s`, static dims only.
-fn flat_arrays(s: &Shape, out: &mut Vec<ArrayShape>, opname: &str) -> Result<(), String> {
+pub(super) fn flat_arrays(
+    s: &Shape,
+    out: &mut Vec<ArrayShape>,
+    opname: &str,
+) -> Result<(), String> {
     match s {
         Shape::Array(a) => {
             check_static(a, opname)?;
@@ -77,7 +81,7 @@ fn flat_arrays(s: &Shape, out: &mut Vec<ArrayShape>, opname: &str) -> Result<(),
 }
 
 /// The outputs of `node` as a tree mirroring `s` (leaves numbered from `next`).
-fn tree_of(s: &Shape, node: usize, next: &mut usize) -> Tree {
+pub(super) fn tree_of(s: &Shape, node: usize, next: &mut usize) -> Tree {
     match s {
         Shape::Tuple(ts) => Tree::Tuple(ts.iter().map(|t| tree_of(t, node, next)).collect()),
         Shape::Token => Tree::Token,

@@ -236,6 +236,22 @@ fn value(
             },
             Some(_) => return Err(bad("channel_handle")),
         },
+        // Infeed's and Recv's data type: every result but the token (several: a tuple).
+        "shape" if matches!(op.name.as_str(), "stablehlo.infeed" | "stablehlo.recv") => {
+            // Row-major is the only layout arrays have here; XLA's default.
+            src.take("layout");
+            let data: Vec<crate::shape::Shape> = op
+                .result_types
+                .iter()
+                .take(op.result_types.len().saturating_sub(1))
+                .map(|t| t.shape())
+                .collect();
+            Some(AttrValue::Shape(match <[_; 1]>::try_from(data) {
+                Ok([one]) => one,
+                Err(many) => crate::shape::Shape::Tuple(many),
+            }))
+        }
+        "config" if op.name == "stablehlo.infeed" => from("infeed_config", AttrKind::Str)?,
         // chlo.scan's `dimension`; its input/init split is read by the lowering.
         "scan_dimension" => {
             src.take("operandSegmentSizes");

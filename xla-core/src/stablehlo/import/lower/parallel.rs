@@ -61,6 +61,25 @@ impl Lowerer<'_> {
             }
             programs.push(progs);
         }
+        let mut infeed = Vec::new();
+        match op.attr("infeed") {
+            None => {}
+            Some(Attr::List(items)) => {
+                for a in items {
+                    let Attr::Symbol(name) = a else {
+                        return Err(invalid("`infeed` must list functions `[@f, ...]`".into()));
+                    };
+                    let f = self.function(name, op.pos)?;
+                    if !f.computation.params.is_empty() || !f.stages.is_empty() {
+                        return Err(invalid(format!(
+                            "infeed function @{name} must take no parameters and run no programs"
+                        )));
+                    }
+                    infeed.push(Arc::clone(&f.computation));
+                }
+            }
+            Some(_) => return Err(invalid("`infeed` must list functions `[@f, ...]`".into())),
+        }
         let inputs = op
             .operands
             .iter()
@@ -93,6 +112,7 @@ impl Lowerer<'_> {
             before: Arc::new(before.computation),
             inputs: inputs.len(),
             programs,
+            infeed,
             pos: op.pos,
         });
         Ok(())
