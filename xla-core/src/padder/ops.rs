@@ -157,8 +157,15 @@ impl Padder {
             .iter()
             .map(|o| self.values[o].1.clone())
             .collect();
-        let dynamic = sizes.iter().any(Sizes::any) || shape_dynamic(&ins.shape);
         let r = rule(&ins.op);
+        // The three ops of dynamic dimensions are rewritten even on static shapes (a constant
+        // size, a Gather): left in place, the padded program would need padding again.
+        let dynamic = sizes.iter().any(Sizes::any)
+            || shape_dynamic(&ins.shape)
+            || matches!(
+                r,
+                Rule::GetDimensionSize | Rule::SetDimensionSize | Rule::DynamicReshape
+            );
         if !dynamic || r == Rule::StaticOnly {
             if dynamic {
                 let shapes: Vec<&Shape> = ins.operands.iter().map(|&o| &c.instr(o).shape).collect();

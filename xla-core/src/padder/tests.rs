@@ -214,6 +214,34 @@ fn dynamic_reshape_lays_the_valid_elements_out_row_major() {
     );
 }
 
+/// The ops of dynamic dimensions on static shapes (as StableHLO's interpreter suite writes
+/// them): GetDimensionSize is the bound, DynamicReshape to static sizes a plain reshape. The
+/// padder rewrites them too; left in place, evaluation would pad the padded program forever.
+#[test]
+fn dimension_ops_on_static_shapes_evaluate() {
+    let mut b = Builder::new("f");
+    let p = b
+        .parameter(0, Shape::array(ElementType::F32, &[2, 3]), "x")
+        .unwrap();
+    let n = b.get_dimension_size(p, 1).unwrap();
+    let six = b.constant(Literal::scalar(6i32));
+    let r = b.dynamic_reshape(p, &[six], &[6], &[false]).unwrap();
+    let t = b.tuple(&[r, n]).unwrap();
+    let c = b.build(t).unwrap();
+    assert!(needs_padding(&c) && !is_dynamic(&c));
+    let x = f32s(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let out = evaluate(&c, &[x]).unwrap();
+    let Literal::Tuple(parts) = out else {
+        panic!("a tuple")
+    };
+    assert_eq!(
+        values(&parts[0]),
+        ("f32[6]".into(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    );
+    assert_eq!(parts[1], Literal::scalar(3i32));
+    assert!(!needs_padding(&pad(&c).unwrap().computation));
+}
+
 #[test]
 fn a_batch_of_rows_keeps_its_size_through_a_dense_layer() {
     // x: f32[<=4, 3] (2 rows) . w: f32[3, 2] + bias, then the mean over the batch.

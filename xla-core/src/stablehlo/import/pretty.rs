@@ -105,6 +105,7 @@ fn attr_name(op: &str, keyword: &str) -> String {
         ("reverse", "dims") => "dimensions",
         ("iota", "dim") => "iota_dimension",
         ("concatenate", "dim") => "dimension",
+        ("get_dimension_size", "dim") => "dimension",
         ("pad", "low") => "edge_padding_low",
         ("pad", "high") => "edge_padding_high",
         ("pad", "interior") => "interior_padding",
