@@ -210,20 +210,11 @@ fn check_one(oracle: &mut Oracle, c: &Case, measure: bool) -> Result<(), String>
         }
         Err(e) => return Err(format!("{}: the export fails: {e}", c.name)),
     }
-    // A program with dynamic dimensions runs through an entry taking padded arrays and sizes
-    // (`Oracle::run_dynamic`): XLA takes no dynamic argument from the host.
-    let xla = if xla_aot::core::padder::needs_padding(&comp) {
-        oracle
-            .run_dynamic(&comp, &c.args)
-            .map_err(|e| format!("{}: XLA failed: {e}", c.name))?
-    } else {
-        let flat = oracle
-            .run(&hlo, &c.args)
-            .map_err(|e| format!("{}: XLA failed: {e}", c.name))?;
-        let mut it = flat.into_iter();
-        rebuild(comp.result_shape(), &mut it)
-            .ok_or_else(|| format!("{}: XLA returned too few results", c.name))?
-    };
+    // `run_computation` runs that same export (a program with dynamic dimensions through an
+    // entry taking padded arrays and sizes: XLA takes no dynamic argument from the host).
+    let xla = oracle
+        .run_computation(&comp, &c.args)
+        .map_err(|e| format!("{}: XLA failed: {e}", c.name))?;
     let mut errs = Vec::new();
     match (c.gen.run)(&c.args) {
         Ok(gen) => {

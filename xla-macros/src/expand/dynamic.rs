@@ -189,12 +189,6 @@ pub(crate) fn expand_dynamic(f: &FnDef) -> Result<TokenStream, String> {
 
     let bytes = xla_core::codec::encode(&f.computation);
     let ir = proc_macro2::Literal::byte_string(&bytes).into_token_stream();
-    let lit_ctx = if spmd {
-        (quote!(ctx: &dyn ::xla_aot::Collectives,), quote!(ctx,))
-    } else {
-        (quote!(), quote!())
-    };
-    let (lit_ctx_param, lit_ctx_arg) = lit_ctx;
     let doc_mod = format!(
         "Companion items of the fn `{name}` (bounded dynamic dimensions): its IR and StableHLO, \
          a literal entry point, and `padded`, the program at the bounds (its `Scratch` and \
@@ -231,11 +225,11 @@ pub(crate) fn expand_dynamic(f: &FnDef) -> Result<TokenStream, String> {
             /// Runs the fn on literals whose dynamic arrays hold their valid elements (dims
             /// the runtime sizes, at most the bounds); `Err` naming the argument otherwise.
             pub fn run_literals(
-                #lit_ctx_param
+                #ctx_param
                 args: &[::xla_aot::__rt::xla_core::Literal],
             ) -> ::core::result::Result<::xla_aot::__rt::xla_core::Literal, ::xla_aot::__rt::xla_core::Error> {
                 ::xla_aot::__rt::xla_core::padder::run_padded(&computation(), args, |_, padded_args| {
-                    padded::run_literals(#lit_ctx_arg padded_args)
+                    padded::run_literals(#ctx_arg padded_args)
                 })
             }
         }
