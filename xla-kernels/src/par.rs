@@ -6,8 +6,6 @@
 
 use std::ops::Range;
 
-use rayon::prelude::*;
-
 /// Below this many output elements, [`rows`] and [`reduce_blocks`] run inline: one rayon
 /// fork/join costs a few microseconds, about as much as 32K cheap elementwise operations.
 pub const PAR_MIN_ELEMENTS: usize = 1 << 15;
@@ -56,9 +54,7 @@ pub fn rows_with_threshold<T: Send>(
         return;
     }
     let rpb = rows_per_block(row_len);
-    out.par_chunks_mut(rpb * row_len)
-        .enumerate()
-        .for_each(|(b, chunk)| f(b * rpb, chunk));
+    split(out, rpb * row_len, 0, &|b, chunk| f(b * rpb, chunk));
 }
 
 /// Runs `f(i, chunk)` on every chunk `out[i * chunk_len ..][..chunk_len]` (the last may be
@@ -72,9 +68,7 @@ pub fn chunks<T: Send>(
     f: impl Fn(usize, &mut [T]) + Sync + Send,
 ) {
     if parallel {
-        out.par_chunks_mut(chunk_len)
-            .enumerate()
-            .for_each(|(i, c)| f(i, c));
+        split(out, chunk_len, 0, &f);
     } else {
         out.chunks_mut(chunk_len)
             .enumerate()
@@ -99,10 +93,7 @@ pub fn rows2<A: Send, B: Send>(
         return;
     }
     let rpb = rows_per_block(la.max(lb));
-    a.par_chunks_mut(rpb * la)
-        .zip(b.par_chunks_mut(rpb * lb))
-        .enumerate()
-        .for_each(|(i, (ca, cb))| f(i * rpb, ca, cb));
+    split2(a, rpb * la, b, rpb * lb, 0, &|i, ca, cb| f(i * rpb, ca, cb));
 }
 
 /// Runs `f(range)` for each block `[i*block, min(len, (i+1)*block))` of `0..len`, in parallel
@@ -114,9 +105,7 @@ pub fn for_blocks(len: usize, block: usize, f: impl Fn(Range<usize>) + Sync + Se
     if len < PAR_MIN_ELEMENTS || n <= 1 {
         (0..n).for_each(|i| f(i * block..((i + 1) * block).min(len)));
     } else {
-        (0..n)
-            .into_par_iter()
-            .for_each(|i| f(i * block..((i + 1) * block).min(len)));
+        each(n, &|i| f(i * block..((i + 1) * block).min(len)));
     }
 }
 
@@ -158,7 +147,9 @@ pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     if rayon::current_thread_index().is_some() || rayon::current_num_threads() <= 1 {
         f()
     } else {
-        rayon::scope(|_| f())
+        let (mut f, mut r) = (Some(f), None);
+        in_scope(&mut || r = f.take().map(|f| f()));
+        r.expect("rayon::scope runs its closure once")
     }
 }
 
@@ -188,9 +179,14 @@ pub(crate) fn tree<A: Send>(
     }
     let mid = lo + (hi - lo) / 2;
     let (l, r) = if parallel {
-        rayon::join(
-            || tree(lo, mid, leaf, combine, true),
-            || tree(mid, hi, leaf, combine, true),
+        let (mut l, mut r) = (None, None);
+        join(
+            &mut || l = Some(tree(lo, mid, leaf, combine, true)),
+            &mut || r = Some(tree(mid, hi, leaf, combine, true)),
+        );
+        (
+            l.expect("rayon::join runs both closures"),
+            r.expect("rayon::join runs both closures"),
         )
     } else {
         (
@@ -199,6 +195,79 @@ pub(crate) fn tree<A: Send>(
         )
     };
     combine(l, r)
+}
+
+// The rayon calls live in the few non-generic functions below, behind `dyn` closures: a
+// generic function's body is compiled in every crate that instantiates it, and rayon's job
+// machinery instantiated once per closure of generated code was half of each generated
+// program's machine code (and of the test suite's compile time). Here it is compiled once, in
+// this crate, optimised; callers pay one indirect call per task.
+
+/// `a()` and `b()`, potentially in parallel (`rayon::join`).
+#[inline(never)]
+pub fn join(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+    rayon::join(a, b);
+}
+
+/// `f()` on a worker of the current pool (`rayon::scope`).
+#[inline(never)]
+fn in_scope(f: &mut (dyn FnMut() + Send)) {
+    rayon::scope(|_| f());
+}
+
+/// `f(i)` for every `i < n`, each once, in parallel.
+#[inline(never)]
+fn each(n: usize, f: &(dyn Fn(usize) + Sync)) {
+    if n <= 1 {
+        (0..n).for_each(f);
+        return;
+    }
+    let mid = n / 2;
+    join(&mut || each(mid, f), &mut || each(n - mid, &|i| f(mid + i)));
+}
+
+/// `f(first + i, chunk_i)` for the chunks of `chunk` elements of `out` (the last may be
+/// shorter), in parallel: halves split at a chunk boundary until one chunk is left.
+fn split<T: Send>(out: &mut [T], chunk: usize, first: usize, f: &(dyn Fn(usize, &mut [T]) + Sync)) {
+    let n = out.len().div_ceil(chunk.max(1));
+    if n <= 1 {
+        if !out.is_empty() {
+            f(first, out);
+        }
+        return;
+    }
+    let mid = n / 2;
+    let (a, b) = out.split_at_mut(mid * chunk);
+    join(&mut || split(a, chunk, first, f), &mut || {
+        split(b, chunk, first + mid, f)
+    });
+}
+
+/// `f(first_row, a_block, b_block)`.
+type RowPairFn<'f, A, B> = dyn Fn(usize, &mut [A], &mut [B]) + Sync + 'f;
+
+/// [`split`] of two slices at the same chunk indices (`ca` elements of `a`, `cb` of `b`).
+fn split2<A: Send, B: Send>(
+    a: &mut [A],
+    ca: usize,
+    b: &mut [B],
+    cb: usize,
+    first: usize,
+    f: &RowPairFn<'_, A, B>,
+) {
+    let n = a.len().div_ceil(ca.max(1)).max(b.len().div_ceil(cb.max(1)));
+    if n <= 1 {
+        if !a.is_empty() || !b.is_empty() {
+            f(first, a, b);
+        }
+        return;
+    }
+    let mid = n / 2;
+    let (a0, a1) = a.split_at_mut((mid * ca).min(a.len()));
+    let (b0, b1) = b.split_at_mut((mid * cb).min(b.len()));
+    join(&mut || split2(a0, ca, b0, cb, first, f), &mut || {
+        split2(a1, ca, b1, cb, first + mid, f)
+    });
 }
 
 #[cfg(test)]
