@@ -26,6 +26,9 @@ fi
 echo "XLA oracle: $XLA_ORACLE_PYTHON"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 suite_start=$SECONDS
+# A full run builds every crate from scratch or nearly: incremental compilation's bookkeeping
+# only costs time there (set CARGO_INCREMENTAL=1 to keep it).
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo test --workspace --no-fail-fast "$@"
 # Right after the workspace run, so the oracle tests reuse its build (the ndarray and mpi
 # features below rebuild xla-kernels and xla-aot).
