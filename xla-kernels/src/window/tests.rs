@@ -156,6 +156,87 @@ fn pooling_nchw_nhwc_and_1d() {
     );
 }
 
+/// XLA's max and min on scalars: the first NaN (its own bits), else by value with -0 < +0.
+fn max_xla(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, _) => a,
+        (_, true) => b,
+        _ if a == b => f32::from_bits(a.to_bits() & b.to_bits()),
+        _ => a.max(b),
+    }
+}
+
+fn min_xla(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, _) => a,
+        (_, true) => b,
+        _ if a == b => f32::from_bits(a.to_bits() | b.to_bits()),
+        _ => a.min(b),
+    }
+}
+
+#[test]
+fn pooled_max_and_min_give_the_sequential_folds_bits() {
+    // NaNs of distinct payloads and signs of zero, dense enough that many windows hold two
+    // NaNs or both zeros: every pooling path (phase-split rows for strides 2 and 3, the
+    // strided loop otherwise, vector tails) must pick the same NaN (the first in tap order)
+    // and the same zero as the tap-by-tap fold, for several inits.
+    let specials = [
+        f32::from_bits(0x7fc0_0001),
+        f32::from_bits(0xffc0_0002),
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::from_bits(0x7fa0_0003),
+    ];
+    for (k, s, pad, w) in [
+        (3, 2, 1, 37),
+        (3, 2, 0, 40),
+        (4, 2, 1, 29),
+        (5, 2, 2, 31),
+        (3, 3, 1, 35),
+        (3, 5, 1, 41),
+    ] {
+        let op = [1, 2, 13, w];
+        let (dims, strides) = ([1, 1, k, k], [1, 1, s, s]);
+        let (lo, hi) = ([0, 0, pad, pad], [0, 0, pad, pad]);
+        let out = out_dims(&op, &dims, &strides, &lo, &hi, &[1; 4], &[1; 4]);
+        let desc = WindowDesc {
+            operand: &op,
+            out: &out,
+            dimensions: &dims,
+            strides: &strides,
+            padding_low: &lo,
+            base_dilations: &[1; 4],
+            window_dilations: &[1; 4],
+        };
+        let x: Vec<f32> = (0..op.iter().product::<usize>())
+            .map(|i| match (i * 7919) % 23 {
+                r if r < specials.len() => specials[r],
+                r => (r as f32 - 15.0) * 0.5,
+            })
+            .collect();
+        let m: usize = out.iter().product();
+        for (simd, f) in [
+            (Simd::Max, max_xla as fn(f32, f32) -> f32),
+            (Simd::Min, min_xla),
+        ] {
+            for init in [f32::NEG_INFINITY, -0.0, f32::from_bits(0x7fc0_0009)] {
+                let want = reference(&desc, &x, init, f);
+                let mut got = vec![0.0f32; m];
+                reduce_window(&desc, &x, init, &mut got, &simd).unwrap();
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&got),
+                    bits(&want),
+                    "{k}x{k}/{s} w={w} {simd:?} init {init}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn cumulative_and_general() {
     // cumsum along the middle dim (the scan path) and along the last.
