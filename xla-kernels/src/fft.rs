@@ -7,7 +7,7 @@
 //! cascade of one-axis passes: RFFT's real-to-complex pass on the innermost axis first, IRFFT's
 //! complex-to-real pass last, every other pass complex.
 //!
-//! The one-axis transforms are `rustfft` plans (mixed radix with AVX/SSE butterflies, Rader
+//! The one-axis transforms are `rustfft` plans (mixed radix with AVX butterflies, Rader
 //! and Bluestein for large primes: `O(n log n)` for every length) and `realfft` on top of them
 //! for real data. Chosen by measurement against XLA:CPU (DUCC's FFT) in the same run
 //! (`bash scripts/bench.sh kernels fft`, 2-thread AMD EPYC, AVX-512): c64[1M] 5.0 ms vs XLA

@@ -67,6 +67,7 @@ pub fn chunks<T: Send>(
     parallel: bool,
     f: impl Fn(usize, &mut [T]) + Sync + Send,
 ) {
+    assert!(chunk_len > 0, "par::chunks: chunk_len is 0");
     if parallel {
         split(out, chunk_len, 0, &f);
     } else {
@@ -229,7 +230,8 @@ fn each(n: usize, f: &(dyn Fn(usize) + Sync)) {
 /// `f(first + i, chunk_i)` for the chunks of `chunk` elements of `out` (the last may be
 /// shorter), in parallel: halves split at a chunk boundary until one chunk is left.
 fn split<T: Send>(out: &mut [T], chunk: usize, first: usize, f: &(dyn Fn(usize, &mut [T]) + Sync)) {
-    let n = out.len().div_ceil(chunk.max(1));
+    let chunk = chunk.max(1);
+    let n = out.len().div_ceil(chunk);
     if n <= 1 {
         if !out.is_empty() {
             f(first, out);
@@ -255,7 +257,8 @@ fn split2<A: Send, B: Send>(
     first: usize,
     f: &RowPairFn<'_, A, B>,
 ) {
-    let n = a.len().div_ceil(ca.max(1)).max(b.len().div_ceil(cb.max(1)));
+    let (ca, cb) = (ca.max(1), cb.max(1));
+    let n = a.len().div_ceil(ca).max(b.len().div_ceil(cb));
     if n <= 1 {
         if !a.is_empty() || !b.is_empty() {
             f(first, a, b);
@@ -420,6 +423,19 @@ mod tests {
         });
         assert!(a.iter().enumerate().all(|(i, &x)| x == i / la));
         assert!(b.iter().enumerate().all(|(i, &x)| x == i / lb));
+    }
+
+    #[test]
+    #[should_panic(expected = "chunk_len is 0")]
+    fn chunks_of_zero_elements_panic_as_documented() {
+        chunks(&mut [1u8; 40_000], 0, true, |_, _| {});
+    }
+
+    #[test]
+    fn chunks_cover_a_short_last_chunk_in_parallel() {
+        let mut v = vec![0usize; 100_003];
+        with_threads(2, || chunks(&mut v, 4096, true, |i, c| c.fill(i + 1)));
+        assert!(v.iter().enumerate().all(|(k, &x)| x == k / 4096 + 1));
     }
 
     #[test]
