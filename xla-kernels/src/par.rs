@@ -228,27 +228,17 @@ fn each(n: usize, f: &(dyn Fn(usize) + Sync)) {
 }
 
 /// `f(first + i, chunk_i)` for the chunks of `chunk` elements of `out` (the last may be
-/// shorter), in parallel: halves split at a chunk boundary until one chunk is left.
+/// shorter), in parallel: [`split2`] with nothing beside `out`.
 fn split<T: Send>(out: &mut [T], chunk: usize, first: usize, f: &(dyn Fn(usize, &mut [T]) + Sync)) {
-    let chunk = chunk.max(1);
-    let n = out.len().div_ceil(chunk);
-    if n <= 1 {
-        if !out.is_empty() {
-            f(first, out);
-        }
-        return;
-    }
-    let mid = n / 2;
-    let (a, b) = out.split_at_mut(mid * chunk);
-    join(&mut || split(a, chunk, first, f), &mut || {
-        split(b, chunk, first + mid, f)
-    });
+    split2(out, chunk, &mut [(); 0], 1, first, &|i, c, _| f(i, c));
 }
 
 /// `f(first_row, a_block, b_block)`.
 type RowPairFn<'f, A, B> = dyn Fn(usize, &mut [A], &mut [B]) + Sync + 'f;
 
-/// [`split`] of two slices at the same chunk indices (`ca` elements of `a`, `cb` of `b`).
+/// `f(first + i, a_i, b_i)` for the chunks `a_i` of `ca` elements of `a` and `b_i` of `cb` of
+/// `b` (the last may be shorter or empty), in parallel: halves split at a chunk boundary until
+/// one chunk is left.
 fn split2<A: Send, B: Send>(
     a: &mut [A],
     ca: usize,

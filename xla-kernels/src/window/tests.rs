@@ -1,4 +1,5 @@
 use super::*;
+use xla_core::scalar::Scalar;
 
 /// The reference: `visit` folding with `f`.
 fn reference(desc: &WindowDesc, x: &[f32], init: f32, f: impl Fn(f32, f32) -> f32) -> Vec<f32> {
@@ -156,25 +157,6 @@ fn pooling_nchw_nhwc_and_1d() {
     );
 }
 
-/// XLA's max and min on scalars: the first NaN (its own bits), else by value with -0 < +0.
-fn max_xla(a: f32, b: f32) -> f32 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, _) => a,
-        (_, true) => b,
-        _ if a == b => f32::from_bits(a.to_bits() & b.to_bits()),
-        _ => a.max(b),
-    }
-}
-
-fn min_xla(a: f32, b: f32) -> f32 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, _) => a,
-        (_, true) => b,
-        _ if a == b => f32::from_bits(a.to_bits() | b.to_bits()),
-        _ => a.min(b),
-    }
-}
-
 #[test]
 fn pooled_max_and_min_give_the_sequential_folds_bits() {
     // NaNs of distinct payloads and signs of zero, dense enough that many windows hold two
@@ -219,8 +201,9 @@ fn pooled_max_and_min_give_the_sequential_folds_bits() {
             .collect();
         let m: usize = out.iter().product();
         for (simd, f) in [
-            (Simd::Max, max_xla as fn(f32, f32) -> f32),
-            (Simd::Min, min_xla),
+            // The evaluator's scalar max and min (first NaN, -0 < +0).
+            (Simd::Max, <f32 as Scalar>::max as fn(f32, f32) -> f32),
+            (Simd::Min, <f32 as Scalar>::min),
         ] {
             for init in [f32::NEG_INFINITY, -0.0, f32::from_bits(0x7fc0_0009)] {
                 let want = reference(&desc, &x, init, f);
