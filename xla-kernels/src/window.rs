@@ -10,9 +10,9 @@
 //!   - a cumulative fold (window = the dimension's size `n`, stride 1, padding `(n - 1, 0)`,
 //!     the lowering of `cumsum`): `out[i] = f(out[i - 1], x[i])`, linear, the same fold;
 //!   - pooling (no base dilation, at most two adjacent dimensions windowed: NCHW, NHWC, 1-D):
-//!     the operand seen as `[outer, H, W, inner]`, planes split over rayon, each output row
-//!     combined tap by tap over the output positions the tap reaches (SIMD across them, or
-//!     across `inner` when it is contiguous);
+//!     the operand seen as `[outer, H, W, inner]`, planes split over rayon, each output
+//!     vector combined with all of its taps in registers ([`Lanewise::fold`]; SIMD across
+//!     the output positions of a row, or across `inner` when it is contiguous), see `pool`;
 //!   - anything else through [`visit`].
 //!
 //! Determinism: every output is one sequential fold whatever the thread count.
@@ -143,6 +143,16 @@ pub fn visit(
 pub trait Lanewise<T>: Sync {
     /// `acc[i] = f(acc[i], src[i * stride])` for `i < acc.len()`.
     fn strided(&self, acc: &mut [T], src: &[T], stride: usize);
+
+    /// `acc[i] = f(..f(f(acc[i], srcs[0][i]), srcs[1][i]).., srcs[k - 1][i])` for
+    /// `i < acc.len()`: the sources in order, each at least `acc.len()` long. The same bits
+    /// as one [`strided`](Self::strided) per source; an implementation may keep `acc` in
+    /// registers across the sources.
+    fn fold(&self, acc: &mut [T], srcs: &[&[T]]) {
+        for s in srcs {
+            self.strided(acc, s, 1);
+        }
+    }
 }
 
 /// Any scalar computation `f(acc, x)` (generated code's inlined computation).
@@ -199,9 +209,58 @@ fn simd_strided<V: VFloat>(op: Simd, acc: &mut [V::Elem], src: &[V::Elem], strid
     }
 }
 
+/// [`Lanewise::fold`] on vectors: `acc` loaded once per vector (four at a time), combined
+/// with every source in order in registers, stored once. The last, possibly overlapping,
+/// vector is computed first from the untouched `acc`, so lanes stored twice get the same
+/// value (right for add too, which is not idempotent).
+#[inline(always)]
+fn simd_fold<V: VFloat>(op: Simd, acc: &mut [V::Elem], srcs: &[&[V::Elem]]) {
+    let (n, l) = (acc.len(), V::LANES);
+    let f = |a: V, x: V| match op {
+        Simd::Add => a + x,
+        Simd::Max => a.max_xla(x),
+        Simd::Min => a.min_xla(x),
+    };
+    if n < l {
+        // Short rows (a pooled row's edges): element by element in lane 0, no masked loads.
+        for (k, a) in acc.iter_mut().enumerate() {
+            *a = srcs
+                .iter()
+                .fold(V::splat(*a), |a, s| f(a, V::splat(s[k])))
+                .lane(0);
+        }
+        return;
+    }
+    let column = |i: usize, a: V| srcs.iter().fold(a, |a, s| f(a, V::load(&s[i..])));
+    let last = column(n - l, V::load(&acc[n - l..]));
+    let mut i = 0;
+    while i + 4 * l <= n {
+        let a = &mut acc[i..i + 4 * l];
+        let mut v = [0, 1, 2, 3].map(|k| V::load(&a[k * l..]));
+        for s in srcs {
+            let s = &s[i..i + 4 * l];
+            for (k, v) in v.iter_mut().enumerate() {
+                *v = f(*v, V::load(&s[k * l..]));
+            }
+        }
+        for (k, v) in v.into_iter().enumerate() {
+            v.store(&mut a[k * l..]);
+        }
+        i += 4 * l;
+    }
+    while i + l <= n {
+        column(i, V::load(&acc[i..])).store(&mut acc[i..]);
+        i += l;
+    }
+    last.store(&mut acc[n - l..]);
+}
+
 impl Lanewise<f32> for Simd {
     fn strided(&self, acc: &mut [f32], src: &[f32], stride: usize) {
         simd_strided::<F32V>(*self, acc, src, stride)
+    }
+    fn fold(&self, acc: &mut [f32], srcs: &[&[f32]]) {
+        simd_fold::<F32V>(*self, acc, srcs)
     }
 }
 
@@ -209,186 +268,8 @@ impl Lanewise<f64> for Simd {
     fn strided(&self, acc: &mut [f64], src: &[f64], stride: usize) {
         simd_strided::<F64V>(*self, acc, src, stride)
     }
-}
-
-/// The operand as `[outer, H, W, inner]` with the window over H and W.
-#[derive(Clone, Copy, Debug)]
-struct Pool {
-    inner: usize,
-    /// (size, out size, window, stride, window dilation, low padding) of H and W.
-    hw: [(usize, usize, usize, usize, usize, i64); 2],
-}
-
-/// The pooling view of `desc`, if its windowed dimensions are at most two adjacent ones
-/// without base dilation.
-fn pool_view(desc: &WindowDesc) -> Option<Pool> {
-    let r = desc.operand.len();
-    let windowed: Vec<usize> = (0..r).filter(|&d| !desc.plain(d)).collect();
-    if windowed.iter().any(|&d| desc.base_dilations[d] != 1) {
-        return None;
-    }
-    let (first, last) = match windowed.as_slice() {
-        [] => (r, r),
-        [a] => (*a, *a),
-        [a, b] if *b == a + 1 => (*a, *b),
-        _ => return None,
-    };
-    let dim = |d: usize| {
-        (
-            desc.operand[d],
-            desc.out[d],
-            desc.dimensions[d],
-            desc.strides[d],
-            desc.window_dilations[d],
-            desc.padding_low[d],
-        )
-    };
-    let unit = (1, 1, 1, 1, 1, 0);
-    let (h, w) = match windowed.len() {
-        0 => (unit, unit),
-        1 => (unit, dim(first)),
-        _ => (dim(first), dim(last)),
-    };
-    Some(Pool {
-        inner: desc.operand[(last + 1).min(r)..].iter().product(),
-        hw: [h, w],
-    })
-}
-
-/// The output positions `lo..hi` whose tap `k` lands inside `0..n` along one dimension.
-fn reach(n: usize, on: usize, k: usize, s: usize, dil: usize, pad: i64) -> (usize, usize) {
-    // o * s + k * dil - pad in [0, n)  <=>  o in [ceil((pad - k dil) / s), floor((n - 1 + pad - k dil) / s)]
-    let base = pad - (k * dil) as i64;
-    let s = s as i64;
-    let lo = if base <= 0 { 0 } else { (base + s - 1) / s };
-    let top = n as i64 - 1 + base;
-    let hi = if top < 0 { 0 } else { top / s + 1 };
-    (
-        lo.min(on as i64) as usize,
-        (hi.min(on as i64) as usize).max(lo.min(on as i64) as usize),
-    )
-}
-
-/// One plane `x: [H, W, inner]` into `out: [OH, OW, inner]`, outputs already holding init.
-/// `buf` is the calling block's scratch for the phase-split path.
-fn pool_plane<T: Copy, L: Lanewise<T>>(p: &Pool, x: &[T], out: &mut [T], f: &L, buf: &mut [T]) {
-    if let Some(ring) = PhaseRing::new(p, buf) {
-        return ring.plane(p, x, out, f);
-    }
-    let [(h, oh, kh, sh, dh, ph), (w, ow, kw, sw, dw, pw)] = p.hw;
-    let c = p.inner;
-    for r in 0..oh {
-        let orow = &mut out[r * ow * c..][..ow * c];
-        for i in 0..kh {
-            let ih = (r * sh + i * dh) as i64 - ph;
-            if ih < 0 || ih >= h as i64 {
-                continue;
-            }
-            let irow = &x[ih as usize * w * c..][..w * c];
-            for j in 0..kw {
-                let (lo, hi) = reach(w, ow, j, sw, dw, pw);
-                if lo >= hi {
-                    continue;
-                }
-                let iw0 = (lo * sw + j * dw) as i64 - pw;
-                let src = &irow[iw0 as usize * c..];
-                if c == 1 {
-                    f.strided(&mut orow[lo..hi], src, sw);
-                } else {
-                    for o in lo..hi {
-                        let s = &src[(o - lo) * sw * c..][..c];
-                        f.strided(&mut orow[o * c..][..c], s, 1);
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Strides up to this many use the phase-split rows (below); larger ones read lane by lane.
-const MAX_PHASES: usize = 4;
-/// Elements of the phase-split rows' buffer (on each block's stack).
-const PHASE_BUF: usize = 4096;
-/// The most split rows kept at once (a window's rows span at most this many input rows).
-const MAX_RING: usize = 16;
-
-/// Input rows split into their W phases (`phase[q][i] = row[i * sw + q]`) for a W stride
-/// `sw` in 2..=MAX_PHASES, so every tap reads its outputs' elements contiguously (whole
-/// vectors) instead of lane by lane. The rows one output row reads lie within `span`
-/// consecutive input rows, so row `ih` lives in slot `ih % span` and is split once per plane,
-/// not once per output row that reads it. Same taps, same order as the strided loop.
-struct PhaseRing<'b, T> {
-    buf: &'b mut [T],
-    span: usize,
-    /// Length of one split row: `sw` phases of `ceil(w / sw)`.
-    slot: usize,
-}
-
-impl<'b, T: Copy> PhaseRing<'b, T> {
-    /// The ring for `p`, if it is a phase-split case and its rows fit in `buf`.
-    fn new(p: &Pool, buf: &'b mut [T]) -> Option<Self> {
-        let [(h, _, kh, _, dh, _), (w, _, _, sw, ..)] = p.hw;
-        let span = ((kh - 1) * dh + 1).min(h);
-        let slot = sw * w.div_ceil(sw);
-        (p.inner == 1
-            && (2..=MAX_PHASES).contains(&sw)
-            && span <= MAX_RING
-            && span * slot <= buf.len())
-        .then_some(PhaseRing { buf, span, slot })
-    }
-
-    fn plane<L: Lanewise<T>>(self, p: &Pool, x: &[T], out: &mut [T], f: &L) {
-        let [(h, oh, kh, sh, dh, ph), (w, ow, kw, sw, dw, pw)] = p.hw;
-        let pwl = self.slot / sw;
-        let mut held = [usize::MAX; MAX_RING];
-        for r in 0..oh {
-            let orow = &mut out[r * ow..][..ow];
-            for i in 0..kh {
-                let ih = (r * sh + i * dh) as i64 - ph;
-                if ih < 0 || ih >= h as i64 {
-                    continue;
-                }
-                let ih = ih as usize;
-                let s = ih % self.span;
-                let split = &mut self.buf[s * self.slot..][..self.slot];
-                if held[s] != ih {
-                    split_phases(&x[ih * w..][..w], split, sw, pwl);
-                    held[s] = ih;
-                }
-                for j in 0..kw {
-                    let (lo, hi) = reach(w, ow, j, sw, dw, pw);
-                    if lo >= hi {
-                        continue;
-                    }
-                    let iw0 = ((lo * sw + j * dw) as i64 - pw) as usize;
-                    let src = &split[(iw0 % sw) * pwl + iw0 / sw..][..hi - lo];
-                    f.strided(&mut orow[lo..hi], src, 1);
-                }
-            }
-        }
-    }
-}
-
-/// `dst[q * pwl + i] = row[i * sw + q]`.
-fn split_phases<T: Copy>(row: &[T], dst: &mut [T], sw: usize, pwl: usize) {
-    if sw == 2 {
-        // The common stride, as pairs: a loop LLVM turns into vector shuffles.
-        let (even, odd) = dst.split_at_mut(pwl);
-        let pairs = row.chunks_exact(2);
-        if let [last] = pairs.remainder() {
-            even[pwl - 1] = *last;
-        }
-        for ((e, o), pair) in even.iter_mut().zip(odd.iter_mut()).zip(pairs) {
-            *e = pair[0];
-            *o = pair[1];
-        }
-        return;
-    }
-    for q in 0..sw {
-        let d = &mut dst[q * pwl..][..pwl];
-        for (i, v) in row[q..].iter().step_by(sw).enumerate() {
-            d[i] = *v;
-        }
+    fn fold(&self, acc: &mut [f64], srcs: &[&[f64]]) {
+        simd_fold::<F64V>(*self, acc, srcs)
     }
 }
 
@@ -421,7 +302,6 @@ pub fn reduce_window<T: Copy + Send + Sync, L: Lanewise<T>>(
     f: &L,
 ) -> Result<(), KernelError> {
     desc.check(x.len(), out.len())?;
-    out.fill(init);
     if out.is_empty() {
         return Ok(());
     }
@@ -432,6 +312,7 @@ pub fn reduce_window<T: Copy + Send + Sync, L: Lanewise<T>>(
         par::rows(out, plane, |first, block| {
             for (b, o) in block.chunks_mut(plane).enumerate() {
                 let xs = &x[(first + b) * plane..][..plane];
+                o[..inner].fill(init);
                 f.strided(&mut o[..inner], &xs[..inner], 1);
                 for i in 1..n {
                     let (prev, cur) = o.split_at_mut(i * inner);
@@ -446,16 +327,21 @@ pub fn reduce_window<T: Copy + Send + Sync, L: Lanewise<T>>(
         let [(h, oh, ..), (w, ow, ..)] = p.hw;
         let (ip, op) = (h * w * p.inner, oh * ow * p.inner);
         if op == 0 || ip == 0 {
+            out.fill(init);
             return Ok(());
         }
+        // Each plane's outputs filled with init just before they are pooled (on the
+        // plane's thread, while they are in cache), not in a pass of their own.
         par::rows(out, op, |first, block| {
             let mut buf = [init; PHASE_BUF];
             for (b, o) in block.chunks_mut(op).enumerate() {
+                o.fill(init);
                 pool_plane(&p, &x[(first + b) * ip..][..ip], o, f, &mut buf);
             }
         });
         return Ok(());
     }
+    out.fill(init);
     let out_len = out.len();
     visit(desc, x.len(), out_len, |o, i| {
         f.strided(&mut out[o..o + 1], &x[i..], 1)
@@ -463,8 +349,10 @@ pub fn reduce_window<T: Copy + Send + Sync, L: Lanewise<T>>(
 }
 
 mod cumulative;
+mod pool;
 mod select_scatter;
 pub use cumulative::{cumulative_scan, ScanDims};
+use pool::{pool_plane, pool_view, Pool, PHASE_BUF};
 pub use select_scatter::select_and_scatter;
 
 #[cfg(test)]

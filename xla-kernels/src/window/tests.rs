@@ -155,6 +155,94 @@ fn pooling_nchw_nhwc_and_1d() {
         &[1, 1],
         &[1, 1],
     );
+    // More taps than one fold group (5x5 = 25), W stride 1 (rows read in place), long
+    // edges (a 5-wide window over 9 columns with padding 4: every output is an edge).
+    check(
+        &[1, 2, 11, 9],
+        &[1, 1, 5, 5],
+        &[1, 1, 1, 1],
+        &[0, 0, 2, 4],
+        &[0, 0, 2, 4],
+        &one,
+        &one,
+    );
+    // NHWC with 25 taps per output; a 1-D window of 70 taps (the strided loop).
+    check(
+        &[1, 9, 10, 3],
+        &[1, 5, 5, 1],
+        &[1, 2, 1, 1],
+        &[0, 2, 2, 0],
+        &[0, 2, 2, 0],
+        &one,
+        &one,
+    );
+    check(
+        &[3, 150],
+        &[1, 70],
+        &[1, 2],
+        &[0, 3],
+        &[0, 3],
+        &[1, 1],
+        &[1, 1],
+    );
+}
+
+/// `Lanewise::fold` of the vector combiners gives the bits of one `strided` per source, for
+/// every row length around the vector width (the overlapped last vector, the scalar rows)
+/// and any number of sources, NaN payloads (of max and min: which NaN an add of two NaNs
+/// returns is LLVM's choice, so there only NaN-ness counts) and signed zeros included.
+#[test]
+fn simd_fold_gives_the_per_source_folds_bits() {
+    let specials = [
+        f64::from_bits(0x7ff8_0000_0000_0001),
+        f64::from_bits(0xfff8_0000_0000_0002),
+        0.0,
+        -0.0,
+        f64::INFINITY,
+    ];
+    let value = |i: usize| match (i * 7919) % 19 {
+        r if r < specials.len() => specials[r],
+        r => (r as f64 - 11.0) * 0.75,
+    };
+    for n in (0..=40).chain([67, 100]) {
+        for k in [0, 1, 2, 5, 9, 16] {
+            let srcs64: Vec<Vec<f64>> = (0..k)
+                .map(|j| (0..n + 3).map(|i| value(i * 31 + j * 977 + n)).collect())
+                .collect();
+            let acc64: Vec<f64> = (0..n).map(|i| value(i * 13 + 5)).collect();
+            let srcs32: Vec<Vec<f32>> = srcs64
+                .iter()
+                .map(|s| s.iter().map(|&v| v as f32).collect())
+                .collect();
+            let acc32: Vec<f32> = acc64.iter().map(|&v| v as f32).collect();
+            for op in [Simd::Add, Simd::Max, Simd::Min] {
+                let (mut want, mut got) = (acc64.clone(), acc64.clone());
+                for s in &srcs64 {
+                    op.strided(&mut want, s, 1);
+                }
+                let refs: Vec<&[f64]> = srcs64.iter().map(|s| &s[..]).collect();
+                op.fold(&mut got, &refs);
+                let nan = (op == Simd::Add).then_some(f64::NAN.to_bits());
+                let bits = |v: &[f64]| {
+                    let b = |x: &f64| nan.filter(|_| x.is_nan()).unwrap_or(x.to_bits());
+                    v.iter().map(b).collect::<Vec<_>>()
+                };
+                assert_eq!(bits(&got), bits(&want), "f64 {op:?} n={n} k={k}");
+                let (mut want, mut got) = (acc32.clone(), acc32.clone());
+                for s in &srcs32 {
+                    op.strided(&mut want, s, 1);
+                }
+                let refs: Vec<&[f32]> = srcs32.iter().map(|s| &s[..]).collect();
+                op.fold(&mut got, &refs);
+                let nan = (op == Simd::Add).then_some(f32::NAN.to_bits());
+                let bits = |v: &[f32]| {
+                    let b = |x: &f32| nan.filter(|_| x.is_nan()).unwrap_or(x.to_bits());
+                    v.iter().map(b).collect::<Vec<_>>()
+                };
+                assert_eq!(bits(&got), bits(&want), "f32 {op:?} n={n} k={k}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -179,6 +267,10 @@ fn pooled_max_and_min_give_the_sequential_folds_bits() {
         (5, 2, 2, 31),
         (3, 3, 1, 35),
         (3, 5, 1, 41),
+        // Rows of 56 and 38 outputs: four-vector blocks, single vectors, the overlapped last.
+        (3, 2, 1, 112),
+        (3, 2, 1, 75),
+        (3, 1, 1, 40),
     ] {
         let op = [1, 2, 13, w];
         let (dims, strides) = ([1, 1, k, k], [1, 1, s, s]);
