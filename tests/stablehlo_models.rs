@@ -1,6 +1,7 @@
 //! `stablehlo!` on programs exported from JAX (`tests/stablehlo/export.py` wrote the `.mlir`
 //! files, as `jax.jit(f).lower(...).as_text()` prints them): an MLP, a softmax, a small CNN, a
-//! while loop, a variance (`chlo.square`) and a function of several results. Each compiles at build time into a Rust fn;
+//! CNN block (conv, batch norm, ReLU, max-pool, dense), a transformer encoder block, a
+//! `lax.scan` RNN, a while loop, a variance (`chlo.square`) and a function of several results. Each compiles at build time into a Rust fn;
 //! on seeded random inputs its generated code and the evaluator on the imported IR are compared
 //! with XLA:CPU running JAX's own text (and, through the `oracle_gen_*` harness, with XLA
 //! running our export of the imported IR).
@@ -23,6 +24,12 @@ xla_aot::stablehlo! {
     pub fn mlp = "tests/stablehlo/mlp.mlir";
     pub fn softmax = "tests/stablehlo/softmax.mlir";
     pub fn cnn = "tests/stablehlo/cnn.mlir";
+    /// Conv, batch norm, ReLU, 3x3/2 max-pooling, dense.
+    pub fn cnn_block = "tests/stablehlo/cnn_block.mlir";
+    /// A transformer encoder block: 4-head attention, layer norms, an erf-GELU MLP.
+    pub fn encoder = "tests/stablehlo/encoder.mlir";
+    /// A `lax.scan` RNN (a While over dynamic slices and updates).
+    pub mod rnn = "tests/stablehlo/rnn.mlir";
     pub fn newton = "tests/stablehlo/while_loop.mlir";
     pub fn variance = "tests/stablehlo/variance.mlir";
     pub mod several = "tests/stablehlo/two_results.mlir";
@@ -61,6 +68,39 @@ fn models() -> Vec<Model> {
             jax_text: include_str!("stablehlo/cnn.mlir"),
             dists: &[Dist::Range(-1.0, 1.0)],
             tol: Tol::Forward,
+        },
+        Model {
+            // Sums of products around one rsqrt per channel and a max pool (exact): bounded
+            // at the scale of the logits.
+            gen: gen!("cnn_block", cnn_block),
+            jax_text: include_str!("stablehlo/cnn_block.mlir"),
+            // x, kernel, mean, var, scale, offset, dense weights, bias.
+            dists: &[
+                Dist::Range(-1.0, 1.0),
+                Dist::Range(-1.0, 1.0),
+                Dist::Range(-0.5, 0.5),
+                Dist::Range(0.5, 2.0),
+                Dist::Range(0.5, 1.5),
+                Dist::Range(-0.5, 0.5),
+                Dist::Range(-0.2, 0.2),
+                Dist::Range(-1.0, 1.0),
+            ],
+            tol: Tol::Normwise(1e-5),
+        },
+        Model {
+            // Softmax, erf, two layer norms: a chain of ops, held at the scale of the output.
+            gen: gen!("encoder", encoder),
+            jax_text: include_str!("stablehlo/encoder.mlir"),
+            // x, then every weight and norm parameter.
+            dists: &[Dist::Range(-1.0, 1.0), Dist::Range(-0.3, 0.3)],
+            tol: Tol::Normwise(1e-5),
+        },
+        Model {
+            // Ten tanh steps of a recurrence: held at the scale of the states (|h| < 1).
+            gen: gen!("rnn", rnn::main),
+            jax_text: include_str!("stablehlo/rnn.mlir"),
+            dists: &[Dist::Range(-0.5, 0.5)],
+            tol: Tol::Normwise(1e-5),
         },
         Model {
             // Newton's square root: each step rounds a division, an add and a multiply.

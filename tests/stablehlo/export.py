@@ -47,6 +47,47 @@ def cnn(x, k1, k2, w):
     return y @ w
 
 
+def cnn_block(x, k, mean, var, scale, offset, w, b):
+    """Issue 15's CNN: a 3x3 conv (NHWC), batch norm (inference statistics), ReLU, 3x3/2
+    max-pooling (SAME, as flax's max_pool lowers it: reduce_window of max) and a dense layer."""
+    dn = ("NHWC", "HWIO", "NHWC")
+    y = lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=dn)
+    y = (y - mean) * lax.rsqrt(var + 1e-5) * scale + offset
+    y = jax.nn.relu(y)
+    y = lax.reduce_window(y, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+    return y.reshape(y.shape[0], -1) @ w + b
+
+
+def layer_norm(x, g, b):
+    m = jnp.mean(x, axis=-1, keepdims=True)
+    v = jnp.mean(jnp.square(x - m), axis=-1, keepdims=True)
+    return (x - m) * lax.rsqrt(v + 1e-5) * g + b
+
+
+def encoder(x, wqkv, wo, g1, b1, w1, c1, w2, c2, g2, b2):
+    """Issue 15's transformer encoder block (post-norm): 4-head self-attention, residual and
+    layer norm, an MLP with exact (erf) GELU, residual and layer norm. x: [seq, model]."""
+    s, e = x.shape
+    h = 4
+    q, k, v = jnp.split(x @ wqkv, 3, axis=-1)
+    heads = lambda t: t.reshape(s, h, e // h).transpose(1, 0, 2)
+    q, k, v = heads(q), heads(k), heads(v)
+    a = jax.nn.softmax(q @ k.transpose(0, 2, 1) / np.sqrt(e // h), axis=-1) @ v
+    y = layer_norm(x + a.transpose(1, 0, 2).reshape(s, e) @ wo, g1, b1)
+    m = jax.nn.gelu(y @ w1 + c1, approximate=False) @ w2 + c2
+    return layer_norm(y + m, g2, b2)
+
+
+def rnn(xs, h0, wx, wh, b):
+    """Issue 15's `lax.scan` RNN: h_t = tanh(x_t wx + h_{t-1} wh + b) over the leading (time)
+    axis of xs; returns every h_t and the last."""
+    def step(h, x):
+        h = jnp.tanh(x @ wx + h @ wh + b)
+        return h, h
+    last, hs = lax.scan(step, h0, xs)
+    return hs, last
+
+
 def while_loop(x, n):
     """Newton's iteration for the square root of x, n times (a while loop with a counter)."""
     def body(i, y):
@@ -93,12 +134,35 @@ def scaled_dot(lhs, lhs_scale, rhs, rhs_scale):
     return jax.lax.scaled_dot(lhs, rhs, lhs_scale=lhs_scale, rhs_scale=rhs_scale)
 
 
+def encoder_specs(s, e, f):
+    return [spec(s, e), spec(e, 3 * e), spec(e, e), spec(e), spec(e), spec(e, f), spec(f),
+            spec(f, e), spec(e), spec(e), spec(e)]
+
+
 PROGRAMS = {
     "tests/stablehlo/mlp.mlir": (mlp, [spec(8, 16), spec(16, 32), spec(32), spec(32, 4), spec(4)]),
     "tests/stablehlo/softmax.mlir": (softmax, [spec(4, 10)]),
     "tests/stablehlo/cnn.mlir": (
         cnn,
         [spec(2, 8, 8, 3), spec(3, 3, 3, 4), spec(3, 3, 4, 6), spec(6, 5)],
+    ),
+    "tests/stablehlo/cnn_block.mlir": (
+        cnn_block,
+        [spec(2, 12, 12, 3), spec(3, 3, 3, 8)] + [spec(8)] * 4 + [spec(6 * 6 * 8, 10), spec(10)],
+    ),
+    "tests/stablehlo/encoder.mlir": (encoder, encoder_specs(16, 32, 64)),
+    "tests/stablehlo/rnn.mlir": (rnn, [spec(10, 4, 8), spec(4, 16), spec(8, 16), spec(16, 16), spec(16)]),
+    # The model rows of `scripts/bench.sh programs` (benches/models): the same functions at
+    # sizes where the work, not the call, is measured.
+    "benches/models/cnn_block_8x56x56x16.mlir": (
+        cnn_block,
+        [spec(8, 56, 56, 16), spec(3, 3, 16, 32)] + [spec(32)] * 4
+        + [spec(28 * 28 * 32, 10), spec(10)],
+    ),
+    "benches/models/encoder_128x256.mlir": (encoder, encoder_specs(128, 256, 1024)),
+    "benches/models/rnn_64x32x128.mlir": (
+        rnn,
+        [spec(64, 32, 128), spec(32, 256), spec(128, 256), spec(256, 256), spec(256)],
     ),
     "tests/stablehlo/while_loop.mlir": (while_loop, [spec(6), spec(dtype=jnp.int32)]),
     "tests/stablehlo/variance.mlir": (variance, [spec(4, 32)]),
