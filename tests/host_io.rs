@@ -63,7 +63,7 @@ fn infeed_stream_in_a_while_loop_against_the_evaluator() {
     let gen_host = HostQueues::new();
     feed_stream(&gen_host, n);
     let nt = Tensor::<i32, D0>::scalar(n as i32);
-    let out = ThreadRunner::new(1, 1).run_host(&gen_host, |ctx| Ok(stream(ctx, Token, &nt)?));
+    let out = ThreadRunner::new(1, 1).run_host(&gen_host, |ctx| stream(ctx, Token, &nt));
     let (total, _t) = out.into_iter().next().unwrap().unwrap();
     assert_eq!(total.as_slice(), &[6.0, 4.0, -3.0]);
     assert_eq!(gen_host.infeed_len(0), 0);
@@ -95,7 +95,7 @@ fn an_empty_infeed_queue_is_an_error_not_a_hang() {
     let host = HostQueues::new();
     feed_stream(&host, 2);
     let nt = Tensor::<i32, D0>::scalar(3);
-    let out = ThreadRunner::new(1, 1).run_host(&host, |ctx| Ok(stream(ctx, Token, &nt)?));
+    let out = ThreadRunner::new(1, 1).run_host(&host, |ctx| stream(ctx, Token, &nt));
     let e = out.into_iter().next().unwrap().unwrap_err();
     assert!(
         e.to_string().contains("infeed queue of device 0 is empty"),
@@ -150,7 +150,7 @@ fn two_outfeeds_in_token_order_and_a_tuple_recv() {
 fn a_send_nobody_reads_still_runs() {
     let host = HostQueues::new();
     let x = Tensor::<f32, D1<2>>::from_vec(vec![1.0, 2.0]).unwrap();
-    let out = ThreadRunner::new(1, 1).run_host(&host, |ctx| Ok(unread(ctx, Token, &x)?));
+    let out = ThreadRunner::new(1, 1).run_host(&host, |ctx| unread(ctx, Token, &x));
     assert_eq!(out[0].as_ref().unwrap().as_slice(), &[2.0, 3.0]);
     assert_eq!(host.pop_channel::<f32>(1), Some(vec![1.0, 2.0]));
 }
