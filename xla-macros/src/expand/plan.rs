@@ -4,7 +4,7 @@
 //! A kernel never writes a buffer it reads: a buffer is free for kernel `k` only if its last
 //! reader ran before `k`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use xla_core::ElementType;
 
@@ -35,6 +35,9 @@ pub(crate) struct Plan {
     /// Parameter leaves `(index, path)` that live in an output slot (a While body's state
     /// updated in place, see [`state_in_place`]): read through that slot.
     pub params_in_place: BTreeMap<(usize, Vec<usize>), usize>,
+    /// Kernels not emitted: a While body's copy of a state leaf it returns unchanged onto the
+    /// output slot the leaf already lives in (see [`state_in_place`]).
+    pub unchanged: BTreeSet<usize>,
 }
 
 /// Assign storage to every kernel output.
@@ -95,6 +98,7 @@ pub(crate) fn plan(f: &Fused) -> Plan {
         storage,
         buffers,
         params_in_place: BTreeMap::new(),
+        unchanged: BTreeSet::new(),
     }
 }
 
@@ -110,6 +114,16 @@ pub(crate) fn state_in_place(f: &Fused, plan: &mut Plan, paths: &[Vec<usize>]) -
             continue;
         };
         let (k, node) = (&f.kernels[ki], &f.graph.nodes[f.kernels[ki].node]);
+        if passes_through(f, plan, ki, slot, paths) {
+            // Returned unchanged (JAX's scan carries its inputs and weights through the
+            // loop): the leaf keeps its one buffer and the step does not copy it.
+            let u = node.inputs[0];
+            plan.storage.insert(u, Storage::Out(slot));
+            plan.params_in_place.insert((0, paths[slot].clone()), slot);
+            plan.unchanged.insert(ki);
+            out[slot] = true;
+            continue;
+        }
         if !matches!(node.kind, Kind::DynamicUpdateSlice)
             || !matches!(k.kind, KernelKind::Call { .. })
         {
@@ -146,6 +160,30 @@ pub(crate) fn state_in_place(f: &Fused, plan: &mut Plan, paths: &[Vec<usize>]) -
         }
     }
     out
+}
+
+/// Whether kernel `ki`, the writer of output slot `slot`, is a row-major copy of the state
+/// leaf at `paths[slot]` (parameter 0) and the slot's only writer.
+fn passes_through(f: &Fused, plan: &Plan, ki: usize, slot: usize, paths: &[Vec<usize>]) -> bool {
+    let k = &f.kernels[ki];
+    let node = &f.graph.nodes[k.node];
+    let (Kind::Copy, [u], [v]) = (&node.kind, node.inputs.as_slice(), k.outputs.as_slice()) else {
+        return false;
+    };
+    let is_leaf = matches!(&f.graph.nodes[u.node].kind,
+        Kind::Param { index: 0, path } if paths.get(slot) == Some(path));
+    let shape = f.graph.shape(*v);
+    let identity = match (&k.kind, k.exprs.as_slice()) {
+        (KernelKind::Loop { .. }, [Expr::Leaf { coef, off: 0, guarded: false, .. }]) => {
+            *coef == row_major_strides(&shape.dims)
+        }
+        _ => false,
+    };
+    let sole_writer = plan
+        .storage
+        .iter()
+        .all(|(w, s)| w == v || *s != Storage::Out(slot));
+    is_leaf && identity && sole_writer && shape.layout.is_none()
 }
 
 /// Whether GEMM kernel `k` reads `src`.

@@ -340,6 +340,9 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
         })
         .collect();
     for (i, k) in fused.kernels.iter().enumerate() {
+        if plan.unchanged.contains(&i) {
+            continue;
+        }
         let code = kernel_block(fused, plan, k, i)?;
         calls.extend(code.call);
         items.extend(code.item);

@@ -165,3 +165,50 @@ fn a_loop_writing_rows_updates_its_state_in_place() {
         "no copy of the array per step"
     );
 }
+
+/// A While body returning a state leaf unchanged (as JAX's `lax.scan` carries its inputs and
+/// weights): the leaf keeps one buffer and no step copies it; a leaf the body computes keeps
+/// its two buffers.
+#[test]
+fn a_loop_carrying_a_leaf_unchanged_does_not_copy_it() {
+    let state = Shape::Tuple(vec![
+        Shape::scalar(S32),
+        Shape::array(F32, &[512, 256]),
+        Shape::array(F32, &[256]),
+    ]);
+    let mut b = Builder::new("body");
+    let s = b.parameter(0, state.clone(), "s").unwrap();
+    let i = b.get_tuple_element(s, 0).unwrap();
+    let w = b.get_tuple_element(s, 1).unwrap();
+    let h = b.get_tuple_element(s, 2).unwrap();
+    let zero = b.constant(Literal::scalar(0i32));
+    let row = b.dynamic_slice(w, &[i, zero], &[1, 256]).unwrap();
+    let row = b.reshape(row, None, &[256]).unwrap();
+    let h = b.binary(BinaryOp::Add, h, row, None).unwrap();
+    let one = b.constant(Literal::scalar(1i32));
+    let i = b.binary(BinaryOp::Add, i, one, None).unwrap();
+    let r = b.tuple(&[i, w, h]).unwrap();
+    let body = Arc::new(b.build(r).unwrap());
+    let mut b = Builder::new("cond");
+    let s = b.parameter(0, state.clone(), "s").unwrap();
+    let i = b.get_tuple_element(s, 0).unwrap();
+    let n = b.constant(Literal::scalar(512i32));
+    let r = b
+        .compare(xla_core::ComparisonDirection::Lt, false, i, n, None)
+        .unwrap();
+    let cond = Arc::new(b.build(r).unwrap());
+    let mut b = Builder::new("carry");
+    let w = b.parameter(0, Shape::array(F32, &[512, 256]), "w").unwrap();
+    let h = b.parameter(1, Shape::array(F32, &[256]), "h").unwrap();
+    let zero = b.constant(Literal::scalar(0i32));
+    let init = b.tuple(&[zero, w, h]).unwrap();
+    let out = b.while_loop(&cond, &body, init).unwrap();
+    let r = b.get_tuple_element(out, 2).unwrap();
+    let text = expand_text(&fn_def("carry", b.build(r).unwrap()));
+    assert!(!text.contains("next1"), "one buffer for the weights: {text}");
+    assert!(text.contains("mem :: swap (cur2 , next2)"), "{text}");
+    // The body writes the counter and the sum; nothing writes the weights' slot.
+    let body = &text[text.find("mod k1_body").unwrap()..];
+    assert!(!body.contains("mut * out1"), "{body}");
+    assert!(body.contains("mut * out2"), "{body}");
+}
