@@ -190,6 +190,26 @@ fn micro<
     d: Dst<'_, '_, '_, S::E>,
     i0: usize,
 ) {
+    let acc = sums::<S, MR, R, NV, DA, DB>(isa, s, i0);
+    // Stored straight from the accumulators (no copy of the tile through the stack).
+    d.tile.store(isa, &acc, d.out, d.row0 + i0, d.col0, d.cols);
+}
+
+/// The accumulators of [`micro`], returned by value: `acc` never has its address taken in
+/// the k loop, so LLVM keeps all of it in registers there.
+#[inline(always)]
+fn sums<
+    S: Isa,
+    const MR: usize,
+    const R: usize,
+    const NV: usize,
+    const DA: bool,
+    const DB: bool,
+>(
+    isa: S,
+    s: Src<'_, S::E>,
+    i0: usize,
+) -> [[S::V; NV]; R] {
     let nr = NV * S::LANES;
     let mut acc = [[isa.splat(S::E::default()); NV]; R];
     let kc = s.kc;
@@ -206,19 +226,21 @@ fn micro<
             };
             step::<S, R, NV>(isa, &mut acc, |i| rows[i][p], b);
         }
-    } else if DB {
-        for (p, a) in s.ap.chunks_exact(MR).take(kc).enumerate() {
-            let a = &a[i0..][..R];
-            step::<S, R, NV>(isa, &mut acc, |i| a[i], &s.bp[p * s.b_rs..][..nr]);
-        }
     } else {
-        for (a, b) in s.ap.chunks_exact(MR).zip(s.bp.chunks_exact(nr)).take(kc) {
-            let a = &a[i0..][..R];
+        // Counted loops over exact-length panels (a `chunks_exact().zip().take(kc)` loop has
+        // two exits).
+        let ap = &s.ap[..kc * MR];
+        for p in 0..kc {
+            let a = &ap[p * MR + i0..][..R];
+            let b = if DB {
+                &s.bp[p * s.b_rs..][..nr]
+            } else {
+                &s.bp[p * nr..][..nr]
+            };
             step::<S, R, NV>(isa, &mut acc, |i| a[i], b);
         }
     }
-    // Stored straight from the accumulators (no copy of the tile through the stack).
-    d.tile.store(isa, &acc, d.out, d.row0 + i0, d.col0, d.cols);
+    acc
 }
 
 /// Where a tile goes: batch item, C strides, whether this is the first k slice of a

@@ -174,9 +174,15 @@ fn passes_through(f: &Fused, plan: &Plan, ki: usize, slot: usize, paths: &[Vec<u
         Kind::Param { index: 0, path } if paths.get(slot) == Some(path));
     let shape = f.graph.shape(*v);
     let identity = match (&k.kind, k.exprs.as_slice()) {
-        (KernelKind::Loop { .. }, [Expr::Leaf { coef, off: 0, guarded: false, .. }]) => {
-            *coef == row_major_strides(&shape.dims)
-        }
+        (
+            KernelKind::Loop { .. },
+            [Expr::Leaf {
+                coef,
+                off: 0,
+                guarded: false,
+                ..
+            }],
+        ) => *coef == row_major_strides(&shape.dims),
         _ => false,
     };
     let sole_writer = plan

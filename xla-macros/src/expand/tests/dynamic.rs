@@ -205,7 +205,10 @@ fn a_loop_carrying_a_leaf_unchanged_does_not_copy_it() {
     let out = b.while_loop(&cond, &body, init).unwrap();
     let r = b.get_tuple_element(out, 2).unwrap();
     let text = expand_text(&fn_def("carry", b.build(r).unwrap()));
-    assert!(!text.contains("next1"), "one buffer for the weights: {text}");
+    assert!(
+        !text.contains("next1"),
+        "one buffer for the weights: {text}"
+    );
     assert!(text.contains("mem :: swap (cur2 , next2)"), "{text}");
     // The body writes the counter and the sum; nothing writes the weights' slot.
     let body = &text[text.find("mod k1_body").unwrap()..];
