@@ -184,13 +184,21 @@ pub enum Simd {
     Min,
 }
 
+impl Simd {
+    /// `f(a, x)` on vectors.
+    #[inline(always)]
+    fn apply<V: VFloat>(self, a: V, x: V) -> V {
+        match self {
+            Simd::Add => a + x,
+            Simd::Max => a.max_xla(x),
+            Simd::Min => a.min_xla(x),
+        }
+    }
+}
+
 #[inline(always)]
 fn simd_strided<V: VFloat>(op: Simd, acc: &mut [V::Elem], src: &[V::Elem], stride: usize) {
-    let f = |a: V, x: V| match op {
-        Simd::Add => a + x,
-        Simd::Max => a.max_xla(x),
-        Simd::Min => a.min_xla(x),
-    };
+    let f = |a: V, x: V| op.apply(a, x);
     let n = acc.len();
     let mut i = 0;
     while i + V::LANES <= n {
@@ -216,11 +224,7 @@ fn simd_strided<V: VFloat>(op: Simd, acc: &mut [V::Elem], src: &[V::Elem], strid
 #[inline(always)]
 fn simd_fold<V: VFloat>(op: Simd, acc: &mut [V::Elem], srcs: &[&[V::Elem]]) {
     let (n, l) = (acc.len(), V::LANES);
-    let f = |a: V, x: V| match op {
-        Simd::Add => a + x,
-        Simd::Max => a.max_xla(x),
-        Simd::Min => a.min_xla(x),
-    };
+    let f = |a: V, x: V| op.apply(a, x);
     if n < l {
         // Short rows (a pooled row's edges): element by element in lane 0, no masked loads.
         for (k, a) in acc.iter_mut().enumerate() {
