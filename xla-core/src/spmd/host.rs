@@ -146,7 +146,7 @@ impl HostQueues {
                     "Infeed: the infeed queue of device {device} is empty"
                 ))
             })?;
-        check_len("Infeed", buf.len(), v.len())?;
+        super::expect_len("Infeed", "the value", "bytes", v.len(), buf.len())?;
         buf.copy_from_slice(&v);
         Ok(())
     }
@@ -175,7 +175,7 @@ impl HostQueues {
         loop {
             if let Some(v) = st.channels.get_mut(&channel).and_then(VecDeque::pop_front) {
                 drop(st);
-                check_len("Recv", buf.len(), v.len())?;
+                super::expect_len("Recv", "the value", "bytes", v.len(), buf.len())?;
                 buf.copy_from_slice(&v);
                 return Ok(());
             }
@@ -201,17 +201,6 @@ impl HostQueues {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-    }
-}
-
-fn check_len(op: &'static str, want: usize, got: usize) -> Result<(), CollectiveError> {
-    if want == got {
-        Ok(())
-    } else {
-        Err(CollectiveError::Mismatch {
-            op,
-            detail: format!("the value has {got} bytes, the op reads {want}"),
-        })
     }
 }
 

@@ -122,7 +122,13 @@ pub trait Collectives: Sync {
     ) -> Result<(), CollectiveError> {
         let me = position(self.device_id(), group, "all_gather")?;
         let n = send.len();
-        expect_len("all_gather", recv.len(), n * group.len())?;
+        expect_len(
+            "all_gather",
+            "the receive buffer",
+            "bytes",
+            recv.len(),
+            n * group.len(),
+        )?;
         for (i, &d) in group.iter().enumerate() {
             if i != me {
                 self.send(d, send)?;
@@ -193,7 +199,13 @@ pub trait Collectives: Sync {
     ) -> Result<(), CollectiveError> {
         let me = position(self.device_id(), group, "all_to_all")?;
         let n = chunk_len("all_to_all", send.len(), group.len())?;
-        expect_len("all_to_all", recv.len(), send.len())?;
+        expect_len(
+            "all_to_all",
+            "the receive buffer",
+            "bytes",
+            recv.len(),
+            send.len(),
+        )?;
         for (j, &d) in group.iter().enumerate() {
             if j != me {
                 self.send(d, &send[j * n..(j + 1) * n])?;
@@ -225,14 +237,21 @@ pub fn position(me: DeviceId, group: &[DeviceId], op: &str) -> Result<usize, Col
     })
 }
 
-/// `Err(Mismatch)` unless a buffer has the length the exchange needs.
-pub fn expect_len(op: &'static str, got: usize, want: usize) -> Result<(), CollectiveError> {
+/// `Err(Mismatch)` unless a buffer has the length the exchange needs: `got` and `want` in
+/// `unit`s ("bytes", "elements"), `what` names the buffer ("the receive buffer", "the result").
+pub fn expect_len(
+    op: &'static str,
+    what: &str,
+    unit: &str,
+    got: usize,
+    want: usize,
+) -> Result<(), CollectiveError> {
     if got == want {
         Ok(())
     } else {
         Err(CollectiveError::Mismatch {
             op,
-            detail: format!("receive buffer of {got} bytes, the exchange gives {want}"),
+            detail: format!("{what} holds {got} {unit}, the op needs {want}"),
         })
     }
 }

@@ -177,15 +177,9 @@ impl Around {
     }
 }
 
+/// [`expect_len`](super::expect_len) of a buffer's elements.
 fn expect(op: &'static str, what: &str, got: usize, want: usize) -> Result<(), CollectiveError> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(CollectiveError::Mismatch {
-            op,
-            detail: format!("{what} holds {got} elements, the op needs {want}"),
-        })
-    }
+    super::expect_len(op, what, "elements", got, want)
 }
 
 /// `x` cut into `g` equal blocks along `a`'s dimension, block `j` first for `j = 0..g`, as

@@ -184,3 +184,15 @@ fn exchanging_with_oneself_or_outside_the_run_is_an_err() {
     let out = run_threads(1, 1, |c| c.send(5, &[1]));
     assert!(matches!(&out[0], Err(CollectiveError::Transport(m)) if m.contains("device 5")));
 }
+
+#[test]
+fn a_wrong_length_names_the_op_the_buffer_and_both_lengths() {
+    let e = crate::spmd::expect_len("all_gather", "the receive buffer", "bytes", 3, 4).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("all_gather")
+            && msg.contains("the receive buffer holds 3 bytes, the op needs 4"),
+        "{msg}"
+    );
+    assert!(crate::spmd::expect_len("AllReduce", "the result", "elements", 5, 5).is_ok());
+}
