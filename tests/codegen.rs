@@ -179,6 +179,12 @@ xla! {
         let y = CustomCall(x * 2.0, b, call_target_name = "softplus_rows", shape = f32[4, 9], opaque = "v1");
         y + 1.0
     }
+    /// Two CustomCalls nothing reads: the one marked `has_side_effect` still runs.
+    pub fn effect(x: f32[3]) -> f32[3] {
+        let _kept = CustomCall(x, call_target_name = "count_calls", shape = f32[3], has_side_effect = true);
+        let _dropped = CustomCall(x, call_target_name = "count_calls_dropped", shape = f32[3]);
+        x + 1.0
+    }
     pub fn tuple_param(t: (f32[3], s32[3])) -> f32[3] {
         GetTupleElement(t, index = 0) * ConvertElementType(GetTupleElement(t, index = 1), new_element_type = f32)
     }
@@ -625,6 +631,40 @@ fn softplus_rows(
     for (i, o) in out.as_mut_slice().iter_mut().enumerate() {
         *o = (x[i] + b[i % 9]).exp().ln_1p();
     }
+}
+
+/// Calls of `count_calls` / `count_calls_dropped` (the `effect` fn's CustomCall targets).
+static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static DROPPED_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn count_calls(
+    x: xla_aot::TensorView<'_, f32, D1<3>>,
+    mut out: xla_aot::TensorViewMut<'_, f32, D1<3>>,
+) {
+    out.as_mut_slice().copy_from_slice(x.as_slice());
+    CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+// Never referenced while the macro drops the unread, unmarked call (the assert below checks
+// it does not run if that changes).
+#[allow(dead_code)]
+fn count_calls_dropped(
+    x: xla_aot::TensorView<'_, f32, D1<3>>,
+    mut out: xla_aot::TensorViewMut<'_, f32, D1<3>>,
+) {
+    out.as_mut_slice().copy_from_slice(x.as_slice());
+    DROPPED_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+#[test]
+fn a_custom_call_with_a_side_effect_runs_unread() {
+    let x = Tensor::<f32, D1<3>>::from_fn(|i| i[0] as f32);
+    let before = CALLS.load(std::sync::atomic::Ordering::SeqCst);
+    let y = effect(&x);
+    let _ = effect(&x);
+    assert_eq!(y.as_slice(), &[1.0, 2.0, 3.0]);
+    assert_eq!(CALLS.load(std::sync::atomic::Ordering::SeqCst) - before, 2);
+    assert_eq!(DROPPED_CALLS.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
 
 #[test]

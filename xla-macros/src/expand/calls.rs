@@ -221,7 +221,7 @@ pub(crate) fn call_kernel(
         Kind::Conditional { branches, arity } => {
             super::nested::conditional(f, k, ins, in_tys, branches, arity, ws, id)
         }
-        Kind::CustomCall { target } => {
+        Kind::CustomCall { target, .. } => {
             let outs: Vec<_> = k
                 .outputs
                 .iter()

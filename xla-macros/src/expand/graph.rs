@@ -311,13 +311,18 @@ impl Graph {
                 _ => Ok(Tree::Tuple(trees()?)),
             },
             Op::AfterAll => Ok(Tree::Token),
-            Op::CustomCall { target, .. } => {
+            Op::CustomCall {
+                target,
+                has_side_effect,
+                ..
+            } => {
                 let inputs = (0..n_ops)
                     .map(|i| operand(i).map(Tree::leaves))
                     .collect::<Result<Vec<_>, _>>()?
                     .concat();
                 let kind = Kind::CustomCall {
                     target: target.clone(),
+                    has_side_effect: *has_side_effect,
                 };
                 self.multi(kind, inputs, &instr.shape, opname)
             }

@@ -124,6 +124,8 @@ pub(crate) enum Kind {
     /// A call of the user's Rust fn `target` on the inputs' views, writing the outputs' views.
     CustomCall {
         target: String,
+        /// Runs even when nothing reads its results.
+        has_side_effect: bool,
     },
     /// Gather of input 0 at the start vectors of input 1, starts clamped into the operand.
     Gather {
@@ -190,11 +192,14 @@ pub(crate) enum Kind {
 
 impl Kind {
     /// Host I/O, or a While or Conditional whose computations hold host I/O or a collective:
-    /// the node runs even when nothing reads its results. (A CustomCall's `has_side_effect`
-    /// is not carried into `Kind` yet: an unread CustomCall is dropped.)
+    /// the node runs even when nothing reads its results (a CustomCall marked
+    /// `has_side_effect` too; an unmarked one nothing reads is dropped).
     pub fn has_side_effect(&self) -> bool {
         match self {
             Kind::HostIo { .. } => true,
+            Kind::CustomCall {
+                has_side_effect, ..
+            } => *has_side_effect,
             Kind::While { condition, body } => {
                 condition.uses_collectives() || body.uses_collectives()
             }
@@ -210,7 +215,6 @@ impl Kind {
             | Kind::Fft { .. }
             | Kind::Collective(_)
             | Kind::Conv { .. }
-            | Kind::CustomCall { .. }
             | Kind::Gather { .. }
             | Kind::Scatter { .. }
             | Kind::DynamicUpdateSlice
