@@ -198,7 +198,6 @@ impl Simd {
 
 #[inline(always)]
 fn simd_strided<V: VFloat>(op: Simd, acc: &mut [V::Elem], src: &[V::Elem], stride: usize) {
-    let f = |a: V, x: V| op.apply(a, x);
     let n = acc.len();
     let mut i = 0;
     while i + V::LANES <= n {
@@ -207,13 +206,13 @@ fn simd_strided<V: VFloat>(op: Simd, acc: &mut [V::Elem], src: &[V::Elem], strid
         } else {
             V::from_fn(|l| src[(i + l) * stride])
         };
-        f(V::load(&acc[i..]), x).store(&mut acc[i..]);
+        op.apply(V::load(&acc[i..]), x).store(&mut acc[i..]);
         i += V::LANES;
     }
     if i < n {
         let a = V::load_partial(&acc[i..], acc[i]);
         let x = V::from_fn(|l| src[(i + l.min(n - 1 - i)) * stride]);
-        f(a, x).store_partial(&mut acc[i..]);
+        op.apply(a, x).store_partial(&mut acc[i..]);
     }
 }
 
@@ -224,18 +223,17 @@ fn simd_strided<V: VFloat>(op: Simd, acc: &mut [V::Elem], src: &[V::Elem], strid
 #[inline(always)]
 fn simd_fold<V: VFloat>(op: Simd, acc: &mut [V::Elem], srcs: &[&[V::Elem]]) {
     let (n, l) = (acc.len(), V::LANES);
-    let f = |a: V, x: V| op.apply(a, x);
     if n < l {
         // Short rows (a pooled row's edges): element by element in lane 0, no masked loads.
         for (k, a) in acc.iter_mut().enumerate() {
             *a = srcs
                 .iter()
-                .fold(V::splat(*a), |a, s| f(a, V::splat(s[k])))
+                .fold(V::splat(*a), |a, s| op.apply(a, V::splat(s[k])))
                 .lane(0);
         }
         return;
     }
-    let column = |i: usize, a: V| srcs.iter().fold(a, |a, s| f(a, V::load(&s[i..])));
+    let column = |i: usize, a: V| srcs.iter().fold(a, |a, s| op.apply(a, V::load(&s[i..])));
     let last = column(n - l, V::load(&acc[n - l..]));
     let mut i = 0;
     while i + 4 * l <= n {
@@ -244,7 +242,7 @@ fn simd_fold<V: VFloat>(op: Simd, acc: &mut [V::Elem], srcs: &[&[V::Elem]]) {
         for s in srcs {
             let s = &s[i..i + 4 * l];
             for (k, v) in v.iter_mut().enumerate() {
-                *v = f(*v, V::load(&s[k * l..]));
+                *v = op.apply(*v, V::load(&s[k * l..]));
             }
         }
         for (k, v) in v.into_iter().enumerate() {

@@ -216,33 +216,50 @@ fn simd_fold_gives_the_per_source_folds_bits() {
                 .collect();
             let acc32: Vec<f32> = acc64.iter().map(|&v| v as f32).collect();
             for op in [Simd::Add, Simd::Max, Simd::Min] {
-                let (mut want, mut got) = (acc64.clone(), acc64.clone());
-                for s in &srcs64 {
-                    op.strided(&mut want, s, 1);
-                }
-                let refs: Vec<&[f64]> = srcs64.iter().map(|s| &s[..]).collect();
-                op.fold(&mut got, &refs);
-                let nan = (op == Simd::Add).then_some(f64::NAN.to_bits());
-                let bits = |v: &[f64]| {
-                    let b = |x: &f64| nan.filter(|_| x.is_nan()).unwrap_or(x.to_bits());
-                    v.iter().map(b).collect::<Vec<_>>()
-                };
-                assert_eq!(bits(&got), bits(&want), "f64 {op:?} n={n} k={k}");
-                let (mut want, mut got) = (acc32.clone(), acc32.clone());
-                for s in &srcs32 {
-                    op.strided(&mut want, s, 1);
-                }
-                let refs: Vec<&[f32]> = srcs32.iter().map(|s| &s[..]).collect();
-                op.fold(&mut got, &refs);
-                let nan = (op == Simd::Add).then_some(f32::NAN.to_bits());
-                let bits = |v: &[f32]| {
-                    let b = |x: &f32| nan.filter(|_| x.is_nan()).unwrap_or(x.to_bits());
-                    v.iter().map(b).collect::<Vec<_>>()
-                };
-                assert_eq!(bits(&got), bits(&want), "f32 {op:?} n={n} k={k}");
+                let what = format!("{op:?} n={n} k={k}");
+                assert_fold_is_per_source(op, &acc64, &srcs64, f64::to_bits, &what);
+                let bits32 = |x: f32| u64::from(x.to_bits());
+                assert_fold_is_per_source(op, &acc32, &srcs32, bits32, &what);
             }
         }
     }
+}
+
+/// `op.fold(acc, srcs)` against one `op.strided` per source, bit by bit through `bits` (for
+/// add any NaN matches any NaN).
+fn assert_fold_is_per_source<T: Copy + Into<f64>>(
+    op: Simd,
+    acc: &[T],
+    srcs: &[Vec<T>],
+    bits: fn(T) -> u64,
+    what: &str,
+) where
+    Simd: Lanewise<T>,
+{
+    let (mut want, mut got) = (acc.to_vec(), acc.to_vec());
+    for s in srcs {
+        op.strided(&mut want, s, 1);
+    }
+    let refs: Vec<&[T]> = srcs.iter().map(|s| &s[..]).collect();
+    op.fold(&mut got, &refs);
+    let any_nan = op == Simd::Add;
+    let key = |v: &[T]| {
+        v.iter()
+            .map(|&x| {
+                if any_nan && x.into().is_nan() {
+                    u64::MAX
+                } else {
+                    bits(x)
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        key(&got),
+        key(&want),
+        "{} {what}",
+        std::any::type_name::<T>()
+    );
 }
 
 #[test]
