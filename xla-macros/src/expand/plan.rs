@@ -102,69 +102,47 @@ pub(crate) fn plan(f: &Fused) -> Plan {
     }
 }
 
-/// A While body's state leaves updated in place: leaf `s` (parameter 0 at `paths[s]`) lives in
-/// output slot `s` when the body's result `s` is a DynamicUpdateSlice of that leaf by a call
-/// kernel that runs after every other kernel reading the leaf, reads it only as its operand,
-/// and is the only writer of the slot. The loop then keeps one buffer for the leaf and a step
-/// writes only the update (a row per step costs a row, not the array). Returns which leaves.
+/// A While body's state leaves kept in place: leaf `s` (parameter 0 at `paths[s]`) lives in
+/// output slot `s` when the body returns it unchanged (a row-major copy, whose kernel is then
+/// not emitted) or when the body's result `s` is a DynamicUpdateSlice of that leaf by a call
+/// kernel that runs after every other kernel reading the leaf and reads it only as its
+/// operand; either kernel must be the only writer of the slot. The loop then keeps one buffer
+/// for the leaf and a step writes only the update (a row per step costs a row, not the
+/// array), or nothing. Returns which leaves.
 pub(crate) fn state_in_place(f: &Fused, plan: &mut Plan, paths: &[Vec<usize>]) -> Vec<bool> {
     let mut out = vec![false; paths.len()];
     for (slot, &v) in f.outputs.iter().enumerate() {
         let Some(ki) = f.kernels.iter().position(|k| k.outputs.contains(&v)) else {
             continue;
         };
-        let (k, node) = (&f.kernels[ki], &f.graph.nodes[f.kernels[ki].node]);
-        if passes_through(f, plan, ki, slot, paths) {
-            // Returned unchanged (JAX's scan carries its inputs and weights through the
-            // loop): the leaf keeps its one buffer and the step does not copy it.
-            let u = node.inputs[0];
-            plan.storage.insert(u, Storage::Out(slot));
-            plan.params_in_place.insert((0, paths[slot].clone()), slot);
+        if !sole_writer(plan, v, slot) {
+            continue;
+        }
+        // Returned unchanged (JAX's scan carries its inputs and weights through the loop).
+        let unchanged = passes_through(f, ki, slot, paths);
+        if !unchanged && !updates_leaf(f, ki, slot, paths) {
+            continue;
+        }
+        let u = f.graph.nodes[f.kernels[ki].node].inputs[0];
+        plan.storage.insert(u, Storage::Out(slot));
+        plan.params_in_place.insert((0, paths[slot].clone()), slot);
+        if unchanged {
             plan.unchanged.insert(ki);
-            out[slot] = true;
-            continue;
         }
-        if !matches!(node.kind, Kind::DynamicUpdateSlice)
-            || !matches!(k.kind, KernelKind::Call { .. })
-        {
-            continue;
-        }
-        let u = node.inputs[0];
-        let Kind::Param { index: 0, path } = &f.graph.nodes[u.node].kind else {
-            continue;
-        };
-        let param = Src::Param {
-            index: 0,
-            path: path.clone(),
-        };
-        let reads = |e: &Expr| match e {
-            Expr::Leaf { src, .. } => src.parts().contains(&&param),
-            Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } | Expr::Guard { .. } => false,
-        };
-        let only_operand = k
-            .exprs
-            .iter()
-            .filter(|e| reads(e))
-            .all(|e| matches!(e, Expr::Leaf { src, .. } if *src == param));
-        let read_before = f.kernels[ki + 1..]
-            .iter()
-            .all(|later| !later.exprs.iter().any(reads) && !dot_reads(later, &param));
-        let sole_writer = plan
-            .storage
-            .iter()
-            .all(|(&w, &s)| w == v || s != Storage::Out(slot));
-        if paths.get(slot) == Some(path) && only_operand && read_before && sole_writer {
-            plan.storage.insert(u, Storage::Out(slot));
-            plan.params_in_place.insert((0, path.clone()), slot);
-            out[slot] = true;
-        }
+        out[slot] = true;
     }
     out
 }
 
-/// Whether kernel `ki`, the writer of output slot `slot`, is a row-major copy of the state
-/// leaf at `paths[slot]` (parameter 0) and the slot's only writer.
-fn passes_through(f: &Fused, plan: &Plan, ki: usize, slot: usize, paths: &[Vec<usize>]) -> bool {
+/// Whether nothing but value `v` is stored in output slot `slot`.
+fn sole_writer(plan: &Plan, v: Value, slot: usize) -> bool {
+    plan.storage
+        .iter()
+        .all(|(&w, &s)| w == v || s != Storage::Out(slot))
+}
+
+/// Whether kernel `ki` is a row-major copy of the state leaf at `paths[slot]` (parameter 0).
+fn passes_through(f: &Fused, ki: usize, slot: usize, paths: &[Vec<usize>]) -> bool {
     let k = &f.kernels[ki];
     let node = &f.graph.nodes[k.node];
     let (Kind::Copy, [u], [v]) = (&node.kind, node.inputs.as_slice(), k.outputs.as_slice()) else {
@@ -185,11 +163,38 @@ fn passes_through(f: &Fused, plan: &Plan, ki: usize, slot: usize, paths: &[Vec<u
         ) => *coef == row_major_strides(&shape.dims),
         _ => false,
     };
-    let sole_writer = plan
-        .storage
+    is_leaf && identity && shape.layout.is_none()
+}
+
+/// Whether kernel `ki` is a DynamicUpdateSlice call of the state leaf at `paths[slot]`
+/// (parameter 0) that reads it only as its operand, after every other kernel reading it.
+fn updates_leaf(f: &Fused, ki: usize, slot: usize, paths: &[Vec<usize>]) -> bool {
+    let k = &f.kernels[ki];
+    let node = &f.graph.nodes[k.node];
+    if !matches!(node.kind, Kind::DynamicUpdateSlice) || !matches!(k.kind, KernelKind::Call { .. })
+    {
+        return false;
+    }
+    let Kind::Param { index: 0, path } = &f.graph.nodes[node.inputs[0].node].kind else {
+        return false;
+    };
+    let param = Src::Param {
+        index: 0,
+        path: path.clone(),
+    };
+    let reads = |e: &Expr| match e {
+        Expr::Leaf { src, .. } => src.parts().contains(&&param),
+        Expr::Index { .. } | Expr::Scalar(_) | Expr::Op { .. } | Expr::Guard { .. } => false,
+    };
+    let only_operand = k
+        .exprs
         .iter()
-        .all(|(w, s)| w == v || *s != Storage::Out(slot));
-    is_leaf && identity && sole_writer && shape.layout.is_none()
+        .filter(|e| reads(e))
+        .all(|e| matches!(e, Expr::Leaf { src, .. } if *src == param));
+    let read_before = f.kernels[ki + 1..]
+        .iter()
+        .all(|later| !later.exprs.iter().any(reads) && !dot_reads(later, &param));
+    paths.get(slot) == Some(path) && only_operand && read_before
 }
 
 /// Whether GEMM kernel `k` reads `src`.
