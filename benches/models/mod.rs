@@ -39,7 +39,7 @@ const HD: usize = 64;
 /// MLP width.
 const F: usize = 1024;
 
-/// `rows x cols` weights scaled by 1/sqrt(rows), so activations stay O(1).
+/// `rows x cols` weights scaled by 1/sqrt(rows) (the fan-in), so activations stay O(1).
 fn weights(seed: u64, rows: usize, cols: usize) -> Vec<f32> {
     let s = 1.0 / (rows as f32).sqrt();
     data(seed, rows * cols).into_iter().map(|v| v * s).collect()
@@ -74,23 +74,18 @@ pub fn rows(oracle: &mut Oracle, rows: &mut Vec<Row>) {
         ));
     }
     {
-        // Weights scaled by 1/sqrt(fan-in) so activations stay O(1) through the block.
-        let w = |seed, rows: usize, cols: usize| -> Vec<f32> {
-            let s = 1.0 / (rows as f32).sqrt();
-            data(seed, rows * cols).into_iter().map(|v| v * s).collect()
-        };
         let x: Tensor<f32, D2<S, E>> = Tensor::from_vec(data(50, S * E)).unwrap();
         let g1: Tensor<f32, D1<E>> = Tensor::from_vec(data(51, E)).unwrap();
         let b1: Tensor<f32, D1<E>> = Tensor::from_vec(data(52, E)).unwrap();
-        let wqkv: Tensor<f32, D2<E, { 3 * E }>> = Tensor::from_vec(w(53, E, 3 * E)).unwrap();
+        let wqkv: Tensor<f32, D2<E, { 3 * E }>> = Tensor::from_vec(weights(53, E, 3 * E)).unwrap();
         let bqkv: Tensor<f32, D1<{ 3 * E }>> = Tensor::from_vec(data(54, 3 * E)).unwrap();
-        let wo: Tensor<f32, D2<E, E>> = Tensor::from_vec(w(55, E, E)).unwrap();
+        let wo: Tensor<f32, D2<E, E>> = Tensor::from_vec(weights(55, E, E)).unwrap();
         let bo: Tensor<f32, D1<E>> = Tensor::from_vec(data(56, E)).unwrap();
         let g2: Tensor<f32, D1<E>> = Tensor::from_vec(data(57, E)).unwrap();
         let b2: Tensor<f32, D1<E>> = Tensor::from_vec(data(58, E)).unwrap();
-        let w1: Tensor<f32, D2<E, F>> = Tensor::from_vec(w(59, E, F)).unwrap();
+        let w1: Tensor<f32, D2<E, F>> = Tensor::from_vec(weights(59, E, F)).unwrap();
         let c1: Tensor<f32, D1<F>> = Tensor::from_vec(data(60, F)).unwrap();
-        let w2: Tensor<f32, D2<F, E>> = Tensor::from_vec(w(61, F, E)).unwrap();
+        let w2: Tensor<f32, D2<F, E>> = Tensor::from_vec(weights(61, F, E)).unwrap();
         let c2: Tensor<f32, D1<E>> = Tensor::from_vec(data(62, E)).unwrap();
         let mut out = Tensor::<f32, D2<S, E>>::zeros();
         let mut scratch = transformer_block::Scratch::new();
