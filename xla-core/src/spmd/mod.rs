@@ -122,13 +122,7 @@ pub trait Collectives: Sync {
     ) -> Result<(), CollectiveError> {
         let me = position(self.device_id(), group, "all_gather")?;
         let n = send.len();
-        expect_len(
-            "all_gather",
-            "the receive buffer",
-            "bytes",
-            recv.len(),
-            n * group.len(),
-        )?;
+        expect_recv_len("all_gather", recv.len(), n * group.len())?;
         for (i, &d) in group.iter().enumerate() {
             if i != me {
                 self.send(d, send)?;
@@ -199,13 +193,7 @@ pub trait Collectives: Sync {
     ) -> Result<(), CollectiveError> {
         let me = position(self.device_id(), group, "all_to_all")?;
         let n = chunk_len("all_to_all", send.len(), group.len())?;
-        expect_len(
-            "all_to_all",
-            "the receive buffer",
-            "bytes",
-            recv.len(),
-            send.len(),
-        )?;
+        expect_recv_len("all_to_all", recv.len(), send.len())?;
         for (j, &d) in group.iter().enumerate() {
             if j != me {
                 self.send(d, &send[j * n..(j + 1) * n])?;
@@ -254,6 +242,11 @@ pub fn expect_len(
             detail: format!("{what} holds {got} {unit}, the op needs {want}"),
         })
     }
+}
+
+/// [`expect_len`] of a transport's receive buffer, in bytes.
+pub fn expect_recv_len(op: &'static str, got: usize, want: usize) -> Result<(), CollectiveError> {
+    expect_len(op, "the receive buffer", "bytes", got, want)
 }
 
 /// The length of each of `g` equal chunks of `len` bytes (an all-to-all's send buffer);

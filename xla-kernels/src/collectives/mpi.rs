@@ -51,7 +51,9 @@ use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Group, Source};
 use mpi::Threading;
-use xla_core::spmd::{chunk_len, expect_len, position, CollectiveError, Collectives, DeviceId};
+use xla_core::spmd::{
+    chunk_len, expect_recv_len, position, CollectiveError, Collectives, DeviceId,
+};
 
 /// The time-out of [`MpiCollectives::init`]: how long a `recv` waits for a peer.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -392,13 +394,7 @@ impl MpiCollectives {
     ) -> Result<(), CollectiveError> {
         let me = position(self.device, group, op)?;
         let n = chunk(me).len();
-        expect_len(
-            op,
-            "the receive buffer",
-            "bytes",
-            recv.len(),
-            n * group.len(),
-        )?;
+        expect_recv_len(op, recv.len(), n * group.len())?;
         for (j, &d) in group.iter().enumerate().filter(|&(j, _)| j != me) {
             self.send_tagged(d, DATA_TAG, chunk(j))?;
         }
@@ -449,13 +445,7 @@ impl Collectives for MpiCollectives {
         if group.len() == 1 || recv.len() > MAX_MESSAGE {
             return self.exchange("all_gather", group, |_| send, recv);
         }
-        expect_len(
-            "all_gather",
-            "the receive buffer",
-            "bytes",
-            recv.len(),
-            send.len() * group.len(),
-        )?;
+        expect_recv_len("all_gather", recv.len(), send.len() * group.len())?;
         self.agree("all_gather", group, send.len())?;
         self.on_group(group, |comm| comm.all_gather_into(send, recv))
     }
@@ -472,13 +462,7 @@ impl Collectives for MpiCollectives {
         if g == 1 || send.len() > MAX_MESSAGE {
             return self.exchange("all_to_all", group, |j| &send[j * n..(j + 1) * n], recv);
         }
-        expect_len(
-            "all_to_all",
-            "the receive buffer",
-            "bytes",
-            recv.len(),
-            send.len(),
-        )?;
+        expect_recv_len("all_to_all", recv.len(), send.len())?;
         self.agree("all_to_all", group, send.len())?;
         self.on_group(group, |comm| comm.all_to_all_into(send, recv))
     }
