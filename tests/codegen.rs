@@ -168,6 +168,27 @@ xla! {
         );
         c
     }
+    /// A scan: the weights ride through the loop unchanged (read from the input, never copied
+    /// per step), the outputs are written one row per step in place, the sum is swapped.
+    pub fn scan_all(w: f32[16, 24], acc: f32[24]) -> (f32[16, 24], f32[24], f32[16, 24]) {
+        let s = While(|s| Lt(s.0, 16i32), |s| {
+            let row = Reshape(DynamicSlice(s.1, s.0, 0i32, slice_sizes = [1, 24]), new_sizes = [24]);
+            let acc = Tanh(s.2 + row);
+            Tuple(Add(s.0, 1i32), s.1, acc,
+                DynamicUpdateSlice(s.3, Reshape(acc, new_sizes = [1, 24]), s.0, 0i32))
+        }, Tuple(0i32, w, acc, Broadcast(0.0f32, broadcast_sizes = [16, 24])));
+        Tuple(s.1, s.2, s.3)
+    }
+    /// The same scan returning only the rows: the carried weights are never copied out.
+    pub fn scan_rows(w: f32[16, 24], acc: f32[24]) -> f32[16, 24] {
+        let s = While(|s| Lt(s.0, 16i32), |s| {
+            let row = Reshape(DynamicSlice(s.1, s.0, 0i32, slice_sizes = [1, 24]), new_sizes = [24]);
+            let acc = Tanh(s.2 + row);
+            Tuple(Add(s.0, 1i32), s.1, acc,
+                DynamicUpdateSlice(s.3, Reshape(acc, new_sizes = [1, 24]), s.0, 0i32))
+        }, Tuple(0i32, w, acc, Broadcast(0.0f32, broadcast_sizes = [16, 24])));
+        s.3
+    }
     /// A composite: its decomposition runs; the name, attributes and version travel to StableHLO.
     fn softsign(x: f32[4, 9]) -> f32[4, 9] { x / (Abs(x) + 1.0) }
     pub fn composite(x: f32[4, 9]) -> f32[4, 9] {
@@ -619,6 +640,23 @@ fn tokens_through_loops_and_branches() {
     )
     .unwrap();
     assert_eq!(want, Literal::Tuple(vec![y.to_literal(), Literal::Token]));
+}
+
+#[test]
+fn a_scan_reads_its_carried_weights_in_place() {
+    let w = Tensor::<f32, D2<16, 24>>::from_vec(values(16 * 24, 31)).unwrap();
+    let acc = Tensor::<f32, D1<24>>::from_vec(values(24, 32)).unwrap();
+    let (w_out, last, rows) = scan_all(&w, &acc);
+    // The weights come back as they went in, bit for bit.
+    assert_eq!(w_out.as_slice(), w.as_slice());
+    let want = evaluate(&scan_all::computation(), &[w.to_literal(), acc.to_literal()]).unwrap();
+    let Literal::Tuple(parts) = want else {
+        panic!("a tuple result")
+    };
+    assert_eq!(f32s(&parts[0]), w.as_slice());
+    assert_close(last.as_slice(), &f32s(&parts[1]), 1e-6, "scan_all: last sum");
+    assert_close(rows.as_slice(), &f32s(&parts[2]), 1e-6, "scan_all: rows");
+    assert_eq!(scan_rows(&w, &acc).as_slice(), rows.as_slice());
 }
 
 /// The CustomCall target: `out[i][j] = ln(1 + exp(x[i][j] + b[j]))`.

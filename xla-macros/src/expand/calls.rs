@@ -216,7 +216,7 @@ pub(crate) fn call_kernel(
         )),
         Kind::Rng { distribution, seed } => Ok(rng::rng(*distribution, *seed, ins, &ws[0])),
         Kind::While { condition, body } => {
-            super::nested::while_loop(f, k, ins, condition, body, ws, id)
+            super::nested::while_loop(f, plan, k, ins, condition, body, ws, id)
         }
         Kind::Conditional { branches, arity } => {
             super::nested::conditional(f, k, ins, in_tys, branches, arity, ws, id)

@@ -11,6 +11,7 @@ use xla_core::{Computation, ElementType, Shape};
 use super::calls::{CallCode, ScratchField};
 use super::codegen_rt::{lit_usize, module_imports, param_ident, rust_type};
 use super::fuse::{Fused, Kernel};
+use super::plan::{Plan, StateLeaf};
 use super::program::program;
 
 /// A nested program's module, and the Rust types of its parameter and result leaves.
@@ -19,9 +20,10 @@ struct Nested {
     item: TokenStream,
     params: Vec<ElementType>,
     results: Vec<(ElementType, i64)>,
-    /// Per result leaf: updated in place (its parameter leaf is the output; `run` takes no
-    /// parameter for it).
-    in_place: Vec<bool>,
+    /// Per result leaf of a While body: how the state leaf is kept. `Updated` and `Unchanged`
+    /// leaves are in place (the output is the parameter leaf; `run` takes no parameter for
+    /// it), and an `Unchanged` output is only read (`&[T]`).
+    state: Vec<StateLeaf>,
     /// The program has collectives: `run` takes the device's `ctx` first and returns the
     /// transport's Result.
     spmd: bool,
@@ -71,11 +73,12 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
     if let Some(s) = c.params.first() {
         leaf_paths(s, &mut Vec::new(), &mut state_paths);
     }
-    let in_place = if state && c.params.len() == 1 {
+    let kept = if state && c.params.len() == 1 {
         super::plan::state_in_place(&fused, &mut plan, &state_paths)
     } else {
         Vec::new()
     };
+    let leaf = |i: usize| kept.get(i).copied().unwrap_or(StateLeaf::Swapped);
     let prog = program(&fused, &plan)?;
     let spmd = prog.spmd;
     // Every parameter leaf, read or not, is a parameter of `run`.
@@ -104,7 +107,11 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
         .map(|(i, (ty, _))| {
             let o = format_ident!("out{}", i);
             let t = rust_type(*ty);
-            quote!(#o: &mut [#t])
+            if leaf(i) == StateLeaf::Unchanged {
+                quote!(#o: &[#t])
+            } else {
+                quote!(#o: &mut [#t])
+            }
         })
         .collect();
     let items = &prog.items;
@@ -154,9 +161,7 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
         module: name,
         item,
         params: param_tys,
-        in_place: (0..results.len())
-            .map(|i| in_place.get(i).copied().unwrap_or(false))
-            .collect(),
+        state: (0..results.len()).map(leaf).collect(),
         results,
         spmd,
     })
@@ -172,11 +177,15 @@ fn scratch_of(n: &Nested, field: &str) -> ScratchField {
     }
 }
 
-/// `While`: the state lives in two scratch buffers per leaf, initialised from the inputs; each
-/// step runs the condition into a one-element flag, then the body from one buffer into the
-/// other, and swaps them; the final state is copied into the node's outputs.
+/// `While`: a state leaf the body replaces lives in two scratch buffers, initialised from the
+/// input; each step runs the condition into a one-element flag, then the body from one buffer
+/// into the other, and swaps them. A leaf the body updates in place lives in the node's output
+/// (one copy in, none out); a leaf it returns unchanged is read from the input itself (a
+/// scan's inputs and weights are not copied at all, and copied out only when read later).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn while_loop(
     f: &Fused,
+    plan: &Plan,
     k: &Kernel,
     ins: &[Ident],
     condition: &Computation,
@@ -190,57 +199,78 @@ pub(crate) fn while_loop(
         return Err("While: the condition must return one pred".into());
     }
     let n = ws.len();
-    let kept = step.in_place.iter().filter(|&&p| !p).count();
-    if step.results.len() != n || cond.params.len() != n || step.params.len() != kept {
+    let swapped = |i: &usize| step.state[*i] == StateLeaf::Swapped;
+    let kept = (0..n).filter(swapped).count();
+    if step.results.len() != n
+        || cond.params.len() != n
+        || step.params.len() != kept
+        || ins.len() != n
+        || k.outputs.len() != n
+    {
         return Err("internal: While state leaves differ between condition, body and init".into());
     }
-    let _ = f.graph.shape(k.outputs[0]);
     let mut scratch = vec![scratch_of(&cond, "condition"), scratch_of(&step, "body")];
-    // The state in two buffers per leaf, swapped after each step (the body reads one and
-    // writes the other): O(1) per iteration whatever the state's size; the node's outputs get
-    // the final state once. A leaf the body updates in place has one buffer, which the body
-    // both reads and writes (no swap).
     let curs: Vec<Ident> = (0..n).map(|i| format_ident!("cur{}", i)).collect();
     let nexts: Vec<Ident> = (0..n).map(|i| format_ident!("next{}", i)).collect();
+    let (mut init, mut reads, mut body_reads, mut writes, mut swaps, mut fin) = (
+        TokenStream::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        TokenStream::new(),
+        TokenStream::new(),
+    );
     for (i, (ty, len)) in step.results.iter().enumerate() {
-        let t = rust_type(*ty);
-        let len = lit_usize(*len);
-        let names = if step.in_place[i] {
-            vec![&curs[i]]
-        } else {
-            vec![&curs[i], &nexts[i]]
-        };
-        for name in names {
-            scratch.push(ScratchField {
-                name: name.clone(),
-                ty: quote!(::std::vec::Vec<#t>),
-                init: quote!(::std::vec![<#t as ::core::default::Default>::default(); #len]),
-                shared: false,
-            });
+        let (x, w, cur, next) = (&ins[i], &ws[i], &curs[i], &nexts[i]);
+        let live = plan.live(f, k.outputs[i]);
+        match step.state[i] {
+            // Two buffers swapped after each step: O(1) per iteration whatever the leaf's
+            // size; the output gets the final state once.
+            StateLeaf::Swapped => {
+                let t = rust_type(*ty);
+                let len = lit_usize(*len);
+                for name in [cur, next] {
+                    scratch.push(ScratchField {
+                        name: name.clone(),
+                        ty: quote!(::std::vec::Vec<#t>),
+                        init: quote!(::std::vec![<#t as ::core::default::Default>::default(); #len]),
+                        shared: false,
+                    });
+                }
+                init.extend(quote!(#cur.copy_from_slice(&#x[..]);));
+                reads.push(quote!(&#cur[..]));
+                body_reads.push(quote!(&#cur[..]));
+                writes.push(quote!(&mut #next[..]));
+                swaps.extend(quote!(::core::mem::swap(#cur, #next);));
+                if live {
+                    fin.extend(quote!(#w.copy_from_slice(&#cur[..]);));
+                }
+            }
+            // The body reads and writes the output itself.
+            StateLeaf::Updated => {
+                init.extend(quote!(#w.copy_from_slice(&#x[..]);));
+                reads.push(quote!(&#w[..]));
+                writes.push(quote!(&mut #w[..]));
+            }
+            // Only read: the input is the state.
+            StateLeaf::Unchanged => {
+                reads.push(quote!(&#x[..]));
+                writes.push(quote!(&#x[..]));
+                if live {
+                    fin.extend(quote!(#w.copy_from_slice(&#x[..]);));
+                }
+            }
         }
     }
-    let kept = |i: &usize| !step.in_place[*i];
-    let reads: Vec<&Ident> = (0..n).filter(kept).map(|i| &curs[i]).collect();
-    let writes: Vec<&Ident> = (0..n)
-        .map(|i| {
-            if step.in_place[i] {
-                &curs[i]
-            } else {
-                &nexts[i]
-            }
-        })
-        .collect();
-    let (swap_c, swap_n): (Vec<&Ident>, Vec<&Ident>) =
-        (0..n).filter(kept).map(|i| (&curs[i], &nexts[i])).unzip();
-    let run_cond = cond.call(quote!(#(&#curs[..],)* &mut flag, condition));
-    let run_body = step.call(quote!(#(&#reads[..],)* #(&mut #writes[..],)* body));
+    let run_cond = cond.call(quote!(#(#reads,)* &mut flag, condition));
+    let run_body = step.call(quote!(#(#body_reads,)* #(#writes,)* body));
     let ok = if cond.spmd || step.spmd {
         quote!(::core::result::Result::Ok(()))
     } else {
         quote!()
     };
     let body_code = quote! {
-        #(#curs.copy_from_slice(#ins);)*
+        #init
         loop {
             let mut flag = [false];
             #run_cond;
@@ -248,9 +278,9 @@ pub(crate) fn while_loop(
                 break;
             }
             #run_body;
-            #(::core::mem::swap(#swap_c, #swap_n);)*
+            #swaps
         }
-        #(#ws.copy_from_slice(&#curs[..]);)*
+        #fin
         #ok
     };
     let (ci, bi) = (cond.item, step.item);

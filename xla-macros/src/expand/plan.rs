@@ -38,6 +38,27 @@ pub(crate) struct Plan {
     /// Kernels not emitted: a While body's copy of a state leaf it returns unchanged onto the
     /// output slot the leaf already lives in (see [`state_in_place`]).
     pub unchanged: BTreeSet<usize>,
+    /// Values some kernel reads (a value neither read nor an output of the fn is dead once
+    /// written: a While's final copy of it can be skipped).
+    pub read: BTreeSet<Value>,
+}
+
+impl Plan {
+    /// Whether `v` is read by a kernel or returned by the fn.
+    pub(crate) fn live(&self, f: &Fused, v: Value) -> bool {
+        self.read.contains(&v) || f.output_slot(v).is_some()
+    }
+}
+
+/// How a While body keeps a state leaf (see [`state_in_place`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StateLeaf {
+    /// Read from one buffer, written to another (the loop swaps them).
+    Swapped,
+    /// Updated in place in its one buffer (a DynamicUpdateSlice of the leaf).
+    Updated,
+    /// Returned unchanged: the body only reads it, and the loop can hand it the input.
+    Unchanged,
 }
 
 /// Assign storage to every kernel output.
@@ -99,6 +120,7 @@ pub(crate) fn plan(f: &Fused) -> Plan {
         buffers,
         params_in_place: BTreeMap::new(),
         unchanged: BTreeSet::new(),
+        read: last_use.into_keys().collect(),
     }
 }
 
@@ -108,9 +130,9 @@ pub(crate) fn plan(f: &Fused) -> Plan {
 /// kernel that runs after every other kernel reading the leaf and reads it only as its
 /// operand; either kernel must be the only writer of the slot. The loop then keeps one buffer
 /// for the leaf and a step writes only the update (a row per step costs a row, not the
-/// array), or nothing. Returns which leaves.
-pub(crate) fn state_in_place(f: &Fused, plan: &mut Plan, paths: &[Vec<usize>]) -> Vec<bool> {
-    let mut out = vec![false; paths.len()];
+/// array), or nothing. Returns how each leaf is kept.
+pub(crate) fn state_in_place(f: &Fused, plan: &mut Plan, paths: &[Vec<usize>]) -> Vec<StateLeaf> {
+    let mut out = vec![StateLeaf::Swapped; paths.len()];
     for (slot, &v) in f.outputs.iter().enumerate() {
         let Some(ki) = f.kernels.iter().position(|k| k.outputs.contains(&v)) else {
             continue;
@@ -126,10 +148,12 @@ pub(crate) fn state_in_place(f: &Fused, plan: &mut Plan, paths: &[Vec<usize>]) -
         let u = f.graph.nodes[f.kernels[ki].node].inputs[0];
         plan.storage.insert(u, Storage::Out(slot));
         plan.params_in_place.insert((0, paths[slot].clone()), slot);
-        if unchanged {
+        out[slot] = if unchanged {
             plan.unchanged.insert(ki);
-        }
-        out[slot] = true;
+            StateLeaf::Unchanged
+        } else {
+            StateLeaf::Updated
+        };
     }
     out
 }

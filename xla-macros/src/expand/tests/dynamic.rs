@@ -197,21 +197,35 @@ fn a_loop_carrying_a_leaf_unchanged_does_not_copy_it() {
         .compare(xla_core::ComparisonDirection::Lt, false, i, n, None)
         .unwrap();
     let cond = Arc::new(b.build(r).unwrap());
-    let mut b = Builder::new("carry");
-    let w = b.parameter(0, Shape::array(F32, &[512, 256]), "w").unwrap();
-    let h = b.parameter(1, Shape::array(F32, &[256]), "h").unwrap();
-    let zero = b.constant(Literal::scalar(0i32));
-    let init = b.tuple(&[zero, w, h]).unwrap();
-    let out = b.while_loop(&cond, &body, init).unwrap();
-    let r = b.get_tuple_element(out, 2).unwrap();
-    let text = expand_text(&fn_def("carry", b.build(r).unwrap()));
+    // The loop, returning only the sum or (`all`) its whole state.
+    let carry = |all: bool| {
+        let mut b = Builder::new("carry");
+        let w = b.parameter(0, Shape::array(F32, &[512, 256]), "w").unwrap();
+        let h = b.parameter(1, Shape::array(F32, &[256]), "h").unwrap();
+        let zero = b.constant(Literal::scalar(0i32));
+        let init = b.tuple(&[zero, w, h]).unwrap();
+        let out = b.while_loop(&cond, &body, init).unwrap();
+        let r = if all {
+            out
+        } else {
+            b.get_tuple_element(out, 2).unwrap()
+        };
+        expand_text(&fn_def("carry", b.build(r).unwrap()))
+    };
+    let text = carry(false);
     assert!(
-        !text.contains("next1"),
-        "one buffer for the weights: {text}"
+        !text.contains("cur1") && !text.contains("next1"),
+        "no buffer for the weights, the loop reads its input: {text}"
     );
+    // Nothing reads the loop's final weights: they are not copied out either.
+    assert!(!text.contains("w1 . copy_from_slice"), "{text}");
     assert!(text.contains("mem :: swap (cur2 , next2)"), "{text}");
     // The body writes the counter and the sum; nothing writes the weights' slot.
     let body = &text[text.find("mod k1_body").unwrap()..];
     assert!(!body.contains("mut * out1"), "{body}");
     assert!(body.contains("mut * out2"), "{body}");
+    // Returned, the final weights are copied out once, from the input.
+    let all = carry(true);
+    assert!(all.contains("w1 . copy_from_slice"), "{all}");
+    assert!(!all.contains("cur1"), "{all}");
 }
