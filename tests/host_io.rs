@@ -202,3 +202,66 @@ fn without_host_queues_host_io_is_an_error() {
     let e = unread(&Bare, Token, &x).unwrap_err();
     assert!(e.to_string().contains("no host queues"), "{e}");
 }
+
+xla_aot::xla! {
+    /// An Infeed whose data is stored column-major in the program.
+    pub fn col_major_in(t: token) -> (f32[2, 3], token) {
+        let i = Infeed(t, shape = f32[2, 3]{0, 1});
+        Tuple(GetTupleElement(i, index = 0) * 2.0, GetTupleElement(i, index = 1))
+    }
+    /// An Outfeed of a column-major operand.
+    pub fn col_major_out(t: token, x: f32[2, 3]{0, 1}) -> token {
+        Outfeed(x, t)
+    }
+}
+
+/// The host queues carry values as a row-major literal holds them (XLA's transfers take and
+/// give literals, whose values are logical): a layout in the program changes where the
+/// program keeps them, not what the host pushes or pops.
+#[test]
+fn queues_carry_row_major_values_whatever_the_programs_layout() {
+    let fed = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    for generated in [true, false] {
+        let host = HostQueues::new();
+        host.push_infeed(0, &fed);
+        let comp = col_major_in::computation();
+        let out = ThreadRunner::new(1, 1).run_host(&host, |ctx| {
+            if generated {
+                Ok(col_major_in(ctx, Token)?.0.to_literal())
+            } else {
+                let r = evaluate_on(&comp, &[Literal::Token], ctx).map_err(err)?;
+                let Literal::Tuple(r) = r else {
+                    panic!("a tuple")
+                };
+                Ok(r[0].clone())
+            }
+        });
+        let y = out.into_iter().next().unwrap().unwrap();
+        // Row i, column j of the infeed value is fed[3 i + j].
+        assert_eq!(
+            y.as_slice::<f32>(),
+            Some(&[2.0, 4.0, 6.0, 8.0, 10.0, 12.0][..]),
+            "generated: {generated}"
+        );
+    }
+    // x's storage is column-major: [1, 2, 3, 4, 5, 6] holds [[1, 3, 5], [2, 4, 6]].
+    let x = Tensor::<f32, xla_aot::D2<2, 3>, xla_aot::Mtm2<0, 1>>::from_vec(fed.to_vec()).unwrap();
+    for generated in [true, false] {
+        let host = HostQueues::new();
+        let comp = col_major_out::computation();
+        let out = ThreadRunner::new(1, 1).run_host(&host, |ctx| {
+            if generated {
+                col_major_out(ctx, Token, &x)?;
+            } else {
+                evaluate_on(&comp, &[Literal::Token, x.to_literal()], ctx).map_err(err)?;
+            }
+            Ok(())
+        });
+        out.into_iter().next().unwrap().unwrap();
+        assert_eq!(
+            host.pop_outfeed::<f32>(0),
+            Some(vec![1.0, 3.0, 5.0, 2.0, 4.0, 6.0]),
+            "generated: {generated}"
+        );
+    }
+}
