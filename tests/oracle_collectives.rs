@@ -185,10 +185,22 @@ fn every_collective_matches_xla_on_1_to_4_replicas() {
                 &[6],
                 n,
             );
-            let g = Collective::new(CollectiveKind::AllGather { dimension: 1 }, groups.clone());
+            let g = Collective::new(
+                CollectiveKind::AllGather {
+                    dimension: 1,
+                    shard_count: None,
+                },
+                groups.clone(),
+            );
             check(&mut oracle, "AllGather groups", g, f32_, &[2, 3], n);
         }
-        let g = Collective::new(CollectiveKind::AllGather { dimension: 0 }, all(n));
+        let g = Collective::new(
+            CollectiveKind::AllGather {
+                dimension: 0,
+                shard_count: None,
+            },
+            all(n),
+        );
         check(&mut oracle, "AllGather", g, f32_, &[2, 3], n);
         let kind = CollectiveKind::AllToAll {
             split_dimension: 0,
@@ -206,6 +218,7 @@ fn every_collective_matches_xla_on_1_to_4_replicas() {
         let kind = CollectiveKind::ReduceScatter {
             dimension: 0,
             computation: reducer(BinaryOp::Add, f32_),
+            shard_count: None,
         };
         check(
             &mut oracle,
@@ -237,7 +250,13 @@ fn every_collective_matches_xla_on_1_to_4_replicas() {
         let ours = program(b, f32_, &[3]);
         let mut x = Builder::new("main");
         let p = x.parameter(0, Shape::array(f32_, &[3]), "x").unwrap();
-        let g = Collective::new(CollectiveKind::AllGather { dimension: 0 }, vec![group]);
+        let g = Collective::new(
+            CollectiveKind::AllGather {
+                dimension: 0,
+                shard_count: None,
+            },
+            vec![group],
+        );
         let g = x.collective(g, &[p]).unwrap();
         let first = x.slice(g, &[0], &[3], None).unwrap();
         let theirs = x.build(first).unwrap();
@@ -297,7 +316,10 @@ fn group_modes_match_xla_on_2_replicas_x_2_partitions() {
         (
             "AllGather flattened_ids",
             with(
-                CollectiveKind::AllGather { dimension: 0 },
+                CollectiveKind::AllGather {
+                    dimension: 0,
+                    shard_count: None,
+                },
                 vec![vec![3, 0, 1, 2]],
                 Some(1),
                 true,

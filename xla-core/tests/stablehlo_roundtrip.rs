@@ -769,7 +769,10 @@ fn collectives() {
             false,
         ),
         with(
-            K::AllGather { dimension: 1 },
+            K::AllGather {
+                dimension: 1,
+                shard_count: None,
+            },
             vec![vec![0, 3], vec![1, 2]],
             Some(1),
             true,
@@ -788,6 +791,7 @@ fn collectives() {
             K::ReduceScatter {
                 dimension: 0,
                 computation: add(),
+                shard_count: None,
             },
             vec![vec![0, 1]],
             None,

@@ -118,6 +118,27 @@ pub fn group_of(
     .find(|g| g.contains(&me)))
 }
 
+/// `Err` unless `group` has `want` devices: the group size op `op`'s result shapes were
+/// inferred for, `what` naming where it came from (`shard_count`, `split_count`, the group
+/// size). A run whose groups differ (a `shard_count` that is not the replica group's size
+/// times `num_partitions`, a `split_count` for groups of every device) stops here, not in a
+/// buffer of the wrong length.
+pub fn expect_group_size(
+    op: &str,
+    what: &str,
+    group: &[DeviceId],
+    want: i64,
+) -> Result<(), CollectiveError> {
+    if group.len() as i64 == want {
+        return Ok(());
+    }
+    Err(CollectiveError::Transport(format!(
+        "{op}: this device's group {group:?} has {} devices, but the op's result shape was \
+         inferred for {what} = {want}",
+        group.len()
+    )))
+}
+
 /// CollectivePermute's exchanges for this device: the device it receives from (if a pair
 /// targets it) and the devices it sends to. Pairs name replica ids (cross-replica: within this
 /// device's partition) or partition ids (cross-partition: within its replica).
@@ -177,7 +198,13 @@ mod tests {
         Collective {
             channel_id: channel,
             use_global_device_ids: global,
-            ..Collective::new(CollectiveKind::AllGather { dimension: 0 }, groups)
+            ..Collective::new(
+                CollectiveKind::AllGather {
+                    dimension: 0,
+                    shard_count: None,
+                },
+                groups,
+            )
         }
     }
 
