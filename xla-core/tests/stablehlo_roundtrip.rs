@@ -750,6 +750,20 @@ fn custom_call() {
     );
 }
 
+/// The first collective of `comp`.
+fn collective_of(comp: &Computation) -> xla_core::Collective {
+    comp.instrs
+        .iter()
+        .find_map(|i| {
+            if let xla_core::Op::Collective(c) = &i.op {
+                Some(c.clone())
+            } else {
+                None
+            }
+        })
+        .expect("a collective")
+}
+
 #[test]
 fn collectives() {
     use xla_core::{Collective, CollectiveKind as K};
@@ -806,6 +820,35 @@ fn collectives() {
             false,
         ),
         with(K::CollectiveBroadcast, vec![vec![1, 0]], None, false),
+        // shard_counts only the types carry (StableHLO has no such attribute).
+        with(
+            K::AllGather {
+                dimension: 1,
+                shard_count: Some(4),
+            },
+            vec![vec![0, 1]],
+            Some(1),
+            false,
+        ),
+        with(
+            K::ReduceScatter {
+                dimension: 0,
+                computation: add(),
+                shard_count: Some(2),
+            },
+            vec![vec![1, 0]],
+            Some(3),
+            false,
+        ),
+        with(
+            K::AllGather {
+                dimension: 0,
+                shard_count: Some(3),
+            },
+            vec![],
+            None,
+            false,
+        ),
     ];
     for c in cases {
         let name = c.kind.name();
@@ -821,6 +864,36 @@ fn collectives() {
             text,
             "{name}: a different IR"
         );
+        assert_eq!(
+            collective_of(&main.computation).shard_count(),
+            c.shard_count(),
+            "{name}: shard_count\n{text}"
+        );
+    }
+    // Several operands: several results, re-imported as the same tuple.
+    let variadic = [
+        K::AllGather {
+            dimension: 0,
+            shard_count: None,
+        },
+        K::AllToAll {
+            split_dimension: 0,
+            concat_dimension: 1,
+            split_count: 2,
+        },
+    ];
+    for kind in variadic {
+        let name = kind.name();
+        let c = with(kind, vec![vec![0, 1]], None, false);
+        let comp = one_op(name, &[(F32, &[4, 2]), (S32, &[2, 3])], |b, p| {
+            b.collective(c, p)
+        })
+        .unwrap();
+        let text = to_stablehlo(&comp);
+        assert!(text.contains(":2 = \"stablehlo."), "{text}");
+        let m = parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        let main = m.function("main").expect("@main");
+        assert_eq!(to_stablehlo(&main.computation), text, "{name}");
     }
     let ids = one_op("ids", &[], |b, _| {
         let r = b.replica_id()?;
