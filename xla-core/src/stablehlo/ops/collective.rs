@@ -1,6 +1,7 @@
 //! Collectives as StableHLO: `stablehlo.replica_id`/`partition_id`, and the generic forms of
 //! `all_reduce` and `reduce_scatter` (the reducer as their region), `all_gather`,
-//! `all_to_all` (several operands: several results), `collective_permute` and
+//! `all_to_all` (several operands: several results; all_to_all as one op per operand, which
+//! XLA runs as the spec says), `collective_permute` and
 //! `collective_broadcast`, with `replica_groups` as a `dense<..> : tensor<GxNxi64>`,
 //! `channel_handle` and `use_global_device_ids`. StableHLO has no `shard_count`: the result
 //! type carries it (the importer derives it back from the types).
@@ -129,7 +130,22 @@ impl Body<'_> {
                     ],
                     true,
                 );
-                Ok(self.variadic(ins, ops, "stablehlo.all_to_all", &a, depth))
+                // Several operands go as one op each, which computes what the spec's variadic
+                // all_to_all does (each operand is exchanged on its own): XLA lowers a
+                // variadic all_to_all as its tuple all-to-all (operand j sent to member j,
+                // results of the operands' shapes), and its verifier wants one shape.
+                if ops.len() == 1 {
+                    return self.positional(ins, ops, "stablehlo.all_to_all", &a, depth);
+                }
+                let mut types = Vec::new();
+                flat_types(&ins.shape, &mut types);
+                let mut vals = Vec::with_capacity(ops.len());
+                for (v, result) in ops.iter().zip(types) {
+                    let (name, ty) = v.leaf(ins.op.opcode())?;
+                    let rhs = format!("\"stablehlo.all_to_all\"({name}){a} : ({ty}) -> {result}");
+                    vals.push(self.single(depth, &rhs, result));
+                }
+                Ok(Val::Tuple(vals))
             }
             CollectiveKind::CollectivePermute {
                 source_target_pairs,
