@@ -20,16 +20,24 @@ use xla_core::stablehlo::import::{parse_module, Check, CheckKind, ImportError, M
 use xla_core::{ArrayData, Literal};
 
 /// Tests passing when this floor was set (measured, not hoped for): a regression shows.
-const PASS_FLOOR: usize = 431;
+const PASS_FLOOR: usize = 430;
 
 /// Tests where the StableHLO interpreter and XLA (which the evaluator follows, checked by the
 /// oracle tests) disagree: (file, test number from 1, why). Each must still differ, so a stale
 /// entry shows.
-const KNOWN_DIFFERENCES: &[(&str, usize, &str)] = &[(
-    "reduce_precision.mlir",
-    2,
-    "ReducePrecision with 0 mantissa bits: the interpreter turns NaN into inf, XLA keeps NaN",
-)];
+const KNOWN_DIFFERENCES: &[(&str, usize, &str)] = &[
+    (
+        "all_gather.mlir",
+        3,
+        "cross_replica_and_partition group order: the interpreter (the spec) is partition-major, \
+         XLA replica-major",
+    ),
+    (
+        "reduce_precision.mlir",
+        2,
+        "ReducePrecision with 0 mantissa bits: the interpreter turns NaN into inf, XLA keeps NaN",
+    ),
+];
 
 /// How one test ended.
 enum Outcome {
