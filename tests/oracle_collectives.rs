@@ -185,10 +185,22 @@ fn every_collective_matches_xla_on_1_to_4_replicas() {
                 &[6],
                 n,
             );
-            let g = Collective::new(CollectiveKind::AllGather { dimension: 1 }, groups.clone());
+            let g = Collective::new(
+                CollectiveKind::AllGather {
+                    dimension: 1,
+                    shard_count: None,
+                },
+                groups.clone(),
+            );
             check(&mut oracle, "AllGather groups", g, f32_, &[2, 3], n);
         }
-        let g = Collective::new(CollectiveKind::AllGather { dimension: 0 }, all(n));
+        let g = Collective::new(
+            CollectiveKind::AllGather {
+                dimension: 0,
+                shard_count: None,
+            },
+            all(n),
+        );
         check(&mut oracle, "AllGather", g, f32_, &[2, 3], n);
         let kind = CollectiveKind::AllToAll {
             split_dimension: 0,
@@ -206,6 +218,7 @@ fn every_collective_matches_xla_on_1_to_4_replicas() {
         let kind = CollectiveKind::ReduceScatter {
             dimension: 0,
             computation: reducer(BinaryOp::Add, f32_),
+            shard_count: None,
         };
         check(
             &mut oracle,
@@ -237,7 +250,13 @@ fn every_collective_matches_xla_on_1_to_4_replicas() {
         let ours = program(b, f32_, &[3]);
         let mut x = Builder::new("main");
         let p = x.parameter(0, Shape::array(f32_, &[3]), "x").unwrap();
-        let g = Collective::new(CollectiveKind::AllGather { dimension: 0 }, vec![group]);
+        let g = Collective::new(
+            CollectiveKind::AllGather {
+                dimension: 0,
+                shard_count: None,
+            },
+            vec![group],
+        );
         let g = x.collective(g, &[p]).unwrap();
         let first = x.slice(g, &[0], &[3], None).unwrap();
         let theirs = x.build(first).unwrap();
@@ -297,10 +316,38 @@ fn group_modes_match_xla_on_2_replicas_x_2_partitions() {
         (
             "AllGather flattened_ids",
             with(
-                CollectiveKind::AllGather { dimension: 0 },
+                CollectiveKind::AllGather {
+                    dimension: 0,
+                    shard_count: None,
+                },
                 vec![vec![3, 0, 1, 2]],
                 Some(1),
                 true,
+            ),
+        ),
+        (
+            "AllGather cross_replica_and_partition",
+            with(
+                CollectiveKind::AllGather {
+                    dimension: 0,
+                    shard_count: Some(4),
+                },
+                vec![vec![1, 0]],
+                Some(1),
+                false,
+            ),
+        ),
+        (
+            "ReduceScatter cross_replica_and_partition",
+            with(
+                CollectiveKind::ReduceScatter {
+                    dimension: 0,
+                    computation: add(),
+                    shard_count: Some(4),
+                },
+                vec![vec![1, 0]],
+                Some(1),
+                false,
             ),
         ),
         (
@@ -403,6 +450,22 @@ xla_aot::xla! {
     }
     pub fn g_big(x: f32[262144]) -> f32[262144] { Mul(CrossReplicaSum(Mul(x, x)), x) }
     pub fn g_ids(x: f32[1]) -> (u32[], u32[], f32[1]) { Tuple(ReplicaId(), PartitionId(), x) }
+    pub fn g_gather_pair(x: f32[2, 3], y: s32[2]) -> (f32[4, 3], s32[4]) {
+        AllGather(x, y, all_gather_dim = 0, replica_groups = [[1, 0]])
+    }
+    pub fn g_all_to_all_pair(x: f32[4, 3], y: s32[2, 2]) -> (f32[2, 6], s32[1, 4]) {
+        AllToAll(x, y, split_dimension = 0, concat_dimension = 1, split_count = 2, replica_groups = [[0, 1]])
+    }
+    pub fn g_all_to_all_same(x: f32[4, 3], y: f32[4, 3]) -> (f32[2, 6], f32[2, 6]) {
+        AllToAll(x, y, split_dimension = 0, concat_dimension = 1, split_count = 2, replica_groups = [[1, 0]])
+    }
+    // cross_replica_and_partition: a replica group of 2 with both partitions, 4 devices.
+    pub fn g_gather_rap(x: f32[2, 3]) -> f32[2, 12] {
+        AllGather(x, all_gather_dim = 1, replica_groups = [[0, 1]], channel_id = 1, shard_count = 4)
+    }
+    pub fn g_scatter_rap(x: f32[8, 3]) -> f32[2, 3] {
+        ReduceScatter(x, |a, b| a + b, scatter_dimension = 0, replica_groups = [[1, 0]], channel_id = 1, shard_count = 4)
+    }
 }
 
 /// A generated fn's `run_literals(ctx, args)`.
@@ -418,7 +481,19 @@ fn check_generated(
     comp: &Computation,
     xla: bool,
 ) {
-    let n = 2u32;
+    check_generated_on(oracle, name, run, comp, xla, (2, 1));
+}
+
+/// [`check_generated`] on `r` replicas x `p` partitions.
+fn check_generated_on(
+    oracle: &mut Oracle,
+    name: &str,
+    run: &RunLiterals,
+    comp: &Computation,
+    xla: bool,
+    (r, p): (u32, u32),
+) {
+    let n = r * p;
     let args: Vec<Vec<Literal>> = (0..n as usize)
         .map(|d| {
             comp.params
@@ -430,17 +505,17 @@ fn check_generated(
                 .collect()
         })
         .collect();
-    let generated = run_threads(n, 1, |ctx| {
+    let generated = run_threads(r, p, |ctx| {
         run(ctx, &args[ctx.device_id() as usize])
             .map_err(|e| CollectiveError::Transport(e.to_string()))
     });
-    let evaluated = run_replicas(comp, &args, n, 1);
+    let evaluated = run_replicas(comp, &args, r, p);
     let theirs = if xla {
-        let text = try_to_stablehlo_spmd(comp, n, 1).unwrap();
+        let text = try_to_stablehlo_spmd(comp, r, p).unwrap();
         Some(
             oracle
-                .run_spmd(&text, &args, n, 1)
-                .unwrap_or_else(|e| panic!("{name}: XLA: {e}")),
+                .run_spmd(&text, &args, r, p)
+                .unwrap_or_else(|e| panic!("{name}: XLA: {e}\n{text}")),
         )
     } else {
         None
@@ -507,6 +582,49 @@ fn generated_code_on_threads_matches_the_evaluator_and_xla() {
     // Collectives inside a While body and a Conditional branch.
     case!(g_loop, true);
     case!(g_branch, true);
+    // Several operands: one result each.
+    case!(g_gather_pair, true);
+    // AllToAll's operands are exported as one all_to_all each: XLA runs a variadic
+    // all_to_all as its tuple all-to-all (operand j to member j), not the spec's split.
+    case!(g_all_to_all_pair, true);
+    case!(g_all_to_all_same, true);
+    // shard_count across replicas and partitions, on 2 x 2 devices (a group in XLA's order,
+    // replica-major, which spmd::groups follows; the StableHLO spec's is partition-major).
+    check_generated_on(
+        &mut oracle,
+        "g_gather_rap",
+        &|c, a| g_gather_rap::run_literals(c, a),
+        &g_gather_rap::computation(),
+        true,
+        (2, 2),
+    );
+    check_generated_on(
+        &mut oracle,
+        "g_scatter_rap",
+        &|c, a| g_scatter_rap::run_literals(c, a),
+        &g_scatter_rap::computation(),
+        true,
+        (2, 2),
+    );
+}
+
+/// Generated code whose shard_count is not the run's group size returns an `Err` naming the
+/// op on every device (checked before any exchange), never a panic or a wrong shape.
+#[test]
+fn generated_code_refuses_a_run_whose_groups_differ_from_shard_count() {
+    // shard_count = 4 says 2 partitions; the run has 1.
+    let args = vec![input(ElementType::F32, &[2, 3], 0)];
+    let out = run_threads(2, 1, |ctx| {
+        g_gather_rap::run_literals(ctx, &args)
+            .map_err(|e| CollectiveError::Transport(e.to_string()))
+    });
+    for r in out {
+        let e = r.unwrap_err().to_string();
+        assert!(
+            e.contains("AllGather") && e.contains("has 2 devices") && e.contains("shard_count = 4"),
+            "{e}"
+        );
+    }
 }
 
 /// A program large enough that its loops fork onto rayon's pool, on more devices than pool

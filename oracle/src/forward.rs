@@ -222,9 +222,11 @@ fn widen_collective(c: &xla_core::Collective) -> Result<xla_core::Collective, St
         K::ReduceScatter {
             dimension,
             computation,
+            shard_count,
         } => K::ReduceScatter {
             dimension: *dimension,
             computation: Arc::new(widen(computation)?),
+            shard_count: *shard_count,
         },
         other => other.clone(),
     };

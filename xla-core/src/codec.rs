@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::ir::Computation;
 
 /// Bumped whenever the layout changes.
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 /// `comp` as bytes (see the module docs).
 pub fn encode(comp: &Computation) -> Vec<u8> {

@@ -1,8 +1,9 @@
 //! Collectives for generated code: the typed ops of [`xla_core::spmd::ops`] (written once over
 //! the byte transport, shared with the evaluator, so generated code and the evaluator agree
 //! bit for bit), the transports ([`Collectives`]: threads here, MPI in `mpi` behind the `mpi`
-//! feature) and what generated code calls with its static attributes: [`group`],
-//! [`permute_peers`], [`all_reduce`] with a combine closure.
+//! feature) and what generated code calls with its static attributes: [`group`] (and
+//! [`expect_group_size`], the size the op's shapes were built for), [`permute_peers`],
+//! [`all_reduce`] with a combine closure.
 //!
 //! A program with collectives allocates its exchange buffers per call (the messages are owned
 //! byte vectors in every transport).
@@ -11,6 +12,7 @@
 #[cfg(feature = "mpi")]
 pub mod mpi;
 
+pub use xla_core::spmd::groups::expect_group_size;
 pub use xla_core::spmd::host::{infeed, outfeed, recv, send, HostQueues};
 pub use xla_core::spmd::ops::{
     all_gather, all_to_all, collective_broadcast, collective_permute, Around, Wire,

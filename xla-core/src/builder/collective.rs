@@ -8,10 +8,26 @@ use crate::ir::{Collective, CollectiveKind, Op};
 
 impl Builder {
     /// The collective `c` on `operands` (none for ReplicaId and PartitionId; one array, or
-    /// several for AllReduce, whose result is then a tuple).
-    pub fn collective(&mut self, c: Collective, operands: &[XlaOp]) -> Result<XlaOp> {
+    /// several for AllReduce, AllGather and AllToAll, whose result is then a tuple).
+    ///
+    /// A `shard_count` the groups already tell (checked equal by inference) is dropped, so one
+    /// op has one IR whichever way it was written (the StableHLO importer derives it from the
+    /// result type).
+    pub fn collective(&mut self, mut c: Collective, operands: &[XlaOp]) -> Result<XlaOp> {
         let shapes = self.shape_list(operands)?;
         let out = infer::collective(&c, &shapes)?;
+        if c.group_size().is_some() {
+            match &mut c.kind {
+                CollectiveKind::AllGather { shard_count, .. }
+                | CollectiveKind::ReduceScatter { shard_count, .. } => *shard_count = None,
+                CollectiveKind::ReplicaId
+                | CollectiveKind::PartitionId
+                | CollectiveKind::AllReduce { .. }
+                | CollectiveKind::AllToAll { .. }
+                | CollectiveKind::CollectivePermute { .. }
+                | CollectiveKind::CollectiveBroadcast => {}
+            }
+        }
         Ok(self.push(
             Op::Collective(c),
             operands.iter().map(|o| o.0).collect(),

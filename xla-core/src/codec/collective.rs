@@ -1,5 +1,6 @@
 //! Collectives in the byte form (see the parent module): op codes 49 (ReplicaId) to 56
-//! (CollectiveBroadcast), then the groups, the channel and the id flag.
+//! (CollectiveBroadcast), then the groups, the channel and the id flag. An optional integer
+//! (`shard_count`, the channel) is a flag, 0 or 1, then the value.
 
 use std::sync::Arc;
 
@@ -35,7 +36,13 @@ impl Writer {
             | CollectiveKind::PartitionId
             | CollectiveKind::CollectiveBroadcast => {}
             CollectiveKind::AllReduce { computation } => self.computation(computation),
-            CollectiveKind::AllGather { dimension } => self.i(*dimension),
+            CollectiveKind::AllGather {
+                dimension,
+                shard_count,
+            } => {
+                self.i(*dimension);
+                self.opt_i(*shard_count);
+            }
             CollectiveKind::AllToAll {
                 split_dimension,
                 concat_dimension,
@@ -48,8 +55,10 @@ impl Writer {
             CollectiveKind::ReduceScatter {
                 dimension,
                 computation,
+                shard_count,
             } => {
                 self.i(*dimension);
+                self.opt_i(*shard_count);
                 self.computation(computation);
             }
             CollectiveKind::CollectivePermute {
@@ -64,14 +73,19 @@ impl Writer {
         }
         self.u(c.replica_groups.len() as u64);
         c.replica_groups.iter().for_each(|g| self.ints(g));
-        match c.channel_id {
+        self.opt_i(c.channel_id);
+        self.u(u64::from(c.use_global_device_ids));
+    }
+
+    /// `None` as 0; `Some(v)` as 1 then `v`.
+    fn opt_i(&mut self, v: Option<i64>) {
+        match v {
             None => self.u(0),
-            Some(id) => {
+            Some(v) => {
                 self.u(1);
-                self.i(id);
+                self.i(v);
             }
         }
-        self.u(u64::from(c.use_global_device_ids));
     }
 }
 
@@ -86,6 +100,7 @@ impl Reader<'_> {
             },
             52 => CollectiveKind::AllGather {
                 dimension: self.i()?,
+                shard_count: self.opt_i("shard_count")?,
             },
             53 => CollectiveKind::AllToAll {
                 split_dimension: self.i()?,
@@ -94,6 +109,7 @@ impl Reader<'_> {
             },
             54 => CollectiveKind::ReduceScatter {
                 dimension: self.i()?,
+                shard_count: self.opt_i("shard_count")?,
                 computation: Arc::new(self.computation(depth + 1)?),
             },
             55 => {
@@ -109,17 +125,22 @@ impl Reader<'_> {
         };
         let n = self.count()?;
         let replica_groups = (0..n).map(|_| self.ints()).collect::<Result<_>>()?;
-        let channel_id = match self.u()? {
-            0 => None,
-            1 => Some(self.i()?),
-            f => return Err(err(format!("channel flag {f}"))),
-        };
+        let channel_id = self.opt_i("channel")?;
         Ok(Op::Collective(Collective {
             kind,
             replica_groups,
             channel_id,
             use_global_device_ids: self.bool()?,
         }))
+    }
+
+    /// What [`Writer::opt_i`] wrote; `what` names the value in the error.
+    fn opt_i(&mut self, what: &str) -> Result<Option<i64>> {
+        match self.u()? {
+            0 => Ok(None),
+            1 => Ok(Some(self.i()?)),
+            f => Err(err(format!("{what} flag {f}"))),
+        }
     }
 }
 
@@ -147,7 +168,10 @@ mod tests {
             CollectiveKind::AllReduce {
                 computation: add.clone(),
             },
-            CollectiveKind::AllGather { dimension: 0 },
+            CollectiveKind::AllGather {
+                dimension: 0,
+                shard_count: None,
+            },
             CollectiveKind::AllToAll {
                 split_dimension: 0,
                 concat_dimension: 0,
@@ -155,7 +179,8 @@ mod tests {
             },
             CollectiveKind::ReduceScatter {
                 dimension: 0,
-                computation: add,
+                computation: add.clone(),
+                shard_count: None,
             },
             CollectiveKind::CollectivePermute {
                 source_target_pairs: vec![(0, 1), (1, 0)],
@@ -176,9 +201,44 @@ mod tests {
             };
             outs.push(b.collective(c, &[x]).unwrap());
         }
+        // shard_counts the groups do not tell (cross_replica_and_partition) stay in the IR.
+        let raps = [
+            CollectiveKind::AllGather {
+                dimension: 0,
+                shard_count: Some(4),
+            },
+            CollectiveKind::ReduceScatter {
+                dimension: 0,
+                computation: add.clone(),
+                shard_count: Some(2),
+            },
+        ];
+        for kind in raps {
+            let c = Collective {
+                kind,
+                replica_groups: vec![vec![0, 1]],
+                channel_id: Some(1),
+                use_global_device_ids: false,
+            };
+            outs.push(b.collective(c, &[x]).unwrap());
+        }
         let t = b.tuple(&outs).unwrap();
         let comp = b.build(t).unwrap();
         let bytes = encode(&comp);
-        assert_eq!(encode(&decode(&bytes).unwrap()), bytes);
+        let back = decode(&bytes).unwrap();
+        assert_eq!(encode(&back), bytes);
+        let shards: Vec<Option<i64>> = back
+            .instrs
+            .iter()
+            .filter_map(|i| {
+                if let crate::ir::Op::Collective(c) = &i.op {
+                    c.shard_count()
+                } else {
+                    None
+                }
+            })
+            .map(Some)
+            .collect();
+        assert_eq!(shards, [Some(4), Some(2)]);
     }
 }

@@ -16,7 +16,8 @@ use crate::ir::{Collective, CollectiveKind, Computation};
 use crate::literal::{ArrayData, ArrayElement, Literal};
 use crate::scalar::Scalar;
 use crate::shape::ArrayShape;
-use crate::spmd::groups::{my_group, permute_peers};
+use crate::shape::Shape;
+use crate::spmd::groups::{self, my_group, permute_peers};
 use crate::spmd::ops::{self, Around};
 use crate::spmd::threads::ThreadRunner;
 use crate::spmd::{CollectiveError, Collectives, DeviceId};
@@ -53,21 +54,28 @@ pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -
                     data: r,
                 });
             }
-            return Ok(match out.len() {
-                1 => out.pop().unwrap_or(Literal::Token),
-                _ => Literal::Tuple(out),
-            });
+            return Ok(one_or_tuple(out));
         }
-        CollectiveKind::AllGather { dimension } => {
+        CollectiveKind::AllGather { dimension, .. } => {
             let group = group(ctx, c, dev)?;
-            let (shape, data) = one(ctx, operands)?;
-            let a = Around::of(&shape.dims, *dimension as usize);
-            let n = out_len(ctx)?;
-            with_array_data!(data, v: T => {
-                let mut o = vec![T::default(); n];
-                ops::all_gather(dev, &group, v, a, &mut o).map_err(coll)?;
-                T::wrap(o)
-            })
+            expect_group_size(ctx, c, &group)?;
+            let outs = out_arrays(ctx, operands.len())?;
+            let mut results = Vec::with_capacity(operands.len());
+            for (x, out) in operands.iter().zip(outs) {
+                let (shape, data) = array(ctx, x)?;
+                let a = Around::of(&shape.dims, checked_dim(ctx, *dimension, shape)?);
+                let n = out.element_count() as usize;
+                let r = with_array_data!(data, v: T => {
+                    let mut o = vec![T::default(); n];
+                    ops::all_gather(dev, &group, v, a, &mut o).map_err(coll)?;
+                    T::wrap(o)
+                });
+                results.push(Literal::Array {
+                    shape: out.clone(),
+                    data: r,
+                });
+            }
+            return Ok(one_or_tuple(results));
         }
         CollectiveKind::AllToAll {
             split_dimension,
@@ -75,31 +83,38 @@ pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -
             split_count,
         } => {
             let group = group(ctx, c, dev)?;
-            if group.len() as i64 != *split_count {
-                return Err(ctx.err(format!(
-                    "split_count = {split_count} but the group has {} devices ({group:?})",
-                    group.len()
-                )));
+            expect_group_size(ctx, c, &group)?;
+            let outs = out_arrays(ctx, operands.len())?;
+            let mut results = Vec::with_capacity(operands.len());
+            for (x, out) in operands.iter().zip(outs) {
+                let (shape, data) = array(ctx, x)?;
+                let s = checked_dim(ctx, *split_dimension, shape)?;
+                let split = Around::of(&shape.dims, s);
+                let mut part = shape.dims.clone();
+                part[s] /= *split_count;
+                let part = Around::of(&part, checked_dim(ctx, *concat_dimension, shape)?);
+                let n = out.element_count() as usize;
+                let r = with_array_data!(data, v: T => {
+                    let mut o = vec![T::default(); n];
+                    ops::all_to_all(dev, &group, v, split, part, &mut o).map_err(coll)?;
+                    T::wrap(o)
+                });
+                results.push(Literal::Array {
+                    shape: out.clone(),
+                    data: r,
+                });
             }
-            let (shape, data) = one(ctx, operands)?;
-            let split = Around::of(&shape.dims, *split_dimension as usize);
-            let mut part = shape.dims.clone();
-            part[*split_dimension as usize] /= *split_count;
-            let part = Around::of(&part, *concat_dimension as usize);
-            let n = out_len(ctx)?;
-            with_array_data!(data, v: T => {
-                let mut o = vec![T::default(); n];
-                ops::all_to_all(dev, &group, v, split, part, &mut o).map_err(coll)?;
-                T::wrap(o)
-            })
+            return Ok(one_or_tuple(results));
         }
         CollectiveKind::ReduceScatter {
             dimension,
             computation,
+            ..
         } => {
             let group = group(ctx, c, dev)?;
+            expect_group_size(ctx, c, &group)?;
             let (shape, data) = one(ctx, operands)?;
-            let a = Around::of(&shape.dims, *dimension as usize);
+            let a = Around::of(&shape.dims, checked_dim(ctx, *dimension, shape)?);
             let simple = simple_reducer(computation);
             let n = out_len(ctx)?;
             with_array_data!(data, v: T => {
@@ -147,6 +162,63 @@ fn group(ctx: &Ctx<'_>, c: &Collective, dev: &dyn Collectives) -> Result<Vec<Dev
             c.replica_groups
         ))
     })
+}
+
+/// `Err` unless this device's group has the size the op's result shapes were inferred for:
+/// AllGather's and ReduceScatter's shard count (`infer::collective::shards`), AllToAll's
+/// `split_count`.
+fn expect_group_size(ctx: &Ctx<'_>, c: &Collective, group: &[DeviceId]) -> Result<()> {
+    let (what, want) = match &c.kind {
+        CollectiveKind::AllToAll { split_count, .. } => ("split_count", *split_count),
+        CollectiveKind::AllGather { .. } | CollectiveKind::ReduceScatter { .. } => {
+            let what = match c.shard_count() {
+                Some(_) => "shard_count",
+                None => "the group size",
+            };
+            (what, crate::infer::collective::shards(c)?)
+        }
+        CollectiveKind::ReplicaId
+        | CollectiveKind::PartitionId
+        | CollectiveKind::AllReduce { .. }
+        | CollectiveKind::CollectivePermute { .. }
+        | CollectiveKind::CollectiveBroadcast => return Ok(()),
+    };
+    groups::expect_group_size(c.kind.name(), what, group, want).map_err(|e| ctx.err(e))
+}
+
+/// The instruction's result arrays: its shape for one operand, its tuple's elements for `n`.
+fn out_arrays<'a>(ctx: &'a Ctx<'_>, n: usize) -> Result<Vec<&'a ArrayShape>> {
+    let shapes: Vec<&Shape> = match &ctx.instr.shape {
+        Shape::Tuple(t) if n != 1 => t.iter().collect(),
+        s => vec![s],
+    };
+    if shapes.len() != n {
+        return Err(ctx.err(format!("{n} operands for the result {}", ctx.instr.shape)));
+    }
+    shapes
+        .into_iter()
+        .map(|s| {
+            s.as_array()
+                .ok_or_else(|| ctx.err(format!("expected an array result, got {s}")))
+        })
+        .collect()
+}
+
+/// Dimension `d` of `shape` as an index; `Err` outside its rank (a decoded IR that skipped
+/// inference).
+fn checked_dim(ctx: &Ctx<'_>, d: i64, shape: &ArrayShape) -> Result<usize> {
+    usize::try_from(d)
+        .ok()
+        .filter(|&d| d < shape.rank())
+        .ok_or_else(|| ctx.err(format!("dimension {d} of the operand {shape}")))
+}
+
+/// One literal as itself, several as a tuple.
+fn one_or_tuple(mut out: Vec<Literal>) -> Literal {
+    match out.len() {
+        1 => out.remove(0),
+        _ => Literal::Tuple(out),
+    }
 }
 
 fn one<'a>(ctx: &Ctx<'_>, operands: &[&'a Literal]) -> Result<(&'a ArrayShape, &'a ArrayData)> {

@@ -39,14 +39,7 @@ pub fn collective(c: &Collective, operands: &[&Shape]) -> Result<Shape> {
             Ok(Shape::Array(ArrayShape::scalar(ElementType::U32)))
         }
         CollectiveKind::AllReduce { computation } => {
-            if operands.is_empty() {
-                return Err(Error::new(op, "needs at least one operand"));
-            }
-            let arrays = operands
-                .iter()
-                .enumerate()
-                .map(|(i, s)| expect_array(op, "each operand", s, Blame::Operand(i)))
-                .collect::<Result<Vec<_>>>()?;
+            let arrays = several(op, operands)?;
             for (i, a) in arrays.iter().enumerate() {
                 if a.ty != arrays[0].ty {
                     return Err(Error::new(
@@ -60,29 +53,37 @@ pub fn collective(c: &Collective, operands: &[&Shape]) -> Result<Shape> {
                     .blame(Blame::Operand(i)));
                 }
             }
-            check_reducer(op, &arrays[..1], computation)?;
-            Ok(if arrays.len() == 1 {
-                Shape::Array(arrays[0].clone())
-            } else {
-                Shape::Tuple(arrays.iter().map(|a| Shape::Array((*a).clone())).collect())
-            })
+            check_reducer(op, &[&arrays[0]], computation)?;
+            Ok(results(arrays))
         }
-        CollectiveKind::AllGather { dimension } => {
-            let a = one(operands)?;
-            let d = dim(op, "all_gather_dim", *dimension, &a)?;
-            let g = group_size(c)?;
-            let mut dims = a.dims.clone();
-            dims[d] *= g;
-            Ok(Shape::Array(ArrayShape::new(a.ty, &dims)))
+        CollectiveKind::AllGather { dimension, .. } => {
+            let arrays = several(op, operands)?;
+            let g = shards(c)?;
+            let out = arrays
+                .into_iter()
+                .map(|a| {
+                    let d = dim(op, "all_gather_dim", *dimension, &a)?;
+                    let mut dims = a.dims.clone();
+                    dims[d] *= g;
+                    Ok(ArrayShape::new(a.ty, &dims))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(results(out))
         }
         CollectiveKind::ReduceScatter {
             dimension,
             computation,
+            ..
         } => {
             let a = one(operands)?;
             let d = dim(op, "scatter_dimension", *dimension, &a)?;
-            let g = group_size(c)?;
-            divisible(op, "scatter_dimension", &a, d, g, "the group size")?;
+            let g = shards(c)?;
+            let by = if c.shard_count().is_some() {
+                "shard_count"
+            } else {
+                "the group size"
+            };
+            divisible(op, "scatter_dimension", &a, d, g, by)?;
             check_reducer(op, &[&a], computation)?;
             let mut dims = a.dims.clone();
             dims[d] /= g;
@@ -93,14 +94,15 @@ pub fn collective(c: &Collective, operands: &[&Shape]) -> Result<Shape> {
             concat_dimension,
             split_count,
         } => {
-            let a = one(operands)?;
-            let s = dim(op, "split_dimension", *split_dimension, &a)?;
-            let cd = dim(op, "concat_dimension", *concat_dimension, &a)?;
+            let arrays = several(op, operands)?;
             if *split_count <= 0 {
                 return Err(attr(
                     op,
                     "split_count",
-                    format!("split_count = {split_count} must be positive (operand {a})"),
+                    format!(
+                        "split_count = {split_count} must be positive (operand {})",
+                        arrays[0]
+                    ),
                 ));
             }
             if let Some(g) = c.replica_groups.first().map(|g| g.len() as i64) {
@@ -112,11 +114,19 @@ pub fn collective(c: &Collective, operands: &[&Shape]) -> Result<Shape> {
                     ));
                 }
             }
-            divisible(op, "split_dimension", &a, s, *split_count, "split_count")?;
-            let mut dims = a.dims.clone();
-            dims[s] /= split_count;
-            dims[cd] *= split_count;
-            Ok(Shape::Array(ArrayShape::new(a.ty, &dims)))
+            let out = arrays
+                .into_iter()
+                .map(|a| {
+                    let s = dim(op, "split_dimension", *split_dimension, &a)?;
+                    let cd = dim(op, "concat_dimension", *concat_dimension, &a)?;
+                    divisible(op, "split_dimension", &a, s, *split_count, "split_count")?;
+                    let mut dims = a.dims.clone();
+                    dims[s] /= split_count;
+                    dims[cd] *= split_count;
+                    Ok(ArrayShape::new(a.ty, &dims))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(results(out))
         }
         CollectiveKind::CollectivePermute {
             source_target_pairs,
@@ -126,6 +136,26 @@ pub fn collective(c: &Collective, operands: &[&Shape]) -> Result<Shape> {
             Ok(Shape::Array(a))
         }
         CollectiveKind::CollectiveBroadcast => Ok(Shape::Array(one(operands)?)),
+    }
+}
+
+/// Every operand as an array, at least one (AllReduce, AllGather, AllToAll).
+fn several(op: &str, operands: &[&Shape]) -> Result<Vec<ArrayShape>> {
+    if operands.is_empty() {
+        return Err(Error::new(op, "needs at least one operand"));
+    }
+    operands
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Ok(expect_array(op, "each operand", s, Blame::Operand(i))?.clone()))
+        .collect()
+}
+
+/// One result per operand: the array itself for one, a tuple for several.
+fn results(mut arrays: Vec<ArrayShape>) -> Shape {
+    match arrays.len() {
+        1 => Shape::Array(arrays.remove(0)),
+        _ => Shape::Tuple(arrays.into_iter().map(Shape::Array).collect()),
     }
 }
 
@@ -182,26 +212,60 @@ fn divisible(
     Ok(())
 }
 
-/// The size of every group, which AllGather and ReduceScatter's result shapes need.
-fn group_size(c: &Collective) -> Result<i64> {
+/// The group size AllGather's and ReduceScatter's result shapes use (XLA's `shard_count`):
+/// the groups' size where they tell it ([`Collective::group_size`]), else `shard_count`.
+/// Where both are known they must agree; in `cross_replica_and_partition` a group is a
+/// replica group taken with every partition, so `shard_count` is a multiple of its size.
+/// The run checks the actual group against it (`Err`, never a wrong shape).
+pub fn shards(c: &Collective) -> Result<i64> {
     let op = c.kind.name();
-    if c.mode() == GroupMode::CrossReplicaAndPartition {
-        return Err(attr(
+    let groups = groups_text(&c.replica_groups);
+    match (c.shard_count(), c.group_size()) {
+        (Some(s), _) if s <= 0 => Err(attr(
+            op,
+            "shard_count",
+            format!("shard_count = {s} must be positive (it is the group size)"),
+        )),
+        (Some(s), Some(g)) if s != g => Err(attr(
+            op,
+            "shard_count",
+            format!(
+                "shard_count = {s} must be the group size, {g}: replica_groups {groups} ({}) \
+                 make groups of {g} devices",
+                c.mode().name()
+            ),
+        )),
+        (Some(s), Some(_)) => Ok(s),
+        (Some(s), None) => match c.replica_groups.first() {
+            Some(g) if s % g.len() as i64 != 0 => Err(attr(
+                op,
+                "shard_count",
+                format!(
+                    "shard_count = {s} must be a multiple of the replica group size, {}: with \
+                     a channel and replica ids (cross_replica_and_partition) a group is a \
+                     replica group of replica_groups {groups} taken with every partition, \
+                     {} x num_partitions devices",
+                    g.len(),
+                    g.len()
+                ),
+            )),
+            _ => Ok(s),
+        },
+        (None, Some(g)) => Ok(g),
+        (None, None) if c.mode() == GroupMode::CrossReplicaAndPartition => Err(attr(
             op,
             "channel_id",
             "with a channel and replica ids (cross_replica_and_partition) the group size is \
-             the replica group's times num_partitions, which the program does not know; \
-             name flattened device ids instead (use_global_device_ids = true)"
+             the replica group's times num_partitions, which the program does not know; give \
+             it as shard_count = N, or name flattened device ids (use_global_device_ids = true)"
                 .to_string(),
-        ));
-    }
-    match c.replica_groups.first() {
-        Some(g) => Ok(g.len() as i64),
-        None => Err(attr(
+        )),
+        (None, None) => Err(attr(
             op,
             "replica_groups",
             "replica_groups = [] (every device) leaves the group size, which the result \
-             shape depends on, unknown to the program; name the groups, e.g. [[0, 1]]"
+             shape depends on, unknown to the program; name the groups, e.g. [[0, 1]], or give \
+             it as shard_count = N"
                 .to_string(),
         )),
     }

@@ -31,13 +31,20 @@ pub enum CollectiveKind {
         /// The reducer, `(T[], T[]) -> T[]`.
         computation: Arc<Computation>,
     },
-    /// `AllGather(operand)`: the group's operands concatenated along `dimension`, group order.
+    /// `AllGather(operands...)`: per operand, the group's operands concatenated along
+    /// `dimension`, group order (several operands: a tuple of results).
     AllGather {
         /// The concatenated dimension.
         dimension: i64,
+        /// XLA's `shard_count`: the group size, where the groups do not tell it
+        /// (`replica_groups = []`, or `cross_replica_and_partition`, whose groups are the
+        /// replica group's size times `num_partitions`); `None` when they do. The builder
+        /// keeps it only where the groups leave it unknown ([`Collective::group_size`]).
+        shard_count: Option<i64>,
     },
-    /// `AllToAll(operand)`: split along `split_dimension` into `split_count` blocks, block `j`
-    /// sent to group member `j`, received blocks concatenated along `concat_dimension`.
+    /// `AllToAll(operands...)`: per operand, split along `split_dimension` into `split_count`
+    /// blocks, block `j` sent to group member `j`, received blocks concatenated along
+    /// `concat_dimension` (several operands: a tuple of results).
     AllToAll {
         /// The dimension cut into blocks.
         split_dimension: i64,
@@ -53,6 +60,8 @@ pub enum CollectiveKind {
         dimension: i64,
         /// The reducer, `(T[], T[]) -> T[]`.
         computation: Arc<Computation>,
+        /// XLA's `shard_count`, as for AllGather: the group size where the groups do not tell it.
+        shard_count: Option<i64>,
     },
     /// `CollectivePermute(operand)`: `target` receives `source`'s operand for each pair; a
     /// device no pair targets gets zeros.
@@ -152,6 +161,32 @@ impl Collective {
             (_, false, _) => GroupMode::CrossReplica,
             (_, true, false) => GroupMode::CrossReplicaAndPartition,
             (_, true, true) => GroupMode::FlattenedIds,
+        }
+    }
+
+    /// The size of every group as the groups alone tell it: the first group's size, except
+    /// `replica_groups = []` (every device: the run's size) and `cross_replica_and_partition`
+    /// (the replica group's size times `num_partitions`), which only the run knows.
+    pub fn group_size(&self) -> Option<i64> {
+        match self.mode() {
+            GroupMode::CrossReplicaAndPartition => None,
+            GroupMode::CrossReplica | GroupMode::CrossPartition | GroupMode::FlattenedIds => {
+                self.replica_groups.first().map(|g| g.len() as i64)
+            }
+        }
+    }
+
+    /// AllGather's and ReduceScatter's `shard_count`, `None` for the other kinds.
+    pub fn shard_count(&self) -> Option<i64> {
+        match &self.kind {
+            CollectiveKind::AllGather { shard_count, .. }
+            | CollectiveKind::ReduceScatter { shard_count, .. } => *shard_count,
+            CollectiveKind::ReplicaId
+            | CollectiveKind::PartitionId
+            | CollectiveKind::AllReduce { .. }
+            | CollectiveKind::AllToAll { .. }
+            | CollectiveKind::CollectivePermute { .. }
+            | CollectiveKind::CollectiveBroadcast => None,
         }
     }
 

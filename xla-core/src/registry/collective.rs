@@ -21,11 +21,11 @@ pub enum CollectiveOp {
     AllReduce,
     /// `CrossReplicaSum(operands...)`: AllReduce with `+`.
     CrossReplicaSum,
-    /// `AllGather(operand, all_gather_dim = d)`.
+    /// `AllGather(operands..., all_gather_dim = d, shard_count = n)`.
     AllGather,
-    /// `AllToAll(operand, split_dimension, concat_dimension, split_count)`.
+    /// `AllToAll(operands..., split_dimension, concat_dimension, split_count)`.
     AllToAll,
-    /// `ReduceScatter(operand, computation, scatter_dimension = d)`.
+    /// `ReduceScatter(operand, computation, scatter_dimension = d, shard_count = n)`.
     ReduceScatter,
     /// `CollectivePermute(operand, source_target_pairs = [[s, t], ...])`.
     CollectivePermute,
@@ -40,14 +40,16 @@ const GROUPS: [AttrSpec; 3] = [
 ];
 const CHANNEL: [AttrSpec; 1] = [opt("channel_id", K::Int)];
 const GROUPS_CHANNEL: [AttrSpec; 2] = [opt("replica_groups", K::Groups), opt("channel_id", K::Int)];
-const GATHER: [AttrSpec; 4] = [
+const GATHER: [AttrSpec; 5] = [
     req("all_gather_dim", K::Int),
+    opt("shard_count", K::Int),
     GROUPS[0],
     GROUPS[1],
     GROUPS[2],
 ];
-const SCATTER: [AttrSpec; 4] = [
+const SCATTER: [AttrSpec; 5] = [
     req("scatter_dimension", K::Int),
+    opt("shard_count", K::Int),
     GROUPS[0],
     GROUPS[1],
     GROUPS[2],
@@ -118,16 +120,16 @@ pub(super) const COLLECTIVE: [OpSpec; 9] = [
         "AllGather",
         CollectiveOp::AllGather,
         "stablehlo.all_gather",
-        Form::Operands(1),
-        "(operand)",
+        Form::Variadic(1),
+        "(operands...)",
         &GATHER,
     ),
     c(
         "AllToAll",
         CollectiveOp::AllToAll,
         "stablehlo.all_to_all",
-        Form::Operands(1),
-        "(operand)",
+        Form::Variadic(1),
+        "(operands...)",
         &ALL_TO_ALL,
     ),
     c(
@@ -211,6 +213,7 @@ pub(super) fn build(
         },
         CollectiveOp::AllGather => CollectiveKind::AllGather {
             dimension: int("all_gather_dim")?,
+            shard_count: a.attrs.int("shard_count"),
         },
         CollectiveOp::AllToAll => CollectiveKind::AllToAll {
             split_dimension: int("split_dimension")?,
@@ -220,6 +223,7 @@ pub(super) fn build(
         CollectiveOp::ReduceScatter => CollectiveKind::ReduceScatter {
             dimension: int("scatter_dimension")?,
             computation: comp()?,
+            shard_count: a.attrs.int("shard_count"),
         },
         CollectiveOp::CollectivePermute => CollectiveKind::CollectivePermute {
             source_target_pairs: a.attrs.pairs("source_target_pairs").unwrap_or_default(),

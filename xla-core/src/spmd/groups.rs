@@ -1,13 +1,21 @@
 //! Process groups: a collective's `replica_groups`, channel and id flag resolved to groups of
 //! device ids, one function for every op (StableHLO's `cross_replica`, `cross_partition`,
 //! `cross_replica_and_partition` and `flattened_ids`).
+//!
+//! A `cross_replica_and_partition` group is ordered as XLA orders it (`GetParticipatingDevices`:
+//! for each replica of the group, every partition), which the oracle checks bit for bit. The
+//! StableHLO spec orders it partition-major (`for partition_id in partition_ids for
+//! replica_id in replica_group`), and its interpreter follows the spec (its all_gather test
+//! for issue 1933 is a known difference). The order decides AllGather's concatenation,
+//! ReduceScatter's blocks and AllReduce's fold.
 
 use super::{CollectiveError, Collectives, DeviceId};
 use crate::ir::{Collective, GroupMode};
 
 /// The groups of flattened device ids `c` runs in, on a run of `num_replicas x
-/// num_partitions` devices, in StableHLO's order (for `cross_replica_and_partition`, partition
-/// major: `[(r0,p0), (r1,p0), (r0,p1), (r1,p1)]`). `Err` when an id is outside the run.
+/// num_partitions` devices, in XLA's order (for `cross_replica_and_partition`, replica major:
+/// `[(r0,p0), (r0,p1), (r1,p0), (r1,p1)]`; see the module docs). `Err` when an id is outside
+/// the run.
 pub fn device_groups(
     c: &Collective,
     num_replicas: u32,
@@ -79,8 +87,8 @@ pub fn resolve(
         GroupMode::CrossReplicaAndPartition => groups
             .iter()
             .map(|g| {
-                (0..p)
-                    .flat_map(|pi| g.iter().map(move |&ri| dev(ri, pi)))
+                g.iter()
+                    .flat_map(|&ri| (0..p).map(move |pi| dev(ri, pi)))
                     .collect()
             })
             .collect(),
@@ -116,6 +124,27 @@ pub fn group_of(
     )?
     .into_iter()
     .find(|g| g.contains(&me)))
+}
+
+/// `Err` unless `group` has `want` devices: the group size op `op`'s result shapes were
+/// inferred for, `what` naming where it came from (`shard_count`, `split_count`, the group
+/// size). A run whose groups differ (a `shard_count` that is not the replica group's size
+/// times `num_partitions`, a `split_count` for groups of every device) stops here, not in a
+/// buffer of the wrong length.
+pub fn expect_group_size(
+    op: &str,
+    what: &str,
+    group: &[DeviceId],
+    want: i64,
+) -> Result<(), CollectiveError> {
+    if group.len() as i64 == want {
+        return Ok(());
+    }
+    Err(CollectiveError::Transport(format!(
+        "{op}: this device's group {group:?} has {} devices, but the op's result shape was \
+         inferred for {what} = {want}",
+        group.len()
+    )))
 }
 
 /// CollectivePermute's exchanges for this device: the device it receives from (if a pair
@@ -177,17 +206,26 @@ mod tests {
         Collective {
             channel_id: channel,
             use_global_device_ids: global,
-            ..Collective::new(CollectiveKind::AllGather { dimension: 0 }, groups)
+            ..Collective::new(
+                CollectiveKind::AllGather {
+                    dimension: 0,
+                    shard_count: None,
+                },
+                groups,
+            )
         }
     }
 
     #[test]
-    fn the_four_modes_follow_stablehlo() {
+    fn the_four_modes_follow_stablehlo_in_xlas_order() {
         // The spec's examples: 4 replicas x 2 partitions, devices r * 2 + p.
         let g = device_groups(&op(vec![vec![0, 1], vec![2, 3]], None, false), 4, 2).unwrap();
         assert_eq!(g, vec![vec![0, 2], vec![4, 6], vec![1, 3], vec![5, 7]]);
+        // cross_replica_and_partition in XLA's order: each replica with every partition.
         let g = device_groups(&op(vec![vec![0, 1], vec![2, 3]], Some(1), false), 4, 2).unwrap();
-        assert_eq!(g, vec![vec![0, 2, 1, 3], vec![4, 6, 5, 7]]);
+        assert_eq!(g, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+        let g = device_groups(&op(vec![vec![1, 0]], Some(1), false), 2, 2).unwrap();
+        assert_eq!(g, vec![vec![2, 3, 0, 1]]);
         let g = device_groups(
             &op(vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]], Some(1), true),
             4,

@@ -282,6 +282,8 @@ pub fn run(text: &str, fn_name: &str, args: &[Literal]) -> Result<Vec<Literal>> 
 }
 
 #[cfg(test)]
+mod collective_tests;
+#[cfg(test)]
 mod custom_tests;
 #[cfg(test)]
 mod tests;

@@ -20,7 +20,13 @@ fn add() -> Arc<crate::ir::Computation> {
 }
 
 fn gather(groups: Vec<Vec<i64>>) -> Collective {
-    Collective::new(CollectiveKind::AllGather { dimension: 1 }, groups)
+    Collective::new(
+        CollectiveKind::AllGather {
+            dimension: 1,
+            shard_count: None,
+        },
+        groups,
+    )
 }
 
 fn message(c: &Collective, operand: &Shape) -> String {
@@ -38,6 +44,7 @@ fn shapes_follow_the_group_size() {
         CollectiveKind::ReduceScatter {
             dimension: 1,
             computation: add(),
+            shard_count: None,
         },
         vec![vec![0, 1], vec![2, 3]],
     );
@@ -89,7 +96,13 @@ fn every_group_rule_is_an_error_naming_it() {
 fn dimension_and_divisibility_rules() {
     let x = f32s(&[2, 6]);
     let m = message(
-        &Collective::new(CollectiveKind::AllGather { dimension: 2 }, vec![vec![0]]),
+        &Collective::new(
+            CollectiveKind::AllGather {
+                dimension: 2,
+                shard_count: None,
+            },
+            vec![vec![0]],
+        ),
         &x,
     );
     assert!(m.contains("all_gather_dim = 2 is out of range"), "{m}");
@@ -97,6 +110,7 @@ fn dimension_and_divisibility_rules() {
         CollectiveKind::ReduceScatter {
             dimension: 1,
             computation: add(),
+            shard_count: None,
         },
         vec![vec![0, 1, 2, 3]],
     );
@@ -145,4 +159,152 @@ fn all_reduce_operands_share_one_type_and_the_reducer_matches() {
         .unwrap_err()
         .to_string()
         .contains("parameter 0"));
+}
+
+fn gather_with(
+    groups: Vec<Vec<i64>>,
+    shard_count: Option<i64>,
+    channel: Option<i64>,
+) -> Collective {
+    Collective {
+        channel_id: channel,
+        ..Collective::new(
+            CollectiveKind::AllGather {
+                dimension: 1,
+                shard_count,
+            },
+            groups,
+        )
+    }
+}
+
+#[test]
+fn shard_count_gives_the_size_the_groups_do_not() {
+    let x = f32s(&[2, 6]);
+    // Every device: only shard_count tells the size.
+    let g = gather_with(vec![], Some(3), None);
+    assert_eq!(collective(&g, &[&x]).unwrap(), f32s(&[2, 18]));
+    // cross_replica_and_partition: a replica group of 2 with every partition.
+    let g = gather_with(vec![vec![0, 1]], Some(4), Some(1));
+    assert_eq!(shards(&g).unwrap(), 4);
+    assert_eq!(collective(&g, &[&x]).unwrap(), f32s(&[2, 24]));
+    // A shard_count the groups agree with is accepted.
+    let g = gather_with(vec![vec![0, 1]], Some(2), None);
+    assert_eq!(collective(&g, &[&x]).unwrap(), f32s(&[2, 12]));
+    let rs = Collective {
+        channel_id: Some(1),
+        ..Collective::new(
+            CollectiveKind::ReduceScatter {
+                dimension: 1,
+                computation: add(),
+                shard_count: Some(6),
+            },
+            vec![vec![1, 0, 2]],
+        )
+    };
+    assert_eq!(collective(&rs, &[&x]).unwrap(), f32s(&[2, 1]));
+}
+
+#[test]
+fn shard_count_rules_name_the_op_the_rule_and_both_numbers() {
+    let x = f32s(&[2, 6]);
+    let m = message(&gather_with(vec![vec![0, 1]], Some(3), None), &x);
+    assert_eq!(
+        m,
+        "AllGather: shard_count = 3 must be the group size, 2: replica_groups [[0, 1]] \
+         (cross_replica) make groups of 2 devices"
+    );
+    let m = message(&gather_with(vec![vec![0, 1, 2]], Some(4), Some(1)), &x);
+    assert!(
+        m.starts_with("AllGather: shard_count = 4 must be a multiple of the replica group size, 3"),
+        "{m}"
+    );
+    let m = message(&gather_with(vec![], Some(0), None), &x);
+    assert!(m.contains("shard_count = 0 must be positive"), "{m}");
+    let m = message(&gather_with(vec![vec![0, 1]], None, Some(1)), &x);
+    assert!(
+        m.contains("cross_replica_and_partition") && m.contains("shard_count = N"),
+        "{m}"
+    );
+    let rs = Collective::new(
+        CollectiveKind::ReduceScatter {
+            dimension: 1,
+            computation: add(),
+            shard_count: Some(4),
+        },
+        vec![],
+    );
+    let m = message(&rs, &x);
+    assert!(m.contains("(6) is not divisible by shard_count, 4"), "{m}");
+    // The error blames the attribute, so xla! points at it.
+    let e = collective(&gather_with(vec![vec![0, 1]], Some(3), None), &[&x]).unwrap_err();
+    assert_eq!(e.blame, Blame::Attribute("shard_count"));
+}
+
+#[test]
+fn all_gather_and_all_to_all_take_several_operands() {
+    let x = f32s(&[2, 6]);
+    let y = Shape::Array(ArrayShape::new(ElementType::S32, &[4, 2]));
+    let g = gather_with(vec![vec![0, 1]], None, None);
+    assert_eq!(
+        collective(&g, &[&x, &y]).unwrap(),
+        Shape::Tuple(vec![
+            f32s(&[2, 12]),
+            Shape::Array(ArrayShape::new(ElementType::S32, &[4, 4]))
+        ])
+    );
+    let a2a = Collective::new(
+        CollectiveKind::AllToAll {
+            split_dimension: 1,
+            concat_dimension: 0,
+            split_count: 2,
+        },
+        vec![vec![0, 1]],
+    );
+    assert_eq!(
+        collective(&a2a, &[&x, &y]).unwrap(),
+        Shape::Tuple(vec![
+            f32s(&[4, 3]),
+            Shape::Array(ArrayShape::new(ElementType::S32, &[8, 1]))
+        ])
+    );
+    // Each operand is checked: the second does not split into 4.
+    let a2a4 = Collective::new(
+        CollectiveKind::AllToAll {
+            split_dimension: 1,
+            concat_dimension: 0,
+            split_count: 4,
+        },
+        vec![],
+    );
+    let z = f32s(&[4, 8]);
+    let m = collective(&a2a4, &[&z, &x]).unwrap_err().to_string();
+    assert!(
+        m.contains("f32[2,6] (6) is not divisible by split_count, 4"),
+        "{m}"
+    );
+    for c in [g, a2a] {
+        let m = collective(&c, &[]).unwrap_err().to_string();
+        assert!(m.contains("needs at least one operand"), "{m}");
+    }
+}
+
+#[test]
+fn the_builder_keeps_shard_count_only_where_the_groups_do_not_tell_it() {
+    let shard_of = |c: Collective| {
+        let mut b = Builder::new("g");
+        let x = b.parameter(0, f32s(&[2, 6]), "x").unwrap();
+        let r = b.collective(c, &[x]).unwrap();
+        let comp = b.build(r).unwrap();
+        let crate::ir::Op::Collective(c) = &comp.instrs[comp.root.0 as usize].op else {
+            panic!("the root is the collective")
+        };
+        c.shard_count()
+    };
+    assert_eq!(shard_of(gather_with(vec![vec![0, 1]], Some(2), None)), None);
+    assert_eq!(
+        shard_of(gather_with(vec![vec![0, 1]], Some(4), Some(1))),
+        Some(4)
+    );
+    assert_eq!(shard_of(gather_with(vec![], Some(3), None)), Some(3));
 }

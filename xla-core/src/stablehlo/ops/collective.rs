@@ -1,8 +1,12 @@
 //! Collectives as StableHLO: `stablehlo.replica_id`/`partition_id`, and the generic forms of
 //! `all_reduce` and `reduce_scatter` (the reducer as their region), `all_gather`,
-//! `all_to_all`, `collective_permute` and `collective_broadcast`, with `replica_groups` as a
-//! `dense<..> : tensor<GxNxi64>`, `channel_handle` and `use_global_device_ids`.
+//! `all_to_all` (several operands: several results; all_to_all as one op per operand, which
+//! XLA runs as the spec says), `collective_permute` and
+//! `collective_broadcast`, with `replica_groups` as a `dense<..> : tensor<GxNxi64>`,
+//! `channel_handle` and `use_global_device_ids`. StableHLO has no `shard_count`: the result
+//! type carries it (the importer derives it back from the types).
 
+use super::super::text::flat_types;
 use super::super::{Body, Val};
 use crate::error::Result;
 use crate::ir::{Collective, CollectiveKind, Instruction};
@@ -90,6 +94,7 @@ impl Body<'_> {
             CollectiveKind::ReduceScatter {
                 dimension,
                 computation,
+                ..
             } => {
                 let a = attrs(vec![format!("scatter_dimension = {dimension} : i64")], true);
                 self.region_op(
@@ -101,9 +106,9 @@ impl Body<'_> {
                     depth,
                 )
             }
-            CollectiveKind::AllGather { dimension } => {
+            CollectiveKind::AllGather { dimension, .. } => {
                 let a = attrs(vec![format!("all_gather_dim = {dimension} : i64")], true);
-                self.positional(ins, ops, "stablehlo.all_gather", &a, depth)
+                Ok(self.variadic(ins, ops, "stablehlo.all_gather", &a, depth))
             }
             CollectiveKind::AllToAll {
                 split_dimension,
@@ -125,7 +130,22 @@ impl Body<'_> {
                     ],
                     true,
                 );
-                self.positional(ins, ops, "stablehlo.all_to_all", &a, depth)
+                // Several operands go as one op each, which computes what the spec's variadic
+                // all_to_all does (each operand is exchanged on its own): XLA lowers a
+                // variadic all_to_all as its tuple all-to-all (operand j sent to member j,
+                // results of the operands' shapes), and its verifier wants one shape.
+                if ops.len() == 1 {
+                    return self.positional(ins, ops, "stablehlo.all_to_all", &a, depth);
+                }
+                let mut types = Vec::new();
+                flat_types(&ins.shape, &mut types);
+                let mut vals = Vec::with_capacity(ops.len());
+                for (v, result) in ops.iter().zip(types) {
+                    let (name, ty) = v.leaf(ins.op.opcode())?;
+                    let rhs = format!("\"stablehlo.all_to_all\"({name}){a} : ({ty}) -> {result}");
+                    vals.push(self.single(depth, &rhs, result));
+                }
+                Ok(Val::Tuple(vals))
             }
             CollectiveKind::CollectivePermute {
                 source_target_pairs,
@@ -147,5 +167,26 @@ impl Body<'_> {
                 self.positional(ins, ops, "stablehlo.collective_broadcast", &a, depth)
             }
         }
+    }
+
+    /// `%n:k = "name"(%a, %b, ...) attrs : (A, B, ...) -> (R1, R2, ...)`: an op of array
+    /// operands with one result per operand (a tuple in the IR).
+    fn variadic(
+        &mut self,
+        ins: &Instruction,
+        ops: &[Val],
+        name: &str,
+        attrs: &str,
+        depth: usize,
+    ) -> Val {
+        let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
+        let mut results = Vec::new();
+        flat_types(&ins.shape, &mut results);
+        let results = match &results[..] {
+            [one] => one.clone(),
+            many => format!("({})", many.join(", ")),
+        };
+        let rhs = format!("\"{name}\"({names}){attrs} : ({types}) -> {results}");
+        self.multi(depth, &rhs, &ins.shape)
     }
 }

@@ -1,6 +1,9 @@
 //! Collectives as calls of `xla_kernels::collectives` with the fn's `ctx: &dyn Collectives`:
 //! the groups, pairs and dimensions are literals of the call; a reducer is inlined as a
-//! closure. The kernel returns `Result<(), CollectiveError>` (program.rs adds the `?`).
+//! closure; AllReduce, AllGather and AllToAll make one call per operand. AllGather,
+//! ReduceScatter and AllToAll first check the device's group has the size their result shapes
+//! were inferred for (`shard_count`, `split_count`: an `Err` naming the op, not a panic). The
+//! kernel returns `Result<(), CollectiveError>` (program.rs adds the `?`).
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -54,6 +57,31 @@ fn closure(f: &Computation, ty: ElementType) -> Result<TokenStream, String> {
     Ok(quote!(|a: #t, b: #t| -> #t { #stmts #o }))
 }
 
+/// An operand's input, its dimensions and its result.
+type Operand<'a> = (&'a Ident, &'a [i64], &'a Ident);
+
+/// `(input, dims, result)` of every operand; `Err` unless there is one result per operand.
+fn per_operand<'a>(
+    name: &str,
+    ins: &'a [Ident],
+    in_dims: &'a [Vec<i64>],
+    ws: &'a [Ident],
+) -> Result<Vec<Operand<'a>>, String> {
+    if ins.is_empty() || ins.len() != in_dims.len() || ins.len() != ws.len() {
+        return Err(format!(
+            "{name}: {} operands, {} results",
+            ins.len(),
+            ws.len()
+        ));
+    }
+    Ok(ins
+        .iter()
+        .zip(in_dims)
+        .zip(ws)
+        .map(|((x, d), w)| (x, d.as_slice(), w))
+        .collect())
+}
+
 /// The call of collective `c` on inputs `ins` (dims `in_dims`, types `in_tys`) into `ws`.
 pub(crate) fn call(
     c: &Collective,
@@ -66,6 +94,34 @@ pub(crate) fn call(
     let name = c.kind.name();
     let (m, gs) = (mode(c.mode()), groups(c));
     let group = quote!(let g = #k::group(ctx, #name, #m, #gs)?;);
+    // The group of AllGather, ReduceScatter and AllToAll, checked against the size the
+    // shapes were inferred for.
+    let sized_group = || -> Result<TokenStream, String> {
+        let (what, want) = match &c.kind {
+            CollectiveKind::AllToAll { split_count, .. } => ("split_count", *split_count),
+            CollectiveKind::AllGather { .. } | CollectiveKind::ReduceScatter { .. } => {
+                let want = xla_core::infer::collective::shards(c).map_err(|e| e.to_string())?;
+                let what = match c.shard_count() {
+                    Some(_) => "shard_count",
+                    None => "the group size",
+                };
+                (what, want)
+            }
+            CollectiveKind::ReplicaId
+            | CollectiveKind::PartitionId
+            | CollectiveKind::AllReduce { .. }
+            | CollectiveKind::CollectivePermute { .. }
+            | CollectiveKind::CollectiveBroadcast => {
+                return Err(format!("{name}: no group size to check"))
+            }
+        };
+        let want = proc_macro2::Literal::i64_suffixed(want);
+        Ok(quote! {
+            #group
+            #k::expect_group_size(#name, #what, &g, #want)?;
+        })
+    };
+    let operands = || per_operand(name, ins, in_dims, ws);
     let first = || -> Result<(&Ident, &Vec<i64>, ElementType, &Ident), String> {
         match (ins.first(), in_dims.first(), in_tys.first(), ws.first()) {
             (Some(x), Some(d), Some(&t), Some(w)) => Ok((x, d, t, w)),
@@ -89,32 +145,43 @@ pub(crate) fn call(
             }
             quote!(#group #calls)
         }
-        CollectiveKind::AllGather { dimension } => {
-            let (x, dims, _, w) = first()?;
-            let a = around(dims, *dimension)?;
-            quote!(#group #k::all_gather(ctx, &g, #x, #a, #w)?;)
+        CollectiveKind::AllGather { dimension, .. } => {
+            let mut calls = sized_group()?;
+            for (x, dims, w) in operands()? {
+                let a = around(dims, *dimension)?;
+                calls.extend(quote!(#k::all_gather(ctx, &g, #x, #a, #w)?;));
+            }
+            calls
         }
         CollectiveKind::AllToAll {
             split_dimension,
             concat_dimension,
             split_count,
         } => {
-            let (x, dims, _, w) = first()?;
-            let split = around(dims, *split_dimension)?;
-            let mut part = dims.clone();
-            let s = usize::try_from(*split_dimension).map_err(|_| "split_dimension")?;
-            part[s] /= split_count;
-            let part = around(&part, *concat_dimension)?;
-            quote!(#group #k::all_to_all(ctx, &g, #x, #split, #part, #w)?;)
+            let mut calls = sized_group()?;
+            for (x, dims, w) in operands()? {
+                let split = around(dims, *split_dimension)?;
+                let mut part = dims.to_vec();
+                let s = usize::try_from(*split_dimension)
+                    .ok()
+                    .filter(|&s| s < part.len())
+                    .ok_or("split_dimension")?;
+                part[s] /= split_count;
+                let part = around(&part, *concat_dimension)?;
+                calls.extend(quote!(#k::all_to_all(ctx, &g, #x, #split, #part, #w)?;));
+            }
+            calls
         }
         CollectiveKind::ReduceScatter {
             dimension,
             computation,
+            ..
         } => {
             let (x, dims, ty, w) = first()?;
             let a = around(dims, *dimension)?;
             let f = closure(computation, ty)?;
-            quote!(#group #k::reduce_scatter(ctx, &g, #x, #a, #w, #f)?;)
+            let g = sized_group()?;
+            quote!(#g #k::reduce_scatter(ctx, &g, #x, #a, #w, #f)?;)
         }
         CollectiveKind::CollectivePermute {
             source_target_pairs,

@@ -3,7 +3,8 @@
 //! `#stablehlo.gather` and `#stablehlo.scatter` are read as attributes of their own), or
 //! derived where StableHLO says it otherwise: the result type gives `new_element_type`,
 //! `out_dim_size` and `new_sizes`, `comparison_direction` is `direction`, the three padding
-//! lists make `padding_config`. An attribute left over that is not known to be without effect
+//! lists make `padding_config`, the result types give all_gather's and reduce_scatter's
+//! `shard_count` (XLA's group size, which StableHLO leaves to the types). An attribute left over that is not known to be without effect
 //! (precision, sharding, frontend attributes) is unsupported.
 
 use std::cell::Cell;
@@ -252,6 +253,7 @@ fn value(
             }))
         }
         "config" if op.name == "stablehlo.infeed" => from("infeed_config", AttrKind::Str)?,
+        "shard_count" => shard_count(op, src, b, operands)?.map(AttrValue::Int),
         // chlo.scan's `dimension`; its input/init split is read by the lowering.
         "scan_dimension" => {
             src.take("operandSegmentSizes");
@@ -314,6 +316,80 @@ fn value(
         }
         name => from(name, spec.kind)?,
     })
+}
+
+/// The group size all_gather's and reduce_scatter's declared types imply, XLA's
+/// `shard_count`: `result / operand` (all_gather) or `operand / result` (reduce_scatter) along
+/// the op's dimension, the same for every operand. `None` where the types cannot tell (a zero
+/// or dynamic dimension, no result types); the builder's inference then checks it against the
+/// groups, and drops it where the groups tell the size themselves.
+fn shard_count(
+    op: &Operation,
+    src: &Source<'_>,
+    b: &Builder,
+    operands: &[XlaOp],
+) -> Result<Option<i64>> {
+    let (dim_name, gather) = match op.name.as_str() {
+        "stablehlo.all_gather" => ("all_gather_dim", true),
+        "stablehlo.reduce_scatter" => ("scatter_dimension", false),
+        _ => return Ok(None),
+    };
+    let Some(d) = src.take(dim_name).and_then(|a| match a {
+        Attr::Int(v) => usize::try_from(*v).ok(),
+        _ => None,
+    }) else {
+        // Missing or out of range: the registry's own reading of it reports that.
+        return Ok(None);
+    };
+    let invalid = |message: String| ImportError::Invalid {
+        message,
+        pos: op.pos,
+    };
+    let mut found: Option<(usize, i64)> = None;
+    for (i, (&x, result)) in operands.iter().zip(&op.result_types).enumerate() {
+        let (Some(a), Some(r)) = (
+            b.try_shape(x).ok().and_then(|s| s.as_array()),
+            result.tensor(),
+        ) else {
+            continue;
+        };
+        let (Some(&from), Some(&to)) = (a.dims.get(d), r.dims.get(d)) else {
+            continue;
+        };
+        if a.dynamic.get(d) == Some(&true) || r.dynamic.get(d) == Some(&true) {
+            continue;
+        }
+        let (num, den) = if gather { (to, from) } else { (from, to) };
+        if den <= 0 || num < 0 {
+            continue;
+        }
+        if num % den != 0 {
+            let (bigger, smaller) = if gather {
+                ("result", "operand")
+            } else {
+                ("operand", "result")
+            };
+            return Err(invalid(format!(
+                "{}: dimension {d} ({dim_name}) of {bigger} {i}, {num}, is not a multiple of \
+                 the {smaller}'s, {den}: the group size (XLA's shard_count) it implies is not a \
+                 whole number",
+                op.name
+            )));
+        }
+        let n = num / den;
+        match found {
+            Some((j, m)) if m != n => {
+                return Err(invalid(format!(
+                    "{}: the types of operand {j} imply a group size (shard_count) of {m}, those \
+                     of operand {i} of {n}",
+                    op.name
+                )))
+            }
+            Some(_) => {}
+            None => found = Some((i, n)),
+        }
+    }
+    Ok(found.map(|(_, n)| n))
 }
 
 /// The registry attributes of `op` under `spec`; `Err` for an attribute that cannot be read
