@@ -81,13 +81,18 @@ pub fn fmt_time(s: f64) -> String {
     }
 }
 
-/// The vector instructions this binary was built for.
-pub fn built_for() -> &'static str {
-    if cfg!(target_feature = "avx512f") {
+/// The vector instructions this binary was built for (the fused loops' width), and the level
+/// the kernels (GEMM, conv, ...) chose at run time.
+pub fn built_for() -> String {
+    let build = if cfg!(target_feature = "avx512f") {
         "AVX-512 (16 f32 lanes)"
     } else if cfg!(all(target_feature = "avx2", target_feature = "fma")) {
         "AVX2 + FMA (8 f32 lanes)"
     } else {
         "baseline x86-64 (4 f32 lanes; build with -C target-cpu=native for speed)"
-    }
+    };
+    format!(
+        "{build}; kernels dispatched at run time to {:?}",
+        xla_aot::kernels::cpu::level()
+    )
 }
