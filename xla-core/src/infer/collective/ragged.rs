@@ -112,7 +112,7 @@ pub(super) fn ragged_all_to_all(c: &Collective, operands: &[&Shape]) -> Result<S
     match c.group_size() {
         _ if n == 0 => Err(err(
             2,
-            format!("input_offsets {first} has no entry; it needs one per group member"),
+            format!("input_offsets {first} has no entry; it needs k >= 1 per group member"),
         )),
         Some(g) if n % g != 0 => Err(err(
             2,
