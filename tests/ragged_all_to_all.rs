@@ -33,6 +33,18 @@ xla_aot::xla! {
     }
 }
 
+xla_aot::stablehlo! {
+    /// What jaxlib 0.10.2 writes for `jax.lax.ragged_all_to_all` in a `shard_map` over 2
+    /// devices (the seed's example).
+    pub fn r_jax = mlir r#"
+        module @jit_fwd attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+          func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<4xf32>, %arg2: tensor<2xi32>, %arg3: tensor<2xi32>, %arg4: tensor<2xi32>, %arg5: tensor<2xi32>) -> (tensor<4xf32> {jax.result_info = ""}) {
+            %7 = stablehlo.custom_call @ragged_all_to_all(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5) {api_version = 4 : i32, backend_config = {channel_id = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}} : (tensor<3xf32>, tensor<4xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<4xf32>
+            return %7 : tensor<4xf32>
+          }
+        }"#;
+}
+
 /// A generated fn's `run_literals(ctx, args)`.
 type RunLiterals =
     dyn Fn(&dyn Collectives, &[Literal]) -> Result<Literal, xla_aot::core::Error> + Sync;
@@ -136,6 +148,15 @@ fn the_seeds_example_in_generated_code() {
         "r_partitions",
         &|c, a| r_partitions::run_literals(c, a),
         &r_partitions::computation(),
+        &seed_args(),
+        (1, 2),
+    );
+    assert_eq!(out, want);
+    // JAX's own text through `stablehlo!`.
+    let out = agree(
+        "r_jax",
+        &|c, a| r_jax::run_literals(c, a),
+        &r_jax::computation(),
         &seed_args(),
         (1, 2),
     );
