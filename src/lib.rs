@@ -196,7 +196,7 @@
 //! | calls | `CustomCall(operands..)` (a Rust fn of yours), `CompositeCall(decomposition, operands..)` | `call_target_name`, `shape`; `name`, `attributes`, `version` |
 //! | ordering, tokens | `OptimizationBarrier(operands..)`, `AfterAll(tokens..)` | |
 //! | dynamic dimensions | `GetDimensionSize(x)`, `SetDimensionSize(x, size)`, `DynamicReshape(x, sizes..)`; types `f32[<=16, 8]` | `dimension`; `new_size_bounds`, `dims_are_dynamic` |
-//! | collectives (SPMD) | `ReplicaId`, `PartitionId`, `AllReduce(operands..)`, `CrossReplicaSum`, `AllGather(operands..)`, `AllToAll(operands..)`, `ReduceScatter`, `CollectivePermute`, `CollectiveBroadcast` (the fn takes a [`Collectives`] context first) | `replica_groups`, `channel_id`, `use_global_device_ids`, `shard_count` (AllGather, ReduceScatter), ... |
+//! | collectives (SPMD) | `ReplicaId`, `PartitionId`, `AllReduce(operands..)`, `CrossReplicaSum`, `AllGather(operands..)`, `AllToAll(operands..)`, `ReduceScatter`, `CollectivePermute`, `CollectiveBroadcast`, `RaggedAllToAll(input, output, input_offsets, send_sizes, output_offsets, recv_sizes)` (the fn takes a [`Collectives`] context first) | `replica_groups`, `channel_id`, `use_global_device_ids`, `shard_count` (AllGather, ReduceScatter), ... |
 //!
 //! README.md's "Operations" table has each op's status and details.
 //!

@@ -649,12 +649,21 @@ fn a_scan_reads_its_carried_weights_in_place() {
     let (w_out, last, rows) = scan_all(&w, &acc);
     // The weights come back as they went in, bit for bit.
     assert_eq!(w_out.as_slice(), w.as_slice());
-    let want = evaluate(&scan_all::computation(), &[w.to_literal(), acc.to_literal()]).unwrap();
+    let want = evaluate(
+        &scan_all::computation(),
+        &[w.to_literal(), acc.to_literal()],
+    )
+    .unwrap();
     let Literal::Tuple(parts) = want else {
         panic!("a tuple result")
     };
     assert_eq!(f32s(&parts[0]), w.as_slice());
-    assert_close(last.as_slice(), &f32s(&parts[1]), 1e-6, "scan_all: last sum");
+    assert_close(
+        last.as_slice(),
+        &f32s(&parts[1]),
+        1e-6,
+        "scan_all: last sum",
+    );
     assert_close(rows.as_slice(), &f32s(&parts[2]), 1e-6, "scan_all: rows");
     assert_eq!(scan_rows(&w, &acc).as_slice(), rows.as_slice());
 }

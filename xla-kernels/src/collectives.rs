@@ -15,7 +15,8 @@ pub mod mpi;
 pub use xla_core::spmd::groups::expect_group_size;
 pub use xla_core::spmd::host::{infeed, outfeed, recv, send, HostQueues};
 pub use xla_core::spmd::ops::{
-    all_gather, all_to_all, collective_broadcast, collective_permute, Around, Wire,
+    all_gather, all_to_all, collective_broadcast, collective_permute, ragged_all_to_all, Around,
+    Rows, Wire,
 };
 pub use xla_core::spmd::threads::{run_threads, ThreadRunner, DEFAULT_TIMEOUT};
 pub use xla_core::spmd::{CollectiveError, Collectives, DeviceId};

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
 use xla_kernels::collectives::mpi::MpiCollectives;
+use xla_kernels::collectives::{ragged_all_to_all, Rows};
 
 /// How long a rank waits for a silent peer in these tests.
 const TIMEOUT: Duration = Duration::from_secs(3);
@@ -109,6 +110,7 @@ fn rank_main() {
     }
     send_recv_order(&c);
     group_exchanges_match_defaults(&c);
+    ragged_all_to_all_on_mpi(&c);
     recv_length_mismatch(&c);
     all_gather_size_mismatch(&c);
     if me == n - 1 {
@@ -221,6 +223,105 @@ fn group_exchanges_match_defaults(c: &MpiCollectives) {
         }
     }
     println!("device {me}: all_gather/all_to_all ok, identical to the default bodies");
+}
+
+/// RaggedAllToAll (`spmd::ops`, written once over the trait: MPI's all_to_all for the
+/// announcements, its send/recv for the rows) on the world: device `d` sends `(d + j) % 3`
+/// rows to member `j` (empty sends included), packed in sender order in the receiver's output,
+/// whose last row nobody writes. Rows of 1 and of 2^17 f32 (messages of up to 1 MiB: MPI's
+/// rendezvous protocol). The same bytes as through the trait's default all_to_all; then invalid offsets
+/// on device 0: `Err(Invalid)` on every device, and the exchanges after it still pair up.
+fn ragged_all_to_all_on_mpi(c: &MpiCollectives) {
+    let (me, n) = (c.device_id() as i64, c.num_devices() as i64);
+    let world: Vec<DeviceId> = (0..n as DeviceId).collect();
+    let size = |from: i64, to: i64| (from + to) % 3;
+    // Rows this device receives, and where sender p's rows start in member j's output.
+    let at = |p: i64, j: i64| (0..p).map(|q| size(q, j)).sum::<i64>();
+    let input_rows = (0..n).map(|j| size(me, j)).sum::<i64>();
+    let output_rows = (0..n).map(|j| at(n, j)).max().unwrap() + 1;
+    let input_offsets: Vec<i64> = (0..n).map(|j| (0..j).map(|q| size(me, q)).sum()).collect();
+    let send_sizes: Vec<i64> = (0..n).map(|j| size(me, j)).collect();
+    let output_offsets: Vec<i64> = (0..n).map(|j| at(me, j)).collect();
+    let recv_sizes: Vec<i64> = (0..n).map(|p| size(p, me)).collect();
+    for row in [1usize, 1 << 17] {
+        let rows = Rows {
+            input: input_rows as usize,
+            output: output_rows as usize,
+            row,
+        };
+        // Element t of input row r of device d: d * 1000 + r + (t % 8) / 8, exact in f32.
+        let value = |d: i64, r: i64, t: usize| (d * 1000 + r) as f32 + (t % 8) as f32 * 0.125;
+        let input: Vec<f32> = (0..input_rows)
+            .flat_map(|r| (0..row).map(move |t| value(me, r, t)))
+            .collect();
+        let output = vec![-1f32; rows.output * row];
+        let meta = [
+            &input_offsets[..],
+            &send_sizes[..],
+            &output_offsets[..],
+            &recv_sizes[..],
+        ];
+        let mut got = vec![0f32; output.len()];
+        ragged_all_to_all(c, &world, &input, &output, meta, rows, &mut got).unwrap();
+        // Sender p's rows for this device start at its input row sum_{q < me} size(p, q).
+        let mut want = output.clone();
+        for p in 0..n {
+            let from: i64 = (0..me).map(|q| size(p, q)).sum();
+            for r in 0..size(p, me) {
+                let to = (at(p, me) + r) as usize * row;
+                for t in 0..row {
+                    want[to + t] = value(p, from + r, t);
+                }
+            }
+        }
+        assert!(got == want, "device {me}: ragged_all_to_all, rows of {row}");
+        let mut default = vec![0f32; output.len()];
+        ragged_all_to_all(
+            &Defaults(c),
+            &world,
+            &input,
+            &output,
+            meta,
+            rows,
+            &mut default,
+        )
+        .unwrap();
+        assert!(got == default, "device {me}: override != default");
+    }
+    // Device 0 reads past its input: every device fails, none waits.
+    let mut bad = input_offsets.clone();
+    if me == 0 {
+        bad[0] = input_rows + 1;
+    }
+    let rows = Rows {
+        input: input_rows as usize,
+        output: output_rows as usize,
+        row: 1,
+    };
+    let input = vec![0f32; input_rows as usize];
+    let output = vec![0f32; output_rows as usize];
+    let meta = [
+        &bad[..],
+        &send_sizes[..],
+        &output_offsets[..],
+        &recv_sizes[..],
+    ];
+    let mut got = vec![0f32; output.len()];
+    match ragged_all_to_all(c, &world, &input, &output, meta, rows, &mut got) {
+        Err(CollectiveError::Invalid {
+            op: "RaggedAllToAll",
+            detail,
+        }) => {
+            let want = if me == 0 {
+                "input_offsets[0]"
+            } else {
+                "device 0"
+            };
+            assert!(detail.contains(want), "device {me}: {detail}");
+        }
+        other => panic!("device {me}: ragged_all_to_all with a bad offset: {other:?}"),
+    }
+    println!("device {me}: ragged_all_to_all ok (empty sends, 1 MiB rows, an invalid offset)");
 }
 
 /// A message of another length than the receive buffer is `Err(Mismatch)`, and the message is

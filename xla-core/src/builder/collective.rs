@@ -24,6 +24,7 @@ impl Builder {
                 | CollectiveKind::PartitionId
                 | CollectiveKind::AllReduce { .. }
                 | CollectiveKind::AllToAll { .. }
+                | CollectiveKind::RaggedAllToAll
                 | CollectiveKind::CollectivePermute { .. }
                 | CollectiveKind::CollectiveBroadcast => {}
             }
@@ -33,6 +34,21 @@ impl Builder {
             operands.iter().map(|o| o.0).collect(),
             out,
         ))
+    }
+
+    /// `RaggedAllToAll(input, output, input_offsets, send_sizes, output_offsets, recv_sizes)`
+    /// over `replica_groups` (`[]`: every device), cross-partition with a channel `> 0`. The
+    /// operands in XLA HLO's order, which `jax.lax.ragged_all_to_all` uses too (the seed's
+    /// `XlaBuilder` signature lists `output` fourth); see [`CollectiveKind::RaggedAllToAll`].
+    pub fn ragged_all_to_all(
+        &mut self,
+        operands: [XlaOp; 6],
+        replica_groups: Vec<Vec<i64>>,
+        channel_id: Option<i64>,
+    ) -> Result<XlaOp> {
+        let mut c = Collective::new(CollectiveKind::RaggedAllToAll, replica_groups);
+        c.channel_id = channel_id;
+        self.collective(c, &operands)
     }
 
     /// `ReplicaId()`: this device's replica id, `u32[]`.

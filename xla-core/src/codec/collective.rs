@@ -1,5 +1,5 @@
 //! Collectives in the byte form (see the parent module): op codes 49 (ReplicaId) to 56
-//! (CollectiveBroadcast), then the groups, the channel and the id flag. An optional integer
+//! (CollectiveBroadcast) and 57 (RaggedAllToAll), then the groups, the channel and the id flag. An optional integer
 //! (`shard_count`, the channel) is a flag, 0 or 1, then the value.
 
 use std::sync::Arc;
@@ -19,12 +19,13 @@ fn kind_code(k: &CollectiveKind) -> u64 {
         CollectiveKind::ReduceScatter { .. } => 54,
         CollectiveKind::CollectivePermute { .. } => 55,
         CollectiveKind::CollectiveBroadcast => 56,
+        CollectiveKind::RaggedAllToAll => 57,
     }
 }
 
 /// True for the op codes [`Reader::collective`] reads.
 pub(super) fn is_collective_code(code: u64) -> bool {
-    (49..=56).contains(&code)
+    (49..=57).contains(&code)
 }
 
 impl Writer {
@@ -34,7 +35,8 @@ impl Writer {
         match &c.kind {
             CollectiveKind::ReplicaId
             | CollectiveKind::PartitionId
-            | CollectiveKind::CollectiveBroadcast => {}
+            | CollectiveKind::CollectiveBroadcast
+            | CollectiveKind::RaggedAllToAll => {}
             CollectiveKind::AllReduce { computation } => self.computation(computation),
             CollectiveKind::AllGather {
                 dimension,
@@ -121,6 +123,7 @@ impl Reader<'_> {
                 }
             }
             56 => CollectiveKind::CollectiveBroadcast,
+            57 => CollectiveKind::RaggedAllToAll,
             c => return Err(err(format!("collective op code {c}"))),
         };
         let n = self.count()?;
@@ -222,6 +225,23 @@ mod tests {
             };
             outs.push(b.collective(c, &[x]).unwrap());
         }
+        // RaggedAllToAll: input, output, then the four s32[2] offsets and sizes.
+        let rows = b
+            .parameter(1, Shape::array(ElementType::F32, &[3, 2]), "rows")
+            .unwrap();
+        let sizes = b
+            .parameter(2, Shape::array(ElementType::S32, &[2]), "sizes")
+            .unwrap();
+        let ragged = Collective {
+            kind: CollectiveKind::RaggedAllToAll,
+            replica_groups: vec![vec![1, 0]],
+            channel_id: Some(2),
+            use_global_device_ids: false,
+        };
+        outs.push(
+            b.collective(ragged, &[rows, rows, sizes, sizes, sizes, sizes])
+                .unwrap(),
+        );
         let t = b.tuple(&outs).unwrap();
         let comp = b.build(t).unwrap();
         let bytes = encode(&comp);
@@ -240,5 +260,12 @@ mod tests {
             .map(Some)
             .collect();
         assert_eq!(shards, [Some(4), Some(2)]);
+        let ragged = back.instrs.iter().find_map(|i| match &i.op {
+            crate::ir::Op::Collective(c) if matches!(c.kind, CollectiveKind::RaggedAllToAll) => {
+                Some((c.replica_groups.clone(), c.channel_id, i.shape.to_string()))
+            }
+            _ => None,
+        });
+        assert_eq!(ragged, Some((vec![vec![1, 0]], Some(2), "f32[3,2]".into())));
     }
 }

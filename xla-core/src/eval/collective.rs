@@ -8,6 +8,8 @@
 //! - ReduceScatter: the same with the operand's blocks along `scatter_dimension`, no gather.
 //! - AllGather, AllToAll: the group's blocks concatenated along a dimension.
 //! - CollectivePermute, CollectiveBroadcast: point-to-point sends; no sender: zeros.
+//! - RaggedAllToAll: the announced updates exchanged (`spmd::ops::ragged_all_to_all`); invalid
+//!   offsets or sizes are an `Err` naming them on every member of the group.
 
 use super::reduce::simple_reducer;
 use super::{array, Ctx};
@@ -18,7 +20,7 @@ use crate::scalar::Scalar;
 use crate::shape::ArrayShape;
 use crate::shape::Shape;
 use crate::spmd::groups::{self, my_group, permute_peers};
-use crate::spmd::ops::{self, Around};
+use crate::spmd::ops::{self, Around, Rows};
 use crate::spmd::threads::ThreadRunner;
 use crate::spmd::{CollectiveError, Collectives, DeviceId};
 use crate::with_array_data;
@@ -144,11 +146,70 @@ pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -
                 T::wrap(o)
             })
         }
+        CollectiveKind::RaggedAllToAll => ragged_all_to_all(ctx, c, dev, operands)?,
     };
     Ok(Literal::Array {
         shape: ctx.out_array()?.clone(),
         data,
     })
+}
+
+/// RaggedAllToAll's result elements: `input, output, input_offsets, send_sizes,
+/// output_offsets, recv_sizes`, rows along the outermost dimension.
+fn ragged_all_to_all(
+    ctx: &Ctx<'_>,
+    c: &Collective,
+    dev: &dyn Collectives,
+    operands: &[&Literal],
+) -> Result<ArrayData> {
+    ctx.arity(operands, 6)?;
+    let group = group(ctx, c, dev)?;
+    let (input, x) = array(ctx, operands[0])?;
+    let (output, y) = array(ctx, operands[1])?;
+    let meta = operands[2..]
+        .iter()
+        .map(|o| Ok(array(ctx, o)?.1))
+        .collect::<Result<Vec<&ArrayData>>>()?;
+    let (Some(&n_in), Some(&n_out)) = (input.dims.first(), output.dims.first()) else {
+        return Err(ctx.err(format!("rank-0 input {input} or output {output}")));
+    };
+    let count = |n: i64| usize::try_from(n).unwrap_or(0);
+    let rows = Rows {
+        input: count(n_in),
+        output: count(n_out),
+        row: count(output.dims[1..].iter().product::<i64>()),
+    };
+    let coll = |e: CollectiveError| ctx.err(e);
+    /// The four offsets and sizes as `I` (all of one type: inference checks it).
+    fn four<'a, I: ArrayElement>(m: &[&'a ArrayData]) -> Option<[&'a [I]; 4]> {
+        Some([
+            I::unwrap(m[0])?,
+            I::unwrap(m[1])?,
+            I::unwrap(m[2])?,
+            I::unwrap(m[3])?,
+        ])
+    }
+    let bad = || {
+        ctx.err(format!(
+            "the input {input}, output {output} and offsets ({}) are not of the inferred types",
+            meta.iter()
+                .map(|m| m.element_type().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    };
+    Ok(with_array_data!(x, v: T => {
+        let o = T::unwrap(y).ok_or_else(bad)?;
+        let mut out = vec![T::default(); o.len()];
+        if let Some(m) = four::<i32>(&meta) {
+            ops::ragged_all_to_all(dev, &group, v, o, m, rows, &mut out).map_err(coll)?;
+        } else if let Some(m) = four::<i64>(&meta) {
+            ops::ragged_all_to_all(dev, &group, v, o, m, rows, &mut out).map_err(coll)?;
+        } else {
+            return Err(bad());
+        }
+        T::wrap(out)
+    }))
 }
 
 /// This device's group; a device in none is an `Err` (only CollectiveBroadcast allows it).
@@ -180,6 +241,7 @@ fn expect_group_size(ctx: &Ctx<'_>, c: &Collective, group: &[DeviceId]) -> Resul
         CollectiveKind::ReplicaId
         | CollectiveKind::PartitionId
         | CollectiveKind::AllReduce { .. }
+        | CollectiveKind::RaggedAllToAll
         | CollectiveKind::CollectivePermute { .. }
         | CollectiveKind::CollectiveBroadcast => return Ok(()),
     };
@@ -278,5 +340,7 @@ pub fn run_replicas(
         .collect()
 }
 
+#[cfg(test)]
+mod ragged_tests;
 #[cfg(test)]
 mod tests;

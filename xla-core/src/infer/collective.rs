@@ -1,6 +1,7 @@
 //! Collectives: ReplicaId, PartitionId, AllReduce, AllGather, AllToAll, ReduceScatter,
 //! CollectivePermute, CollectiveBroadcast (StableHLO's constraints and XLA's
-//! `ShapeInference::Infer*Shape`; the HLO verifier's `CheckReplicaGroups`).
+//! `ShapeInference::Infer*Shape`; the HLO verifier's `CheckReplicaGroups`), RaggedAllToAll
+//! (`collective/ragged.rs`).
 //!
 //! The program does not know how many devices run it, so the rules here are the ones a
 //! program alone decides: replica groups name ids `0..n` once each, in groups of one size
@@ -136,6 +137,7 @@ pub fn collective(c: &Collective, operands: &[&Shape]) -> Result<Shape> {
             Ok(Shape::Array(a))
         }
         CollectiveKind::CollectiveBroadcast => Ok(Shape::Array(one(operands)?)),
+        CollectiveKind::RaggedAllToAll => ragged::ragged_all_to_all(c, operands),
     }
 }
 
@@ -370,6 +372,9 @@ fn check_pairs(op: &str, pairs: &[(i64, i64)]) -> Result<()> {
     }
     Ok(())
 }
+
+mod ragged;
+pub use ragged::OPERANDS as RAGGED_OPERANDS;
 
 #[cfg(test)]
 mod tests;

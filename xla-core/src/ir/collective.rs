@@ -72,6 +72,15 @@ pub enum CollectiveKind {
     /// `CollectiveBroadcast(operand)`: every member of a group gets the first member's
     /// operand; a device in no group gets zeros.
     CollectiveBroadcast,
+    /// `RaggedAllToAll(input, output, input_offsets, send_sizes, output_offsets, recv_sizes)`
+    /// (XLA HLO's operand order): the offsets and sizes are `s32[G*k]` or `s64[G*k]` for a
+    /// group of `G`, entry `j*k + i` being update `i` to group member `j`; each update sends
+    /// the rows `input[input_offsets[e] .. + send_sizes[e]]` (rows: slices along the
+    /// outermost dimension) to member `j`, which writes them at its own
+    /// `output[output_offsets[e] .. + send_sizes[e]]` (offsets in the receiver's rows, given by
+    /// the sender); `recv_sizes[e]` is how many rows this device receives in update `i` from
+    /// member `j`. The result is `output` with those rows overwritten.
+    RaggedAllToAll,
 }
 
 /// How `replica_groups` names devices (StableHLO's process-group strategies).
@@ -111,6 +120,7 @@ impl CollectiveKind {
             CollectiveKind::ReduceScatter { .. } => "ReduceScatter",
             CollectiveKind::CollectivePermute { .. } => "CollectivePermute",
             CollectiveKind::CollectiveBroadcast => "CollectiveBroadcast",
+            CollectiveKind::RaggedAllToAll => "RaggedAllToAll",
         }
     }
 
@@ -125,6 +135,7 @@ impl CollectiveKind {
             CollectiveKind::ReduceScatter { .. } => "reduce-scatter",
             CollectiveKind::CollectivePermute { .. } => "collective-permute",
             CollectiveKind::CollectiveBroadcast => "collective-broadcast",
+            CollectiveKind::RaggedAllToAll => "ragged-all-to-all",
         }
     }
 }
@@ -146,13 +157,16 @@ impl Collective {
     }
 
     /// How `replica_groups` names devices, as StableHLO decides it: AllToAll,
-    /// CollectivePermute and CollectiveBroadcast are cross-partition with a channel, else
+    /// CollectivePermute and CollectiveBroadcast (and RaggedAllToAll, as XLA's verifier
+    /// resolves it: `GetCollectiveOpGroupMode(has_channel, nullopt)`) are cross-partition with
+    /// a channel, else
     /// cross-replica; the others add `use_global_device_ids` (flattened ids, which needs a
     /// channel: [`crate::infer::collective`] checks it).
     pub fn mode(&self) -> GroupMode {
         match (&self.kind, self.has_channel(), self.use_global_device_ids) {
             (
                 CollectiveKind::AllToAll { .. }
+                | CollectiveKind::RaggedAllToAll
                 | CollectiveKind::CollectivePermute { .. }
                 | CollectiveKind::CollectiveBroadcast,
                 true,
@@ -185,6 +199,7 @@ impl Collective {
             | CollectiveKind::PartitionId
             | CollectiveKind::AllReduce { .. }
             | CollectiveKind::AllToAll { .. }
+            | CollectiveKind::RaggedAllToAll
             | CollectiveKind::CollectivePermute { .. }
             | CollectiveKind::CollectiveBroadcast => None,
         }
@@ -199,6 +214,7 @@ impl Collective {
             | CollectiveKind::PartitionId
             | CollectiveKind::AllGather { .. }
             | CollectiveKind::AllToAll { .. }
+            | CollectiveKind::RaggedAllToAll
             | CollectiveKind::CollectivePermute { .. }
             | CollectiveKind::CollectiveBroadcast => None,
         }

@@ -31,6 +31,8 @@ pub enum CollectiveOp {
     CollectivePermute,
     /// `CollectiveBroadcast(operand)`.
     CollectiveBroadcast,
+    /// `RaggedAllToAll(input, output, input_offsets, send_sizes, output_offsets, recv_sizes)`.
+    RaggedAllToAll,
 }
 
 const GROUPS: [AttrSpec; 3] = [
@@ -83,7 +85,7 @@ const fn c(
 }
 
 /// The collectives' specs.
-pub(super) const COLLECTIVE: [OpSpec; 9] = [
+pub(super) const COLLECTIVE: [OpSpec; 10] = [
     c(
         "ReplicaId",
         CollectiveOp::ReplicaId,
@@ -156,6 +158,16 @@ pub(super) const COLLECTIVE: [OpSpec; 9] = [
         "(operand)",
         &GROUPS_CHANNEL,
     ),
+    // StableHLO has no ragged all-to-all: JAX writes it as `stablehlo.custom_call
+    // @ragged_all_to_all` (the exporter too; the importer maps that target here).
+    c(
+        "RaggedAllToAll",
+        CollectiveOp::RaggedAllToAll,
+        "stablehlo.custom_call",
+        Form::Operands(6),
+        "(input, output, input_offsets, send_sizes, output_offsets, recv_sizes)",
+        &GROUPS_CHANNEL,
+    ),
 ];
 
 /// The parameters of AllReduce's and ReduceScatter's computation: two scalars of the first
@@ -179,7 +191,8 @@ pub(super) fn computation_params(k: CollectiveOp, operands: &[&Shape]) -> Vec<Ve
         | CollectiveOp::AllGather
         | CollectiveOp::AllToAll
         | CollectiveOp::CollectivePermute
-        | CollectiveOp::CollectiveBroadcast => Vec::new(),
+        | CollectiveOp::CollectiveBroadcast
+        | CollectiveOp::RaggedAllToAll => Vec::new(),
     }
 }
 
@@ -229,6 +242,7 @@ pub(super) fn build(
             source_target_pairs: a.attrs.pairs("source_target_pairs").unwrap_or_default(),
         },
         CollectiveOp::CollectiveBroadcast => CollectiveKind::CollectiveBroadcast,
+        CollectiveOp::RaggedAllToAll => CollectiveKind::RaggedAllToAll,
     };
     let c = Collective {
         kind,

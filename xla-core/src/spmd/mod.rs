@@ -54,6 +54,14 @@ pub enum CollectiveError {
     },
     /// A device id or group outside the run, or a transport-specific failure.
     Transport(String),
+    /// An op's run-time operand values are invalid (RaggedAllToAll's offsets and sizes out of
+    /// range, or a receiver's `recv_sizes` not what its peer sends): `detail` names the values.
+    Invalid {
+        /// The op.
+        op: &'static str,
+        /// Which values, and the rule they break.
+        detail: String,
+    },
 }
 
 impl fmt::Display for CollectiveError {
@@ -71,6 +79,7 @@ impl fmt::Display for CollectiveError {
                 write!(f, "{op}: devices disagree on sizes: {detail}")
             }
             CollectiveError::Transport(m) => write!(f, "collective transport: {m}"),
+            CollectiveError::Invalid { op, detail } => write!(f, "{op}: {detail}"),
         }
     }
 }

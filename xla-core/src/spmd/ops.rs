@@ -10,6 +10,9 @@
 use super::{CollectiveError, Collectives, DeviceId};
 use num_complex::Complex;
 
+mod ragged;
+pub use ragged::{ragged_all_to_all, Rows};
+
 /// An element sent as little-endian bytes (pred as one byte, complex as re then im).
 pub trait Wire: Copy + Default + Send + Sync + 'static {
     /// Bytes per element.

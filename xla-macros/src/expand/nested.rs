@@ -233,7 +233,9 @@ pub(crate) fn while_loop(
                     scratch.push(ScratchField {
                         name: name.clone(),
                         ty: quote!(::std::vec::Vec<#t>),
-                        init: quote!(::std::vec![<#t as ::core::default::Default>::default(); #len]),
+                        init: quote!(
+                            ::std::vec![<#t as ::core::default::Default>::default(); #len]
+                        ),
                         shared: false,
                     });
                 }

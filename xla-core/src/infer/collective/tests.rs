@@ -308,3 +308,107 @@ fn the_builder_keeps_shard_count_only_where_the_groups_do_not_tell_it() {
     );
     assert_eq!(shard_of(gather_with(vec![], Some(3), None)), Some(3));
 }
+
+fn arr(ty: ElementType, dims: &[i64]) -> Shape {
+    Shape::Array(ArrayShape::new(ty, dims))
+}
+
+/// RaggedAllToAll over `groups` on `input, output` and four offsets and sizes of `meta`.
+fn ragged(
+    groups: Vec<Vec<i64>>,
+    input: &Shape,
+    output: &Shape,
+    meta: [&Shape; 4],
+) -> Result<Shape> {
+    let c = Collective::new(CollectiveKind::RaggedAllToAll, groups);
+    collective(&c, &[input, output, meta[0], meta[1], meta[2], meta[3]])
+}
+
+#[test]
+fn ragged_all_to_all_gives_the_outputs_shape() {
+    let s32 = |n| arr(ElementType::S32, &[n]);
+    let s64 = |n| arr(ElementType::S64, &[n]);
+    let (m2, m4) = (s32(2), s64(4));
+    // The seed's example: f32[3] rows into f32[4].
+    let out = ragged(vec![vec![0, 1]], &f32s(&[3]), &f32s(&[4]), [&m2; 4]).unwrap();
+    assert_eq!(out, f32s(&[4]));
+    // Multi-dimensional rows, s64 offsets, two updates per member, groups of 2.
+    let out = ragged(
+        vec![vec![0, 2], vec![1, 3]],
+        &f32s(&[6, 3, 2]),
+        &f32s(&[5, 3, 2]),
+        [&m4; 4],
+    )
+    .unwrap();
+    assert_eq!(out, f32s(&[5, 3, 2]));
+    // Groups left to the run: any positive number of entries.
+    let m3 = s32(3);
+    assert!(ragged(vec![], &f32s(&[3]), &f32s(&[4]), [&m3; 4]).is_ok());
+}
+
+#[test]
+fn ragged_all_to_all_rules_name_the_shapes() {
+    let m2 = arr(ElementType::S32, &[2]);
+    let g = || vec![vec![0, 1]];
+    let err = |input: &Shape, output: &Shape, meta: [&Shape; 4]| {
+        let e = ragged(g(), input, output, meta).unwrap_err();
+        (e.to_string(), e.blame)
+    };
+    let (e, b) = err(&f32s(&[3]), &arr(ElementType::S32, &[4]), [&m2; 4]);
+    assert!(
+        e.contains("input and output have one element type: input f32[3] vs output s32[4]"),
+        "{e}"
+    );
+    assert_eq!(b, Blame::Operand(1));
+    let (e, _) = err(&f32s(&[3]), &f32s(&[4, 2]), [&m2; 4]);
+    assert!(
+        e.contains("one rank: input f32[3] vs output f32[4,2]"),
+        "{e}"
+    );
+    let (e, _) = err(&f32s(&[3, 2]), &f32s(&[4, 3]), [&m2; 4]);
+    assert!(
+        e.contains("rows have one shape (every dimension but the outermost): input f32[3,2] vs output f32[4,3]"),
+        "{e}"
+    );
+    let (e, b) = err(&f32s(&[]), &f32s(&[]), [&m2; 4]);
+    assert!(
+        e.contains("the input f32[] has no outermost dimension"),
+        "{e}"
+    );
+    assert_eq!(b, Blame::Operand(0));
+    let u32s = arr(ElementType::U32, &[2]);
+    let (e, b) = err(&f32s(&[3]), &f32s(&[4]), [&u32s; 4]);
+    assert!(
+        e.contains("input_offsets must be s32 or s64 (row numbers), got u32[2]"),
+        "{e}"
+    );
+    assert_eq!(b, Blame::Operand(2));
+    let rank2 = arr(ElementType::S32, &[2, 1]);
+    let (e, _) = err(&f32s(&[3]), &f32s(&[4]), [&rank2; 4]);
+    assert!(
+        e.contains("must be rank 1") && e.contains("got s32[2,1]") && e.contains("rank 2"),
+        "{e}"
+    );
+    let s64 = arr(ElementType::S64, &[2]);
+    let (e, b) = err(&f32s(&[3]), &f32s(&[4]), [&m2, &m2, &m2, &s64]);
+    assert!(
+        e.contains("have one shape: input_offsets s32[2] vs recv_sizes s64[2]"),
+        "{e}"
+    );
+    assert_eq!(b, Blame::Operand(5));
+    let m3 = arr(ElementType::S32, &[3]);
+    let (e, _) = err(&f32s(&[3]), &f32s(&[4]), [&m3; 4]);
+    assert!(
+        e.contains("has 3 entries, not a multiple of the group size, 2 (replica_groups [[0, 1]])"),
+        "{e}"
+    );
+    let m0 = arr(ElementType::S32, &[0]);
+    let (e, _) = err(&f32s(&[3]), &f32s(&[4]), [&m0; 4]);
+    assert!(e.contains("s32[0] has no entry"), "{e}");
+    let c = Collective::new(CollectiveKind::RaggedAllToAll, g());
+    let e = collective(&c, &[&f32s(&[3])]).unwrap_err().to_string();
+    assert!(
+        e.contains("takes 6 operands (input, output, input_offsets, send_sizes, output_offsets, recv_sizes), got 1"),
+        "{e}"
+    );
+}

@@ -14,6 +14,7 @@ mod custom;
 mod dims;
 mod lapack;
 mod parallel;
+mod ragged;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -4,7 +4,9 @@
 //! XLA runs as the spec says), `collective_permute` and
 //! `collective_broadcast`, with `replica_groups` as a `dense<..> : tensor<GxNxi64>`,
 //! `channel_handle` and `use_global_device_ids`. StableHLO has no `shard_count`: the result
-//! type carries it (the importer derives it back from the types).
+//! type carries it (the importer derives it back from the types). RaggedAllToAll, which
+//! StableHLO lacks, is the `stablehlo.custom_call @ragged_all_to_all` JAX writes (operands
+//! in XLA's order; `channel_id` and `replica_groups` in its backend_config dictionary).
 
 use super::super::text::flat_types;
 use super::super::{Body, Val};
@@ -165,6 +167,24 @@ impl Body<'_> {
             CollectiveKind::CollectiveBroadcast => {
                 let a = attrs(vec![], true);
                 self.positional(ins, ops, "stablehlo.collective_broadcast", &a, depth)
+            }
+            CollectiveKind::RaggedAllToAll => {
+                let (names, types) = Val::Tuple(ops.to_vec()).names_and_types();
+                let mut config = Vec::new();
+                if let Some(id) = c.channel_id.filter(|&id| id > 0) {
+                    config.push(format!("channel_id = {id} : i64"));
+                }
+                config.push(format!(
+                    "replica_groups = {}",
+                    int_matrix(&c.replica_groups)
+                ));
+                let result = super::super::text::results_type(&ins.shape);
+                let rhs = format!(
+                    "stablehlo.custom_call @ragged_all_to_all({names}) {{api_version = 4 : i32, \
+                     backend_config = {{{}}}}} : ({types}) -> {result}",
+                    config.join(", ")
+                );
+                Ok(self.single(depth, &rhs, result))
             }
         }
     }

@@ -2,8 +2,10 @@
 //! the groups, pairs and dimensions are literals of the call; a reducer is inlined as a
 //! closure; AllReduce, AllGather and AllToAll make one call per operand. AllGather,
 //! ReduceScatter and AllToAll first check the device's group has the size their result shapes
-//! were inferred for (`shard_count`, `split_count`: an `Err` naming the op, not a panic). The
-//! kernel returns `Result<(), CollectiveError>` (program.rs adds the `?`).
+//! were inferred for (`shard_count`, `split_count`: an `Err` naming the op, not a panic).
+//! RaggedAllToAll is one call on its six buffers, its rows (outermost dimensions) literals;
+//! its offsets and sizes are checked at run time by the call (`Err` naming them). The kernel
+//! returns `Result<(), CollectiveError>` (program.rs adds the `?`).
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -110,6 +112,7 @@ pub(crate) fn call(
             CollectiveKind::ReplicaId
             | CollectiveKind::PartitionId
             | CollectiveKind::AllReduce { .. }
+            | CollectiveKind::RaggedAllToAll
             | CollectiveKind::CollectivePermute { .. }
             | CollectiveKind::CollectiveBroadcast => {
                 return Err(format!("{name}: no group size to check"))
@@ -204,6 +207,25 @@ pub(crate) fn call(
             quote! {
                 let g = #k::group_opt(ctx, #name, #m, #gs)?;
                 #k::collective_broadcast(ctx, g.as_deref(), #x, #w)?;
+            }
+        }
+        CollectiveKind::RaggedAllToAll => {
+            let ([x, y, io, ss, oo, rs], [in_d, out_d, ..], Some(w)) = (ins, in_dims, ws.first())
+            else {
+                return Err(format!("{name}: 6 operands and a result"));
+            };
+            let (Some(&n_in), Some(&n_out)) = (in_d.first(), out_d.first()) else {
+                return Err(format!("{name}: rank-0 input or output"));
+            };
+            let (n_in, n_out, row) = (
+                lit_usize(n_in),
+                lit_usize(n_out),
+                lit_usize(out_d[1..].iter().product::<i64>()),
+            );
+            quote! {
+                #group
+                let rows = #k::Rows { input: #n_in, output: #n_out, row: #row };
+                #k::ragged_all_to_all(ctx, &g, #x, #y, [#io, #ss, #oo, #rs], rows, #w)?;
             }
         }
     };

@@ -106,7 +106,7 @@ fn pairs(a: &Attr) -> Option<Vec<(i64, i64)>> {
 
 /// `replica_groups`: `dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>` (rows of the 2-D type; -1
 /// pads a short group, as XLA writes groups of unequal sizes) or nested lists.
-fn groups(a: &Attr) -> Option<Vec<Vec<i64>>> {
+pub(super) fn groups(a: &Attr) -> Option<Vec<Vec<i64>>> {
     let rows: Vec<Vec<i64>> = match a {
         Attr::Dense(_, Some(t)) => {
             let flat = ints_of(a)?;

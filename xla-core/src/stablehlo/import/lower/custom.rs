@@ -1,5 +1,5 @@
-//! `stablehlo.custom_call`: the LAPACK calls JAX emits on CPU become our ops (`lapack.rs`);
-//! any other target is our `CustomCall`, a call of the Rust fn of that path in the crate that
+//! `stablehlo.custom_call`: the LAPACK calls JAX emits on CPU become our ops (`lapack.rs`),
+//! `@ragged_all_to_all` our RaggedAllToAll (`ragged.rs`); any other target is our `CustomCall`, a call of the Rust fn of that path in the crate that
 //! imports the module (the evaluator cannot run it: an `Err` naming the target).
 //!
 //! Read: `call_target_name` (a `@symbol` in the pretty form), `api_version` (1 to 4),
@@ -12,7 +12,7 @@
 use super::super::ast::{Attr, Operation, Type};
 use super::super::attrs::ints_of;
 use super::super::{ImportError, Result};
-use super::{attrs::ignorable, bind_results, lapack, shape_err, Scope};
+use super::{attrs::ignorable, bind_results, lapack, ragged, shape_err, Scope};
 use crate::shape::Shape;
 
 /// Lowers one `stablehlo.custom_call`.
@@ -28,6 +28,9 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
     };
     if let Some(call) = lapack::Call::of(&target) {
         return lapack::lower(s, op, call);
+    }
+    if target == ragged::TARGET {
+        return ragged::lower(s, op);
     }
     let unsupported = |feature: String| ImportError::Unsupported {
         feature: format!("stablehlo.custom_call @{target}: {feature}"),

@@ -1,0 +1,9 @@
+use xla_aot::xla;
+
+xla! {
+    fn f(x: f32[3], y: f32[4], o: s32[2, 1], s: s32[2, 1], p: s32[2, 1], r: s32[2, 1]) -> f32[4] {
+        RaggedAllToAll(x, y, o, s, p, r, replica_groups = [[0, 1]])
+    }
+}
+
+fn main() {}
