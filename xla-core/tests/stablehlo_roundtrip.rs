@@ -3,10 +3,13 @@
 //! to the same bits on random inputs, and (control flow aside, whose regions the export
 //! inlines) exports back to the same text: the same IR up to names.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::{one_op, param, scalar_fn};
 use num_complex::Complex;
-use xla_core::builder::{Builder, XlaOp};
+use xla_core::builder::Builder;
 use xla_core::element::ElementType::{self, *};
 use xla_core::ir::{BinaryOp, ComparisonDirection, ComparisonType, UnaryOp};
 use xla_core::stablehlo::import::parse_module;
@@ -131,35 +134,6 @@ fn round_trip(c: &Computation, same_ir: bool) {
         );
         assert_eq!(got.shape(), want.shape(), "{}", c.name);
     }
-}
-
-fn param(b: &mut Builder, i: usize, ty: ElementType, dims: &[i64]) -> XlaOp {
-    b.parameter(i, Shape::array(ty, dims), &format!("p{i}"))
-        .unwrap()
-}
-
-/// `(a, b) -> a op b` on scalars of `ty`.
-fn scalar_fn(ty: ElementType, op: BinaryOp) -> Arc<Computation> {
-    let mut b = Builder::new(format!("{op:?}"));
-    let (x, y) = (param(&mut b, 0, ty, &[]), param(&mut b, 1, ty, &[]));
-    let r = b.binary(op, x, y, None).unwrap();
-    Arc::new(b.build(r).unwrap())
-}
-
-/// A program of one op applied to parameters of the given types, if the builder accepts it.
-fn one_op(
-    name: &str,
-    params: &[(ElementType, &[i64])],
-    f: impl FnOnce(&mut Builder, &[XlaOp]) -> xla_core::Result<XlaOp>,
-) -> Option<Computation> {
-    let mut b = Builder::new(name);
-    let ps: Vec<XlaOp> = params
-        .iter()
-        .enumerate()
-        .map(|(i, (t, d))| param(&mut b, i, *t, d))
-        .collect();
-    let r = f(&mut b, &ps).ok()?;
-    Some(b.build(r).unwrap())
 }
 
 #[test]

@@ -2,44 +2,15 @@
 //! (which StableHLO leaves to the types) comes back, and several operands give the same tuple
 //! (all_to_all as one op per operand) and the same values on 2 replicas.
 
-use std::sync::Arc;
+mod common;
 
-use xla_core::builder::{Builder, XlaOp};
-use xla_core::element::ElementType::{self, *};
+use common::{one_op, scalar_fn};
+use xla_core::element::ElementType::*;
 use xla_core::eval::run_replicas;
 use xla_core::ir::BinaryOp;
 use xla_core::stablehlo::import::parse_module;
 use xla_core::stablehlo::to_stablehlo;
-use xla_core::{Computation, Literal, Shape};
-
-fn param(b: &mut Builder, i: usize, ty: ElementType, dims: &[i64]) -> XlaOp {
-    b.parameter(i, Shape::array(ty, dims), &format!("p{i}"))
-        .unwrap()
-}
-
-/// `(a, b) -> a op b` on scalars of `ty`.
-fn scalar_fn(ty: ElementType, op: BinaryOp) -> Arc<Computation> {
-    let mut b = Builder::new(format!("{op:?}"));
-    let (x, y) = (param(&mut b, 0, ty, &[]), param(&mut b, 1, ty, &[]));
-    let r = b.binary(op, x, y, None).unwrap();
-    Arc::new(b.build(r).unwrap())
-}
-
-/// A program of one op applied to parameters of the given types.
-fn one_op(
-    name: &str,
-    params: &[(ElementType, &[i64])],
-    f: impl FnOnce(&mut Builder, &[XlaOp]) -> xla_core::Result<XlaOp>,
-) -> Option<Computation> {
-    let mut b = Builder::new(name);
-    let ps: Vec<XlaOp> = params
-        .iter()
-        .enumerate()
-        .map(|(i, (t, d))| param(&mut b, i, *t, d))
-        .collect();
-    let r = f(&mut b, &ps).ok()?;
-    Some(b.build(r).unwrap())
-}
+use xla_core::{Computation, Literal};
 
 /// The first collective of `comp`.
 fn collective_of(comp: &Computation) -> xla_core::Collective {
