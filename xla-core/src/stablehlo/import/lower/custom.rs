@@ -13,6 +13,7 @@ use super::super::ast::{Attr, Operation, Type};
 use super::super::attrs::ints_of;
 use super::super::{ImportError, Result};
 use super::{attrs::ignorable, bind_results, lapack, ragged, shape_err, Scope};
+use crate::builder::XlaOp;
 use crate::shape::Shape;
 
 /// Lowers one `stablehlo.custom_call`.
@@ -65,6 +66,24 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
             opaque = attr_text(d);
         }
     }
+    let operands = row_major_operands(s, op, &unsupported)?;
+    let shape = match &op.result_types[..] {
+        [t] => t.shape(),
+        ts => Shape::Tuple(ts.iter().map(Type::shape).collect()),
+    };
+    let r =
+        s.b.custom_call(&target, &operands, &shape, &opaque, has_side_effect)
+            .map_err(|e| shape_err(&op.name, e, op.pos))?;
+    bind_results(s, op, r, op.result_types.len() != 1)
+}
+
+/// The call's operands, after checking that its `operand_layouts` and `result_layouts` (when
+/// given) are row-major, the only layout read; `unsupported` makes the error of one that is not.
+pub(super) fn row_major_operands(
+    s: &Scope,
+    op: &Operation,
+    unsupported: &dyn Fn(String) -> ImportError,
+) -> Result<Vec<XlaOp>> {
     let operands = op
         .operands
         .iter()
@@ -77,14 +96,7 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
     check_layouts(op, "operand_layouts", &ranks, row_major).map_err(unsupported)?;
     let ranks: Vec<usize> = op.result_types.iter().map(rank).collect();
     check_layouts(op, "result_layouts", &ranks, row_major).map_err(unsupported)?;
-    let shape = match &op.result_types[..] {
-        [t] => t.shape(),
-        ts => Shape::Tuple(ts.iter().map(Type::shape).collect()),
-    };
-    let r =
-        s.b.custom_call(&target, &operands, &shape, &opaque, has_side_effect)
-            .map_err(|e| shape_err(&op.name, e, op.pos))?;
-    bind_results(s, op, r, op.result_types.len() != 1)
+    Ok(operands)
 }
 
 /// The rank of a tensor type (0 for others).

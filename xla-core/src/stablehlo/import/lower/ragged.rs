@@ -15,7 +15,7 @@
 use super::super::ast::{Attr, Operation};
 use super::super::{ImportError, Result};
 use super::attrs::{groups, ignorable};
-use super::custom::{attr_text, check_layouts, rank, row_major};
+use super::custom::{attr_text, row_major_operands};
 use super::{bind_results, shape_err, Scope};
 use crate::registry::{self, Applied, AttrValue, Attrs};
 
@@ -75,18 +75,7 @@ pub(super) fn lower(s: &mut Scope, op: &Operation) -> Result<()> {
             }
         }
     }
-    let operands = op
-        .operands
-        .iter()
-        .map(|n| s.get(n, op.pos))
-        .collect::<Result<Vec<_>>>()?;
-    let ranks: Vec<usize> = operands
-        .iter()
-        .map(|&v| s.b.shape(v).as_array().map_or(0, |a| a.dims.len()))
-        .collect();
-    check_layouts(op, "operand_layouts", &ranks, row_major).map_err(&unsupported)?;
-    let ranks: Vec<usize> = op.result_types.iter().map(rank).collect();
-    check_layouts(op, "result_layouts", &ranks, row_major).map_err(&unsupported)?;
+    let operands = row_major_operands(s, op, &unsupported)?;
     let spec =
         registry::lookup("RaggedAllToAll").ok_or_else(|| invalid("not registered".into()))?;
     let applied = Applied {
