@@ -42,42 +42,27 @@ pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -
         CollectiveKind::AllReduce { computation } => {
             let group = group(ctx, c, dev)?;
             let simple = simple_reducer(computation);
-            let mut out = Vec::with_capacity(operands.len());
-            for x in operands {
-                let (shape, data) = array(ctx, x)?;
-                let r = with_array_data!(data, v: T => {
+            return per_operand(ctx, operands, |_, data, _| {
+                Ok(with_array_data!(data, v: T => {
                     let mut o = vec![T::default(); v.len()];
                     let mut f = |a: T, b: T| combine(ctx, computation, simple, a, b);
                     ops::all_reduce(dev, &group, v, &mut o, &mut f).map_err(coll)?;
                     T::wrap(o)
-                });
-                out.push(Literal::Array {
-                    shape: shape.clone(),
-                    data: r,
-                });
-            }
-            return Ok(one_or_tuple(out));
+                }))
+            });
         }
         CollectiveKind::AllGather { dimension, .. } => {
             let group = group(ctx, c, dev)?;
             expect_group_size(ctx, c, &group)?;
-            let outs = out_arrays(ctx, operands.len())?;
-            let mut results = Vec::with_capacity(operands.len());
-            for (x, out) in operands.iter().zip(outs) {
-                let (shape, data) = array(ctx, x)?;
+            return per_operand(ctx, operands, |shape, data, out| {
                 let a = Around::of(&shape.dims, checked_dim(ctx, *dimension, shape)?);
                 let n = out.element_count() as usize;
-                let r = with_array_data!(data, v: T => {
+                Ok(with_array_data!(data, v: T => {
                     let mut o = vec![T::default(); n];
                     ops::all_gather(dev, &group, v, a, &mut o).map_err(coll)?;
                     T::wrap(o)
-                });
-                results.push(Literal::Array {
-                    shape: out.clone(),
-                    data: r,
-                });
-            }
-            return Ok(one_or_tuple(results));
+                }))
+            });
         }
         CollectiveKind::AllToAll {
             split_dimension,
@@ -86,27 +71,19 @@ pub(super) fn collective(ctx: &Ctx<'_>, c: &Collective, operands: &[&Literal]) -
         } => {
             let group = group(ctx, c, dev)?;
             expect_group_size(ctx, c, &group)?;
-            let outs = out_arrays(ctx, operands.len())?;
-            let mut results = Vec::with_capacity(operands.len());
-            for (x, out) in operands.iter().zip(outs) {
-                let (shape, data) = array(ctx, x)?;
+            return per_operand(ctx, operands, |shape, data, out| {
                 let s = checked_dim(ctx, *split_dimension, shape)?;
                 let split = Around::of(&shape.dims, s);
                 let mut part = shape.dims.clone();
                 part[s] /= *split_count;
                 let part = Around::of(&part, checked_dim(ctx, *concat_dimension, shape)?);
                 let n = out.element_count() as usize;
-                let r = with_array_data!(data, v: T => {
+                Ok(with_array_data!(data, v: T => {
                     let mut o = vec![T::default(); n];
                     ops::all_to_all(dev, &group, v, split, part, &mut o).map_err(coll)?;
                     T::wrap(o)
-                });
-                results.push(Literal::Array {
-                    shape: out.clone(),
-                    data: r,
-                });
-            }
-            return Ok(one_or_tuple(results));
+                }))
+            });
         }
         CollectiveKind::ReduceScatter {
             dimension,
@@ -275,12 +252,29 @@ fn checked_dim(ctx: &Ctx<'_>, d: i64, shape: &ArrayShape) -> Result<usize> {
         .ok_or_else(|| ctx.err(format!("dimension {d} of the operand {shape}")))
 }
 
-/// One literal as itself, several as a tuple.
-fn one_or_tuple(mut out: Vec<Literal>) -> Literal {
-    match out.len() {
-        1 => out.remove(0),
-        _ => Literal::Tuple(out),
-    }
+/// `f(operand shape, operand data, result shape)` for each operand in turn (the variadic
+/// AllReduce, AllGather and AllToAll); one result as itself, several as a tuple.
+fn per_operand(
+    ctx: &Ctx<'_>,
+    operands: &[&Literal],
+    mut f: impl FnMut(&ArrayShape, &ArrayData, &ArrayShape) -> Result<ArrayData>,
+) -> Result<Literal> {
+    let outs = out_arrays(ctx, operands.len())?;
+    let mut results = operands
+        .iter()
+        .zip(outs)
+        .map(|(x, out)| {
+            let (shape, data) = array(ctx, x)?;
+            Ok(Literal::Array {
+                shape: out.clone(),
+                data: f(shape, data, out)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(match results.len() {
+        1 => results.remove(0),
+        _ => Literal::Tuple(results),
+    })
 }
 
 fn one<'a>(ctx: &Ctx<'_>, operands: &[&'a Literal]) -> Result<(&'a ArrayShape, &'a ArrayData)> {
