@@ -202,27 +202,15 @@ fn group(ctx: &Ctx<'_>, c: &Collective, dev: &dyn Collectives) -> Result<Vec<Dev
     })
 }
 
-/// `Err` unless this device's group has the size the op's result shapes were inferred for:
-/// AllGather's and ReduceScatter's shard count (`infer::collective::shards`), AllToAll's
-/// `split_count`.
+/// `Err` unless this device's group has the size the op's result shapes were inferred for
+/// ([`crate::infer::collective::expected_group_size`]).
 fn expect_group_size(ctx: &Ctx<'_>, c: &Collective, group: &[DeviceId]) -> Result<()> {
-    let (what, want) = match &c.kind {
-        CollectiveKind::AllToAll { split_count, .. } => ("split_count", *split_count),
-        CollectiveKind::AllGather { .. } | CollectiveKind::ReduceScatter { .. } => {
-            let what = match c.shard_count() {
-                Some(_) => "shard_count",
-                None => "the group size",
-            };
-            (what, crate::infer::collective::shards(c)?)
+    match crate::infer::collective::expected_group_size(c)? {
+        Some((what, want)) => {
+            groups::expect_group_size(c.kind.name(), what, group, want).map_err(|e| ctx.err(e))
         }
-        CollectiveKind::ReplicaId
-        | CollectiveKind::PartitionId
-        | CollectiveKind::AllReduce { .. }
-        | CollectiveKind::RaggedAllToAll
-        | CollectiveKind::CollectivePermute { .. }
-        | CollectiveKind::CollectiveBroadcast => return Ok(()),
-    };
-    groups::expect_group_size(c.kind.name(), what, group, want).map_err(|e| ctx.err(e))
+        None => Ok(()),
+    }
 }
 
 /// The instruction's result arrays: its shape for one operand, its tuple's elements for `n`.

@@ -273,6 +273,29 @@ pub fn shards(c: &Collective) -> Result<i64> {
     }
 }
 
+/// The group size a collective's result shapes were inferred for, with the name of what set
+/// it (`split_count`, `shard_count` or "the group size"): AllToAll's `split_count`, AllGather's
+/// and ReduceScatter's [`shards`]; `None` for the kinds whose shapes do not depend on it. The
+/// evaluator and generated code check the device's actual group against it.
+pub fn expected_group_size(c: &Collective) -> Result<Option<(&'static str, i64)>> {
+    Ok(match &c.kind {
+        CollectiveKind::AllToAll { split_count, .. } => Some(("split_count", *split_count)),
+        CollectiveKind::AllGather { .. } | CollectiveKind::ReduceScatter { .. } => {
+            let what = match c.shard_count() {
+                Some(_) => "shard_count",
+                None => "the group size",
+            };
+            Some((what, shards(c)?))
+        }
+        CollectiveKind::ReplicaId
+        | CollectiveKind::PartitionId
+        | CollectiveKind::AllReduce { .. }
+        | CollectiveKind::RaggedAllToAll
+        | CollectiveKind::CollectivePermute { .. }
+        | CollectiveKind::CollectiveBroadcast => None,
+    })
+}
+
 /// XLA's `CheckReplicaGroups` and StableHLO's constraints on `replica_groups`, `channel_id` and
 /// `use_global_device_ids`.
 fn check_groups(c: &Collective) -> Result<()> {

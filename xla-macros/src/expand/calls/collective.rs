@@ -99,24 +99,10 @@ pub(crate) fn call(
     // The group of AllGather, ReduceScatter and AllToAll, checked against the size the
     // shapes were inferred for.
     let sized_group = || -> Result<TokenStream, String> {
-        let (what, want) = match &c.kind {
-            CollectiveKind::AllToAll { split_count, .. } => ("split_count", *split_count),
-            CollectiveKind::AllGather { .. } | CollectiveKind::ReduceScatter { .. } => {
-                let want = xla_core::infer::collective::shards(c).map_err(|e| e.to_string())?;
-                let what = match c.shard_count() {
-                    Some(_) => "shard_count",
-                    None => "the group size",
-                };
-                (what, want)
-            }
-            CollectiveKind::ReplicaId
-            | CollectiveKind::PartitionId
-            | CollectiveKind::AllReduce { .. }
-            | CollectiveKind::RaggedAllToAll
-            | CollectiveKind::CollectivePermute { .. }
-            | CollectiveKind::CollectiveBroadcast => {
-                return Err(format!("{name}: no group size to check"))
-            }
+        let expected =
+            xla_core::infer::collective::expected_group_size(c).map_err(|e| e.to_string())?;
+        let Some((what, want)) = expected else {
+            return Err(format!("{name}: no group size to check"));
         };
         let want = proc_macro2::Literal::i64_suffixed(want);
         Ok(quote! {
