@@ -225,25 +225,28 @@ fn check_sends(
         for i in 0..k {
             let e = j * k + i;
             let (io, s, oo) = (v(0, e), v(1, e), v(2, e));
-            let whose = format!("update {i} to group member {j}, device {d}");
+            // Formatted only for an invalid entry (this runs on every call).
+            let whose = || format!("update {i} to group member {j}, device {d}");
             let past = |o: i64, n: usize| o.checked_add(s).is_none_or(|end| end > n as i64);
             let msg = if io < 0 {
-                format!("input_offsets[{e}] = {io} is negative ({whose})")
+                format!("input_offsets[{e}] = {io} is negative ({})", whose())
             } else if s < 0 {
-                format!("send_sizes[{e}] = {s} is negative ({whose})")
+                format!("send_sizes[{e}] = {s} is negative ({})", whose())
             } else if oo < 0 {
-                format!("output_offsets[{e}] = {oo} is negative ({whose})")
+                format!("output_offsets[{e}] = {oo} is negative ({})", whose())
             } else if past(io, rows.input) {
                 format!(
                     "input_offsets[{e}] = {io} + send_sizes[{e}] = {s} is past the input's {} \
-                     rows ({whose})",
-                    rows.input
+                     rows ({})",
+                    rows.input,
+                    whose()
                 )
             } else if past(oo, rows.output) {
                 format!(
                     "output_offsets[{e}] = {oo} + send_sizes[{e}] = {s} is past the output's {} \
-                     rows ({whose}, which writes them)",
-                    rows.output
+                     rows ({}, which writes them)",
+                    rows.output,
+                    whose()
                 )
             } else {
                 continue;
