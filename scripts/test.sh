@@ -42,6 +42,7 @@ fi
 isas=()
 grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && isas+=(sse2)
 grep -qw avx512f /proc/cpuinfo && isas+=(avx2)
+grep -qw amx_tile /proc/cpuinfo && isas+=(avx512)
 for isa in "${isas[@]}"; do
   echo "GEMM tests with the kernels capped at $isa:"
   XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast gemm:: "$@"

@@ -2,7 +2,7 @@
 //! one compares against XLA in the same run, see `benches/`). Run with
 //! `CARGO_TARGET_DIR=target/native RUSTFLAGS="-C target-cpu=native" cargo run --release -p xla-kernels --example gemm_speed`
 //! (optional arguments: best-of-N samples, default 15; then shapes `BxMxNxK` (f32),
-//! `dBxMxNxK` (f64) or `sBxMxNxK` (s8 x s8 -> s32) to measure only those, e.g.
+//! `dBxMxNxK` (f64), `hBxMxNxK` (bf16) or `sBxMxNxK` (s8 x s8 -> s32) to measure only those, e.g.
 //! `gemm_speed 9 1x120x16x256 d1x256x256x256 s1x1024x1024x1024`).
 //! With `GEMM_SPEED_CLOCK=cpu` the shapes are timed by the process's CPU time instead of wall
 //! time: on a loaded machine that compares two single-thread builds fairly
@@ -11,11 +11,12 @@
 //! The peak is a loop of independent `f32` vector FMAs (12 chains: enough to cover a 4-cycle
 //! latency on 2 pipes), on 1 thread and on every rayon thread at once, with the vectors of the
 //! instruction-set level the kernels dispatch to (`xla_kernels::cpu::level()`, capped by
-//! `XLA_KERNELS_MAX_ISA=sse2|avx2|avx512`), which the first line prints.
+//! `XLA_KERNELS_MAX_ISA=sse2|avx2|avx512|amx`), which the first line prints.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use half::bf16;
 use rayon::prelude::*;
 use xla_kernels::cpu::{self, IsaLevel};
 use xla_kernels::gemm::{gemm, gemm_s8_s32, GemmDesc, GemmElem, GemmScratch};
@@ -96,7 +97,7 @@ fn peak_loop(level: IsaLevel) -> (fn(f32) -> f32, usize) {
     #[cfg(target_arch = "x86_64")]
     match level {
         // SAFETY (both): `cpu::level()` never exceeds what the CPU runs (cpu::supported).
-        IsaLevel::Avx512 => return (|s| unsafe { dispatched::avx512(s) }, 16),
+        IsaLevel::Avx512 | IsaLevel::Amx => return (|s| unsafe { dispatched::avx512(s) }, 16),
         IsaLevel::Avx2 => return (|s| unsafe { dispatched::avx2(s) }, 8),
         IsaLevel::Baseline => {}
     }
@@ -140,20 +141,18 @@ thread_local! {
 
 /// Best-of-`samples` GFLOP/s (the best sample is the least disturbed by other processes) of a
 /// `batch x m x k` by `batch x k x n` row-major GEMM.
-fn measure<T: GemmElem + From<f32>>(
-    batch: usize,
-    m: usize,
-    n: usize,
-    k: usize,
+fn measure<T: GemmElem>(
+    (batch, m, n, k): (usize, usize, usize, usize),
     samples: usize,
+    from: fn(f32) -> T,
 ) -> f64 {
     let a: Vec<T> = (0..batch * m * k)
-        .map(|i| T::from((i % 17) as f32 * 0.01))
+        .map(|i| from((i % 17) as f32 * 0.01))
         .collect();
     let b: Vec<T> = (0..batch * k * n)
-        .map(|i| T::from((i % 13) as f32 * 0.02))
+        .map(|i| from((i % 13) as f32 * 0.02))
         .collect();
-    let mut c: Vec<T> = vec![T::from(0.0); batch * m * n];
+    let mut c: Vec<T> = vec![from(0.0); batch * m * n];
     let d = GemmDesc::row_major(batch, m, n, k);
     let mut s = GemmScratch::new();
     let flops = d.flops() as f64;
@@ -206,13 +205,13 @@ fn main() {
         cpu::supported(),
         <F32V as VFloat>::LANES
     );
-    // `BxMxNxK` (f32), `dBxMxNxK` (f64) or `sBxMxNxK` (s8 x s8 -> s32).
+    // `BxMxNxK` (f32), `dBxMxNxK` (f64), `hBxMxNxK` (bf16) or `sBxMxNxK` (s8 x s8 -> s32).
     let shapes: Vec<(char, [usize; 4])> = std::env::args()
         .skip(2)
         .map(|a| {
-            let ty = a.chars().next().filter(|c| matches!(c, 'd' | 's'));
+            let ty = a.chars().next().filter(|c| matches!(c, 'd' | 's' | 'h'));
             let v: Vec<usize> = a
-                .trim_start_matches(['d', 's'])
+                .trim_start_matches(['d', 's', 'h'])
                 .split('x')
                 .map(|x| x.parse().expect("BxMxNxK"))
                 .collect();
@@ -222,9 +221,10 @@ fn main() {
     if !shapes.is_empty() {
         for (ty, [batch, m, n, k]) in shapes {
             let (ty, g) = match ty {
-                'd' => ("f64", measure::<f64>(batch, m, n, k, samples)),
+                'd' => ("f64", measure((batch, m, n, k), samples, f64::from)),
                 's' => ("s8", measure_s8(batch, m, n, k, samples)),
-                _ => ("f32", measure::<f32>(batch, m, n, k, samples)),
+                'h' => ("bf16", measure((batch, m, n, k), samples, bf16::from_f32)),
+                _ => ("f32", measure((batch, m, n, k), samples, |x| x)),
             };
             println!("{ty} {batch}x[{m}x{k} * {k}x{n}] {g:7.1} GFLOP/s");
         }
@@ -250,11 +250,11 @@ fn main() {
         (16, 256, 256, 256),
     ] {
         let name = format!("f32 {batch}x[{m}x{k} * {k}x{n}]");
-        row(&name, measure::<f32>(batch, m, n, k, samples));
+        row(&name, measure((batch, m, n, k), samples, |x: f32| x));
     }
     for &(m, n, k) in &[(1024, 1024, 1024), (256, 256, 256), (64, 64, 64)] {
         // f64 has half the lanes: its share of the f32 peak is at most 50%.
         let name = format!("f64 1x[{m}x{k} * {k}x{n}]");
-        row(&name, measure::<f64>(1, m, n, k, samples));
+        row(&name, measure((1, m, n, k), samples, f64::from));
     }
 }

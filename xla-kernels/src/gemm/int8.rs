@@ -39,6 +39,9 @@ pub(crate) struct Buffers {
     /// The AVX-512 VNNI path's packed operands.
     #[cfg(target_arch = "x86_64")]
     vnni: super::int8_vnni::Buffers,
+    /// The AMX path's packed operands.
+    #[cfg(target_arch = "x86_64")]
+    amx: super::amx::Buffers<i8>,
 }
 
 /// `C[b] = A[b] * B[b]` (`+ C[b]` if `desc.accumulate`, wrapping) for s8 operands and an s32
@@ -58,6 +61,11 @@ pub fn gemm_s8_s32(
     let d = *desc;
     let bufs = &mut scratch.s8;
     let out = OutPtr::new(c);
+    #[cfg(target_arch = "x86_64")]
+    if super::amx::available() {
+        super::amx::gemm(&d, a, b, &out, &mut bufs.amx);
+        return Ok(());
+    }
     #[cfg(target_arch = "x86_64")]
     if super::int8_vnni::available() {
         super::int8_vnni::gemm(&d, a, b, &out, &mut bufs.vnni);
@@ -279,9 +287,11 @@ mod tests {
 
     #[test]
     fn sweeps_sizes_around_the_tile() {
-        for m in [1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 33, 70] {
-            for n in [1, 7, 8, 15, 16, 17, 33] {
-                for k in [0, 1, 2, 3, 16, 31, 64] {
+        // Around the AVX2 6 x 16, VNNI 8 x 32 and AMX 32 x 32 x 64 blocks (whole AMX blocks
+        // are stored straight into C, the others through a buffer).
+        for m in [1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 32, 33, 64, 70] {
+            for n in [1, 7, 8, 15, 16, 17, 32, 33, 64, 65] {
+                for k in [0, 1, 2, 3, 16, 31, 64, 65, 129] {
                     check(GemmDesc::row_major(1, m, n, k), m * k, k * n, m * n);
                 }
             }
@@ -312,24 +322,29 @@ mod tests {
         );
     }
 
-    /// Which path the tests above ran: the VNNI one exactly when the CPU has it and the
-    /// `XLA_KERNELS_MAX_ISA` cap allows AVX-512 (`scripts/test.sh` reruns them capped).
+    /// Which path the tests above ran: AMX where the CPU has it and the `XLA_KERNELS_MAX_ISA`
+    /// cap allows it, else VNNI where it has that and the cap allows AVX-512 (`scripts/test.sh`
+    /// reruns them capped at each level below the CPU's widest).
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn vnni_path_runs_where_the_cpu_has_it() {
-        let hw = is_x86_feature_detected!("avx512f")
+    fn the_widest_path_the_cpu_and_the_cap_allow_runs() {
+        use crate::cpu::{level, IsaLevel};
+        let vnni = is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512bw")
             && is_x86_feature_detected!("avx512vnni");
-        let allowed = crate::cpu::level() >= crate::cpu::IsaLevel::Avx512;
-        assert_eq!(super::super::int8_vnni::available(), hw && allowed);
-        eprintln!(
-            "s8 GEMM tests ran the {} path",
-            if hw && allowed {
-                "AVX-512 VNNI"
-            } else {
-                "portable (vpmaddwd)"
-            }
+        assert_eq!(super::super::amx::available(), level() >= IsaLevel::Amx);
+        assert_eq!(
+            super::super::int8_vnni::available(),
+            vnni && level() >= IsaLevel::Avx512
         );
+        let path = if level() >= IsaLevel::Amx {
+            "AMX (tdpbssd)"
+        } else if vnni && level() >= IsaLevel::Avx512 {
+            "AVX-512 VNNI"
+        } else {
+            "portable (vpmaddwd)"
+        };
+        eprintln!("s8 GEMM tests ran the {path} path");
     }
 
     #[test]

@@ -60,6 +60,8 @@
 //! strides would make two elements share a location is rejected, which is what lets threads
 //! write disjoint parts of `c` through `OutPtr`.
 
+#[cfg(target_arch = "x86_64")]
+mod amx;
 pub mod backend;
 mod complex;
 mod generic;
@@ -257,6 +259,9 @@ pub struct GemmScratch {
     c128: complex::ComplexBuffers<f64>,
     /// s8 x s8 -> s32: packed i16 pairs (see `int8`).
     s8: int8::Buffers,
+    /// bf16 on AMX tiles (see `amx`).
+    #[cfg(target_arch = "x86_64")]
+    bf16_amx: amx::Buffers<bf16>,
 }
 
 impl GemmScratch {
@@ -323,6 +328,10 @@ impl GemmElem for f16 {
 
 impl GemmElem for bf16 {
     fn gemm_validated(d: &GemmDesc, a: &[bf16], b: &[bf16], c: &mut [bf16], s: &mut GemmScratch) {
+        #[cfg(target_arch = "x86_64")]
+        if amx::available() {
+            return amx::gemm(d, a, b, &OutPtr::new(c), &mut s.bf16_amx);
+        }
         widen::gemm_narrow(d, a, b, c, &mut s.f32, &mut s.widened)
     }
 }
