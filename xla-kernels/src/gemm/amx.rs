@@ -421,7 +421,10 @@ impl<T: Copy + Default> Default for Acc<T> {
 fn pack_a<E: AmxElem>(d: &GemmDesc, a: &[E], bt: usize, i0: usize, dst: &mut [E]) {
     let kb = ROW_BYTES / core::mem::size_of::<E>();
     let s = [d.a_batch_stride, d.a_row_stride, d.a_col_stride];
-    dst.fill(E::default());
+    // Zeros only where padding is: rows past m, the last k block's tail.
+    if i0 + BLOCK > d.m || d.k % kb != 0 || d.k == 0 {
+        dst.fill(E::default());
+    }
     if d.k == 0 {
         return;
     }
@@ -452,7 +455,10 @@ fn pack_b<E: AmxElem>(d: &GemmDesc, b: &[E], bt: usize, j0: usize, dst: &mut [E]
     let g = E::GROUP;
     let s = [d.b_batch_stride, d.b_row_stride, d.b_col_stride];
     let nr = BLOCK.min(d.n - j0);
-    dst.fill(E::default());
+    // Zeros only where padding is: columns past n, the last k block's tail.
+    if nr < BLOCK || d.k % (ROW_BYTES / core::mem::size_of::<E>()) != 0 || d.k == 0 {
+        dst.fill(E::default());
+    }
     // Rows p..p + g of B (one group) go to the group's 32 columns, g elements each: gathered
     // a group at a time so the writes are contiguous.
     let mut rows = [&[][..]; 4];

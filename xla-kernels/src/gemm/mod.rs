@@ -9,12 +9,14 @@
 //!   packing); `m == 1` / `n == 1` take a no-packing matrix-vector path (`small`); a
 //!   column-major C is computed as `C^T = B^T A^T`.
 //! - f16 / bf16: widened to dense f32 by vectorised slice conversions into the scratch, the
-//!   f32 kernel, each result rounded once (`widen`).
+//!   f32 kernel, each result rounded once (`widen`); on a CPU with AMX, bf16 runs on AMX
+//!   tiles instead (`amx`: f32 sums in the tiles' own order, then the same rounding).
 //! - c64 / c128: the f32 / f64 kernel on the interleaved reals (`complex`): one real GEMM
 //!   `A' (m x 2k) * B' (2k x 2n)` with B expanded to 2x2 blocks `[[x, y], [-y, x]]`, or, for
 //!   `m <= 32`, `[re A; im A] * B'` with B's reals read in place, recombined after.
 //! - integers (wrapping), pred (or of ands): a plain row loop in the element's own
-//!   semantics (`generic`), threads over rows.
+//!   semantics (`generic`), threads over rows; s8 x s8 -> s32 has its own kernels (`int8`:
+//!   AMX tiles, AVX-512 VNNI or AVX2 `vpmaddwd`, chosen at run time).
 //! - [`backend::GemmBackend`]: the f32/f64 interface other GEMM crates plug into (optional
 //!   feature `gemm-crates`), with the measured comparison.
 //!
