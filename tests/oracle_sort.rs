@@ -66,6 +66,23 @@ fn float_pool<T: Copy>(from: impl Fn(f64) -> T, nan: impl Fn(u64) -> T, nans: &[
     v
 }
 
+/// Whether XLA:CPU runs at ISA AMX here (a CPU with `amx_tile`, `XLA_ORACLE_MAX_ISA` unset or
+/// AMX / AMX_FP16). There it does not order bf16 NaNs with payloads by their bits in a
+/// total-order compare (jaxlib 0.10.2 on an Intel Xeon with AMX: keys 0xff81, 0x7f81 and 0x7fc1
+/// land elsewhere than StableHLO's order, which we follow, puts them; capped at AVX512_BF16 or
+/// below, XLA matches it bit for bit), so the bf16 pools keep only the two payload-free quiet
+/// NaNs there. `scripts/test.sh` reruns these tests with XLA capped at AVX2 on such a CPU,
+/// where the payloads are back in.
+fn xla_orders_bf16_nan_payloads_its_own_way() -> bool {
+    let cap = std::env::var("XLA_ORACLE_MAX_ISA").unwrap_or_default();
+    let cap = cap.trim().to_ascii_uppercase();
+    let uncapped = cap.is_empty() || cap == "AMX" || cap == "AMX_FP16";
+    let amx = std::fs::read_to_string("/proc/cpuinfo")
+        .map(|s| s.split_whitespace().any(|w| w == "amx_tile"))
+        .unwrap_or(false);
+    uncapped && amx
+}
+
 /// A `ty[dims]` literal with values drawn from a small pool of the type (many equal values; for
 /// floats also NaNs and zeros of both signs). `nan_free` leaves the NaNs out.
 fn pooled(ty: ElementType, dims: &[i64], seed: u64, nan_free: bool) -> Literal {
@@ -96,15 +113,17 @@ fn pooled(ty: ElementType, dims: &[i64], seed: u64, nan_free: bool) -> Literal {
                 &keep(vec![0x7e00, 0xfe00, 0x7e01, 0x7c01, 0xfc01]),
             ),
         ),
-        Bf16 => pick(
-            dims,
-            idx,
-            &float_pool(
-                bf16::from_f64,
-                |b| bf16::from_bits(b as u16),
-                &keep(vec![0x7fc0, 0xffc0, 0x7fc1, 0x7f81, 0xff81]),
-            ),
-        ),
+        Bf16 => {
+            let mut nans = vec![0x7fc0, 0xffc0, 0x7fc1, 0x7f81, 0xff81];
+            if xla_orders_bf16_nan_payloads_its_own_way() {
+                nans.retain(|&b| b & 0x3f == 0); // 0x7fc0 and 0xffc0
+            }
+            pick(
+                dims,
+                idx,
+                &float_pool(bf16::from_f64, |b| bf16::from_bits(b as u16), &keep(nans)),
+            )
+        }
         F32 => pick(
             dims,
             idx,

@@ -26,6 +26,7 @@
 //! threads, since every element is one tile row's sum over k in order.
 
 use core::arch::asm;
+use core::marker::PhantomData;
 
 use half::bf16;
 use half::slice::HalfFloatSliceExt;
@@ -247,8 +248,9 @@ impl AmxElem for bf16 {
 }
 
 /// The thread's tile configuration while it lives: loaded by [`Tiles::configure`], released
-/// (`tilerelease`, back to the initial state the OS saves cheaply) on drop.
-struct Tiles(());
+/// (`tilerelease`, back to the initial state the OS saves cheaply) on drop. Not `Send`: tile
+/// state belongs to the thread that configured it.
+struct Tiles(PhantomData<*const ()>);
 
 /// `ldtilecfg`'s 64-byte operand (palette 1).
 #[repr(C, align(64))]
@@ -278,14 +280,14 @@ impl Tiles {
         // SAFETY: AMX is usable (caller); `cfg` is a valid palette-1 configuration (8 tiles of
         // 16 x 64 bytes, the maximum) in 64 readable bytes.
         unsafe { asm!("ldtilecfg [{}]", in(reg) &cfg, options(nostack, readonly)) };
-        Tiles(())
+        Tiles(PhantomData)
     }
 }
 
 impl Drop for Tiles {
     fn drop(&mut self) {
-        // SAFETY: tiles were configured on this thread by `configure` (a `Tiles` is not Send:
-        // it holds no data, but it is created and dropped inside one task's closure).
+        // SAFETY: tiles were configured on this thread by `configure` (a `Tiles` is not Send,
+        // so it is dropped on the thread that made it).
         unsafe { asm!("tilerelease", options(nostack, nomem)) };
     }
 }
