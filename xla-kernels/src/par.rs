@@ -134,8 +134,9 @@ pub fn reduce_blocks<A: Send>(
     )
 }
 
-/// Runs `f` on a thread of rayon's pool: here when this thread is one already (or the pool
-/// has one thread), else by entering the pool once and waiting for it.
+/// Runs `f` on a thread of rayon's pool: here when this thread is one already, else by entering
+/// the pool once and waiting for it (also when the pool has one thread: a fork from outside
+/// it still hands each job to that worker and waits).
 ///
 /// Why: each parallel call made from a thread outside the pool hands its job to the pool and
 /// blocks until a worker finishes it, and a worker that went to sleep takes tens of
@@ -145,7 +146,7 @@ pub fn reduce_blocks<A: Send>(
 /// took 167-317 us from outside against 113 us from inside. Work that forks several times (a
 /// GEMM with several k slices, a whole generated program) pays the crossing once.
 pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    if rayon::current_thread_index().is_some() || rayon::current_num_threads() <= 1 {
+    if rayon::current_thread_index().is_some() {
         f()
     } else {
         let (mut f, mut r) = (Some(f), None);

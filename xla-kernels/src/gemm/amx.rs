@@ -44,8 +44,11 @@ const ROW_BYTES: usize = 64;
 const fn block_elems<E>() -> usize {
     BLOCK * ROW_BYTES / core::mem::size_of::<E>()
 }
-/// Below this many multiply-adds the product runs on the caller's thread.
-const PAR_MIN_MACS: usize = 1 << 22;
+/// Below this many multiply-adds the product runs on the caller's thread: AMX does about
+/// 1000 per cycle, so a fork/join (tens of microseconds when a worker must be woken) pays only
+/// from about 512^3. Measured on the 2-core Xeon: s8 256^3 (2^24) 1.57 TOP/s on one thread,
+/// 0.67-0.77 split over two.
+const PAR_MIN_MACS: usize = 1 << 26;
 /// Runs of units per thread: enough to balance, few enough that each run reuses its B panel.
 const RUNS_PER_THREAD: usize = 4;
 
@@ -348,7 +351,7 @@ pub(crate) fn gemm<E: AmxElem>(
     let per = kblocks * block_elems::<E>();
     let items_a = super::items(d.batch, d.a_batch_stride);
     let items_b = super::items(d.batch, d.b_batch_stride);
-    let parallel = d.batch * d.m * d.n * d.k >= PAR_MIN_MACS;
+    let parallel = d.batch * d.m * d.n * d.k >= PAR_MIN_MACS && rayon::current_num_threads() > 1;
     let pa = reserve(&mut bufs.a, items_a * blocks * per);
     let pb = reserve(&mut bufs.b, items_b * panels * per);
     let pack_a_unit = |t: usize, dst: &mut [E]| pack_a(d, a, t / blocks, t % blocks * BLOCK, dst);
@@ -408,6 +411,22 @@ pub(crate) fn gemm<E: AmxElem>(
     }
 }
 
+/// [`gemm`] entering rayon's pool once when it forks (packing A, packing B, the runs: three
+/// forks, each a hand-over and a wait from outside the pool).
+pub(crate) fn gemm_in_pool<E: AmxElem>(
+    d: &GemmDesc,
+    a: &[E],
+    b: &[E],
+    out: &OutPtr<'_, E::Out>,
+    bufs: &mut Buffers<E>,
+) {
+    if d.batch * d.m * d.n * d.k >= PAR_MIN_MACS && rayon::current_num_threads() > 1 {
+        crate::par::in_pool(|| gemm(d, a, b, out, bufs))
+    } else {
+        gemm(d, a, b, out, bufs)
+    }
+}
+
 /// One C block as the kernel stores it (row-major 32 x 32), cache-line aligned.
 #[repr(C, align(64))]
 struct Acc<T>([T; BLOCK * BLOCK]);
@@ -424,7 +443,7 @@ fn pack_a<E: AmxElem>(d: &GemmDesc, a: &[E], bt: usize, i0: usize, dst: &mut [E]
     let kb = ROW_BYTES / core::mem::size_of::<E>();
     let s = [d.a_batch_stride, d.a_row_stride, d.a_col_stride];
     // Zeros only where padding is: rows past m, the last k block's tail.
-    if i0 + BLOCK > d.m || d.k % kb != 0 || d.k == 0 {
+    if i0 + BLOCK > d.m || !d.k.is_multiple_of(kb) || d.k == 0 {
         dst.fill(E::default());
     }
     if d.k == 0 {
@@ -458,7 +477,7 @@ fn pack_b<E: AmxElem>(d: &GemmDesc, b: &[E], bt: usize, j0: usize, dst: &mut [E]
     let s = [d.b_batch_stride, d.b_row_stride, d.b_col_stride];
     let nr = BLOCK.min(d.n - j0);
     // Zeros only where padding is: columns past n, the last k block's tail.
-    if nr < BLOCK || d.k % (ROW_BYTES / core::mem::size_of::<E>()) != 0 || d.k == 0 {
+    if nr < BLOCK || !d.k.is_multiple_of(ROW_BYTES / core::mem::size_of::<E>()) || d.k == 0 {
         dst.fill(E::default());
     }
     // Rows p..p + g of B (one group) go to the group's 32 columns, g elements each: gathered

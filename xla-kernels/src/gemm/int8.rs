@@ -63,7 +63,7 @@ pub fn gemm_s8_s32(
     let out = OutPtr::new(c);
     #[cfg(target_arch = "x86_64")]
     if super::amx::available() {
-        super::amx::gemm(&d, a, b, &out, &mut bufs.amx);
+        super::amx::gemm_in_pool(&d, a, b, &out, &mut bufs.amx);
         return Ok(());
     }
     #[cfg(target_arch = "x86_64")]

@@ -72,6 +72,20 @@ pub(crate) const UNPACKED_MAX_BYTES: usize = 192 << 10;
 /// Below `2 m n k` = this many flops a GEMM runs on the caller's thread (a rayon fork/join
 /// costs about as much as 2M flops on one core).
 pub(crate) const PAR_MIN_FLOPS: u128 = 1 << 21;
+/// The fewest flops (`2 m n k`) of one product split over threads: a split forks twice per k
+/// slice, and a fork that wakes a worker costs tens of microseconds on a shared VM, so the
+/// product must take longer than that on one core. AVX-512 cores run about twice the flops of
+/// AVX2 ones. Measured on the 2-core Intel Xeon (AVX-512, `gemm_speed 5`, 1 vs 2 rayon
+/// threads): 64x784x128 (1.3 x 2^23) 136 GFLOP/s on one thread, 65 split over two; 256^3
+/// (2^25) 194 vs 256. The AVX2 and portable levels keep [`PAR_MIN_FLOPS`] (measured on the
+/// AVX2 EPYC).
+fn split_min_flops(level: IsaLevel) -> u128 {
+    match level {
+        IsaLevel::Avx512 | IsaLevel::Amx => 1 << 24,
+        IsaLevel::Avx2 | IsaLevel::Baseline => PAR_MIN_FLOPS,
+    }
+}
+
 /// Batch items of at most this many flops each are spread over threads whole (one chunk of
 /// items per thread, no fork/join per item) when the chunks balance.
 pub(crate) const BATCH_PAR_MAX_ITEM_FLOPS: u128 = 1 << 28;
@@ -270,7 +284,9 @@ fn packed<K: Kernel>(
             }
         });
     } else {
-        let parallel = per_item >= PAR_MIN_FLOPS;
+        // One thread: no fork at all (a fork from outside a one-thread pool still hands the
+        // job to its worker and waits: measured 18 GFLOP/s for 128x768x128 that way).
+        let parallel = per_item >= split_min_flops(cpu::level()) && threads > 1;
         let items = |bufs: &mut Buffers<K::E>| {
             for bi in 0..d.batch {
                 packed_item(k, d, bi, a, b, out, bufs, parallel);
@@ -388,13 +404,17 @@ fn packed_item<K: Kernel>(
                 n_jr,
                 direct_a,
             };
-            if tasks > 1 {
+            // Several row blocks on one thread run in order: a rayon call from outside the
+            // pool would hand each to a worker and wait.
+            if tasks > 1 && parallel {
                 abufs[..tasks]
                     .par_iter_mut()
                     .enumerate()
                     .for_each(|(t, ab)| job.run(k, t, ab));
             } else {
-                job.run(k, 0, &mut abufs[0]);
+                for (t, ab) in abufs[..tasks].iter_mut().enumerate() {
+                    job.run(k, t, ab);
+                }
             }
         }
     }

@@ -332,7 +332,7 @@ impl GemmElem for bf16 {
     fn gemm_validated(d: &GemmDesc, a: &[bf16], b: &[bf16], c: &mut [bf16], s: &mut GemmScratch) {
         #[cfg(target_arch = "x86_64")]
         if amx::available() {
-            return amx::gemm(d, a, b, &OutPtr::new(c), &mut s.bf16_amx);
+            return amx::gemm_in_pool(d, a, b, &OutPtr::new(c), &mut s.bf16_amx);
         }
         widen::gemm_narrow(d, a, b, c, &mut s.f32, &mut s.widened)
     }
