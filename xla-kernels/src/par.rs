@@ -14,8 +14,9 @@ pub const PAR_MIN_ELEMENTS: usize = 1 << 15;
 /// overhead, small enough (64 KiB of f32) to stay in L2 and to balance two or more threads.
 pub const PAR_BLOCK_ELEMENTS: usize = 1 << 14;
 
-/// The fewest flops at which a GEMM forks (`2 m n k`; GEMM's own threshold): a generated
-/// program with a product this large runs in the pool ([`run_program`]).
+/// The fewest flops at which a GEMM may fork (`2 m n k`; GEMM's own lowest threshold): at the
+/// AVX2 and portable levels a generated program with a product this large runs in the pool
+/// ([`run_program`]); AVX-512 cores split one product only from 2^24 flops.
 pub const PROGRAM_PAR_MIN_FLOPS: u128 = crate::gemm::PAR_MIN_FLOPS;
 
 /// Default block length for reductions over a flat range (see [`reduce_blocks`]).
@@ -156,12 +157,14 @@ pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 }
 
 /// Runs a generated program's kernels `f`, in rayon's pool ([`in_pool`]) when one of them is
-/// large enough to fork: `max_elements` (the most elements a kernel writes or reads) reaches
-/// [`PAR_MIN_ELEMENTS`], or `max_flops` (the most flops of one GEMM) reaches
-/// [`PROGRAM_PAR_MIN_FLOPS`]. A program of small kernels never forks, so it stays on the
-/// caller's thread (entering the pool would cost more than it runs).
+/// large enough to fork: `max_elements` (the most elements a kernel writes or reads; a product
+/// counts only its result) reaches [`PAR_MIN_ELEMENTS`], or `max_flops` (the most flops of one
+/// GEMM) reaches the flops from which the GEMM of this CPU's level splits a product. A program
+/// of small kernels never forks, so it stays on the caller's thread (entering the pool would
+/// cost more than it runs).
 pub fn run_program<R: Send>(max_elements: u64, max_flops: u128, f: impl FnOnce() -> R + Send) -> R {
-    if max_elements >= PAR_MIN_ELEMENTS as u64 || max_flops >= PROGRAM_PAR_MIN_FLOPS {
+    let split = crate::gemm::split_min_flops(crate::cpu::level()).max(PROGRAM_PAR_MIN_FLOPS);
+    if max_elements >= PAR_MIN_ELEMENTS as u64 || max_flops >= split {
         in_pool(f)
     } else {
         f()

@@ -79,7 +79,7 @@ pub(crate) const PAR_MIN_FLOPS: u128 = 1 << 21;
 /// threads): 64x784x128 (1.3 x 2^23) 136 GFLOP/s on one thread, 65 split over two; 256^3
 /// (2^25) 194 vs 256. The AVX2 and portable levels keep [`PAR_MIN_FLOPS`] (measured on the
 /// AVX2 EPYC).
-fn split_min_flops(level: IsaLevel) -> u128 {
+pub(crate) fn split_min_flops(level: IsaLevel) -> u128 {
     match level {
         IsaLevel::Avx512 | IsaLevel::Amx => 1 << 24,
         IsaLevel::Avx2 | IsaLevel::Baseline => PAR_MIN_FLOPS,

@@ -81,7 +81,7 @@ mod widen;
 mod x86;
 
 pub use int8::gemm_s8_s32;
-pub(crate) use kernel::PAR_MIN_FLOPS;
+pub(crate) use kernel::{split_min_flops, PAR_MIN_FLOPS};
 
 use std::fmt;
 use std::marker::PhantomData;

@@ -389,7 +389,13 @@ fn largest(fused: &Fused) -> (u64, u128) {
             .inputs
             .iter()
             .map(|v| count(&g.nodes[v.node].shapes[v.out]));
-        most.0 = outs.chain(ins).fold(most.0, u64::max);
+        // A product forks by its flops alone (its operands are read by the threads it
+        // splits into, never split by size), so only its result counts as elements.
+        let reads_split = !matches!(k.kind, KernelKind::Dot { .. });
+        most.0 = outs.fold(most.0, u64::max);
+        if reads_split {
+            most.0 = ins.fold(most.0, u64::max);
+        }
         if let KernelKind::Dot { sizes, .. } = &k.kind {
             let flops = sizes
                 .iter()
