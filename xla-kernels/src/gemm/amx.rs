@@ -15,8 +15,11 @@
 //! A as `[item][32-row block][k block][32 rows][64 bytes]`, B as
 //! `[item][32-column panel][k block][16 groups][32 columns][group]`: each tile is one
 //! contiguous 1 KiB (A, stride 64) or 16 rows of a 2 KiB block (B, stride 128). Threads take
-//! contiguous runs of (item, panel, block) units, blocks fastest, so a B panel is reused from
-//! cache by a run's row blocks.
+//! contiguous runs of (item, block, panel) units, panels fastest: a run's A block is reused
+//! from cache, and its C stores stay on the same 32 rows (the same pages) of C. Measured with
+//! the block kernel alone storing into a 1024 x 1024 s32 C (one thread, k = 1024): 2340
+//! cycles per block with blocks fastest (each block's 32 rows on 32 other 4 KiB pages), 1550
+//! with panels fastest; 1070 storing to one cached buffer.
 //!
 //! Results: s8 sums are exact modulo 2^32 in any order, so they are the other levels' bits.
 //! `tdpbf16ps` treats subnormal inputs and results as zero and adds each 32-deep k slice in an
@@ -101,9 +104,8 @@ pub(crate) trait AmxElem: Copy + Default + Send + Sync + 'static {
 /// Defines `$name`, the block kernel of instruction `$op`: zeroes the four C tiles, loads the
 /// first k block's A and B tiles, then runs the k loop software-pipelined: each tile is
 /// reloaded with the next k block right after its last use in this one (tiles are not
-/// renamed, so a load waits for the products still reading the register), A first, since A
-/// comes from farther away (B's panel is reused from cache by a run's blocks). Last, the C
-/// tiles are stored as one row-major 32 x 32 block.
+/// renamed, so a load waits for the products still reading the register). Last, the C tiles
+/// are stored as one row-major 32 x 32 block.
 macro_rules! block_kernel {
     ($name:ident, $elem:ty, $acc:ty, $op:literal) => {
         /// The block kernel of `
@@ -378,7 +380,7 @@ pub(crate) fn gemm<E: AmxElem>(
         let _tiles = unsafe { Tiles::configure() };
         let mut acc = Acc::<E::Acc>::default();
         for u in r {
-            let (bt, p, blk) = (u / (panels * blocks), u / blocks % panels, u % blocks);
+            let (bt, blk, p) = (u / (blocks * panels), u / panels % blocks, u % panels);
             let ia = if items_a == 1 { 0 } else { bt };
             let ib = if items_b == 1 { 0 } else { bt };
             let ap = &pa[(ia * blocks + blk) * per..][..per];
