@@ -43,16 +43,20 @@ use crate::cpu::{self, IsaLevel};
 const BLOCK: usize = 32;
 /// Bytes of one tile row, and of one packed k block of a 16-row A slice per row.
 const ROW_BYTES: usize = 64;
+/// Elements of k in one packed k block: one tile row (64 s8, 32 bf16).
+const fn k_block<E>() -> usize {
+    ROW_BYTES / core::mem::size_of::<E>()
+}
 /// Elements of one packed k block of a 32-row A block or 32-column B panel (2 KiB).
 const fn block_elems<E>() -> usize {
-    BLOCK * ROW_BYTES / core::mem::size_of::<E>()
+    BLOCK * k_block::<E>()
 }
 /// Below this many multiply-adds the product runs on the caller's thread: AMX does about
 /// 1000 per cycle, so a fork/join (tens of microseconds when a worker must be woken) pays only
 /// from about 512^3. Measured on the 2-core Xeon: s8 256^3 (2^24) 1.57 TOP/s on one thread,
 /// 0.67-0.77 split over two.
 const PAR_MIN_MACS: usize = 1 << 26;
-/// Runs of units per thread: enough to balance, few enough that each run reuses its B panel.
+/// Runs of units per thread: enough to balance, few enough that each run reuses its A block.
 const RUNS_PER_THREAD: usize = 4;
 
 /// Whether the kernels may use AMX: the CPU has it, Linux granted tile data to this process,
@@ -346,14 +350,13 @@ pub(crate) fn gemm<E: AmxElem>(
     out: &OutPtr<'_, E::Out>,
     bufs: &mut Buffers<E>,
 ) {
-    let kb_elems = ROW_BYTES / core::mem::size_of::<E>();
     // At least one (zero) k block, so k = 0 gives zeros through the same kernel.
-    let kblocks = d.k.div_ceil(kb_elems).max(1);
+    let kblocks = d.k.div_ceil(k_block::<E>()).max(1);
     let (blocks, panels) = (d.m.div_ceil(BLOCK), d.n.div_ceil(BLOCK));
     let per = kblocks * block_elems::<E>();
     let items_a = super::items(d.batch, d.a_batch_stride);
     let items_b = super::items(d.batch, d.b_batch_stride);
-    let parallel = d.batch * d.m * d.n * d.k >= PAR_MIN_MACS && rayon::current_num_threads() > 1;
+    let parallel = splits(d);
     let pa = reserve(&mut bufs.a, items_a * blocks * per);
     let pb = reserve(&mut bufs.b, items_b * panels * per);
     let pack_a_unit = |t: usize, dst: &mut [E]| pack_a(d, a, t / blocks, t % blocks * BLOCK, dst);
@@ -394,7 +397,7 @@ pub(crate) fn gemm<E: AmxElem>(
             // SAFETY: tiles configured above; `ap` and `bp` hold `kblocks` blocks each (sliced
             // to `per` elements, bounds-checked); `acc` holds 32 rows of 32 values, 128 bytes
             // apart.
-            let dst = (acc.0.as_mut_ptr(), BLOCK * 4);
+            let dst = (acc.0.as_mut_ptr(), BLOCK * core::mem::size_of::<E::Acc>());
             unsafe { E::block(ap.as_ptr(), bp.as_ptr(), kblocks, dst) };
             store::<E>(d, bt, i0, j0, &acc.0, out);
         }
@@ -422,11 +425,17 @@ pub(crate) fn gemm_in_pool<E: AmxElem>(
     out: &OutPtr<'_, E::Out>,
     bufs: &mut Buffers<E>,
 ) {
-    if d.batch * d.m * d.n * d.k >= PAR_MIN_MACS && rayon::current_num_threads() > 1 {
+    if splits(d) {
         crate::par::in_pool(|| gemm(d, a, b, out, bufs))
     } else {
         gemm(d, a, b, out, bufs)
     }
+}
+
+/// Whether the product is split over rayon's threads (there are several, and it has at least
+/// [`PAR_MIN_MACS`] multiply-adds).
+fn splits(d: &GemmDesc) -> bool {
+    d.batch * d.m * d.n * d.k >= PAR_MIN_MACS && rayon::current_num_threads() > 1
 }
 
 /// One C block as the kernel stores it (row-major 32 x 32), cache-line aligned.
@@ -442,7 +451,7 @@ impl<T: Copy + Default> Default for Acc<T> {
 /// Packs rows `i0..i0 + 32` of A's item `bt` into `dst` (`[k block][row][64 bytes]`), zero
 /// beyond `m` and `k`.
 fn pack_a<E: AmxElem>(d: &GemmDesc, a: &[E], bt: usize, i0: usize, dst: &mut [E]) {
-    let kb = ROW_BYTES / core::mem::size_of::<E>();
+    let kb = k_block::<E>();
     let s = [d.a_batch_stride, d.a_row_stride, d.a_col_stride];
     // Zeros only where padding is: rows past m, the last k block's tail.
     if i0 + BLOCK > d.m || !d.k.is_multiple_of(kb) || d.k == 0 {
@@ -479,7 +488,7 @@ fn pack_b<E: AmxElem>(d: &GemmDesc, b: &[E], bt: usize, j0: usize, dst: &mut [E]
     let s = [d.b_batch_stride, d.b_row_stride, d.b_col_stride];
     let nr = BLOCK.min(d.n - j0);
     // Zeros only where padding is: columns past n, the last k block's tail.
-    if nr < BLOCK || !d.k.is_multiple_of(ROW_BYTES / core::mem::size_of::<E>()) || d.k == 0 {
+    if nr < BLOCK || !d.k.is_multiple_of(k_block::<E>()) || d.k == 0 {
         dst.fill(E::default());
     }
     // Rows p..p + g of B (one group) go to the group's 32 columns, g elements each: gathered
