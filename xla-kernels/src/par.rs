@@ -163,7 +163,7 @@ pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// of small kernels never forks, so it stays on the caller's thread (entering the pool would
 /// cost more than it runs).
 pub fn run_program<R: Send>(max_elements: u64, max_flops: u128, f: impl FnOnce() -> R + Send) -> R {
-    let split = crate::gemm::split_min_flops(crate::cpu::level()).max(PROGRAM_PAR_MIN_FLOPS);
+    let split = crate::gemm::split_min_flops(crate::cpu::level());
     if max_elements >= PAR_MIN_ELEMENTS as u64 || max_flops >= split {
         in_pool(f)
     } else {
