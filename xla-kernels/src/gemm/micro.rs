@@ -133,6 +133,9 @@ impl<S: Isa, const MR: usize, const NV: usize, const MC: usize> Kernel for Tiles
     }
 }
 
+/// Steps of the packed k loop per iteration.
+const UNROLL: usize = 4;
+
 /// Widest tile row, in elements (the stack row buffer of partial stores).
 const MAX_NR: usize = 64;
 
@@ -229,17 +232,29 @@ fn sums<
             };
             step::<S, R, NV>(isa, &mut acc, |i| rows[i][p], b);
         }
-    } else {
-        // Counted loops over exact-length panels (a `chunks_exact().zip().take(kc)` loop has
-        // two exits).
+    } else if DB {
         let ap = &s.ap[..kc * MR];
         for p in 0..kc {
             let a = &ap[p * MR + i0..][..R];
-            let b = if DB {
-                &s.bp[p * s.b_rs..][..nr]
-            } else {
-                &s.bp[p * nr..][..nr]
-            };
+            let b = &s.bp[p * s.b_rs..][..nr];
+            step::<S, R, NV>(isa, &mut acc, |i| a[i], b);
+        }
+    } else {
+        // Both packed: exact-length chunks zipped (one counted loop, no bounds checks in it),
+        // UNROLL steps per iteration (the loop's own instructions compete with the
+        // multiply-adds for ports: on the AVX-512 Xeon the one-step loop spent ~10 scalar
+        // instructions per 16 FMAs).
+        let (ap, bp) = (&s.ap[..kc * MR], &s.bp[..kc * nr]);
+        let (ab, bb) = (ap.chunks_exact(UNROLL * MR), bp.chunks_exact(UNROLL * nr));
+        let (ar, br) = (ab.remainder(), bb.remainder());
+        for (a4, b4) in ab.zip(bb) {
+            for u in 0..UNROLL {
+                let a = &a4[u * MR + i0..][..R];
+                step::<S, R, NV>(isa, &mut acc, |i| a[i], &b4[u * nr..][..nr]);
+            }
+        }
+        for (a, b) in ar.chunks_exact(MR).zip(br.chunks_exact(nr)) {
+            let a = &a[i0..][..R];
             step::<S, R, NV>(isa, &mut acc, |i| a[i], b);
         }
     }
