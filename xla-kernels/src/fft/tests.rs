@@ -120,6 +120,40 @@ fn large_batches_split_over_tasks_give_the_bits_of_one_task() {
 }
 
 #[test]
+fn column_passes_over_partial_tiles_in_tasks_match_the_sum_on_any_thread_count() {
+    // 75 columns: two full groups of `TILE` (32) and a partial one of 11, in each of 2
+    // blocks; 2 x 300 x 75 = 45000 elements, above the parallel threshold. The first pass
+    // reads the input (outer axis) and the later ones run in place.
+    let dims = [2usize, 300, 75];
+    let x = signal(dims.iter().product(), 5);
+    for (kind, lens) in [
+        (FftType::Fft, &dims[1..]),
+        (FftType::Ifft, &dims[1..]),
+        (FftType::Fft, &dims[..]),
+    ] {
+        let run = |threads: usize| {
+            let mut y = vec![C::default(); x.len()];
+            let mut plan = FftPlan::<f64>::new(kind, &dims, lens).unwrap();
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| plan.c2c(&x, &mut y).unwrap());
+            y
+        };
+        let y = run(2);
+        let mut want = x.clone();
+        for a in dims.len() - lens.len()..dims.len() {
+            want = dft_axis(&want, &dims, a, kind == FftType::Ifft);
+        }
+        let d = max_diff(&y, &want);
+        assert!(d < 1e-10, "{kind:?} over {lens:?}: {d:e}");
+        assert_eq!(y, run(1), "{kind:?} over {lens:?}: 1 vs 2 threads");
+        assert_eq!(y, run(3), "{kind:?} over {lens:?}: 3 vs 2 threads");
+    }
+}
+
+#[test]
 fn r2c_and_c2r_against_the_complex_transform() {
     let shapes: [(&[usize], usize); 6] = [
         (&[1], 1),
