@@ -121,6 +121,30 @@ pub trait Collectives: Sync {
         self.num_replicas() * self.num_partitions()
     }
 
+    /// Receives the next message from `from` (`len` bytes, else [`CollectiveError::Mismatch`]
+    /// as [`Collectives::recv`]) and hands it to `f` where it lies, when the transport can: the
+    /// thread transport lends its message buffer, saving the copy into a caller's buffer. The
+    /// default receives into a buffer of this thread (kept for the next call) and lends that.
+    fn recv_with(
+        &self,
+        from: DeviceId,
+        len: usize,
+        f: &mut dyn FnMut(&[u8]) -> Result<(), CollectiveError>,
+    ) -> Result<(), CollectiveError> {
+        thread_local! {
+            static LENT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let mut buf = LENT.with(|c| std::mem::take(&mut *c.borrow_mut()));
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        let done = self
+            .recv(from, &mut buf[..len])
+            .and_then(|()| f(&buf[..len]));
+        LENT.with(|c| *c.borrow_mut() = buf);
+        done
+    }
+
     /// `recv[i*n..(i+1)*n]` = the `send` (of `n` bytes) of `group[i]`, for every member of
     /// `group` (device ids in group order; this device among them, all calling with one `n`).
     fn all_gather(

@@ -254,9 +254,12 @@ fn fold<T: Wire>(
 }
 
 /// AllReduce: `out[k] = fold(f, x@g0[k], x@g1[k], ...)`, as a reduce-scatter of `g` flat
-/// chunks (the last padded with defaults, dropped after) and an all-gather of the results.
-/// Allocates nothing once this thread's staging buffers have grown: the chunk this member
-/// reduces is folded in `out`'s first elements, then gathered over all of `out`.
+/// chunks and an all-gather of the results, by point-to-point messages: member `i` folds chunk
+/// `i` (its own part read from `x`, every other member's straight from the received message,
+/// in group order) into its place in `out`, sends it to every peer and receives theirs into
+/// their places. Messages go from and into `x` and `out` where their memory is the wire form
+/// (2 devices of the thread transport: 3 copies of a chunk instead of 7 through staging
+/// buffers), else through this thread's staging buffer, which grows once.
 pub fn all_reduce<T: Wire>(
     ctx: &dyn Collectives,
     group: &[DeviceId],
@@ -269,35 +272,67 @@ pub fn all_reduce<T: Wire>(
     if x.is_empty() || g == 0 {
         return Ok(());
     }
+    let me = super::position(ctx.device_id(), group, "AllReduce")?;
     let chunk = x.len().div_ceil(g);
-    let bytes = chunk * g * T::SIZE;
-    let whole = x.len() == chunk * g;
-    staged(bytes, bytes, |send, recv| {
-        // Sent straight from `x` where its memory is the wire form and no padding is needed.
-        let sent: &[u8] = match T::wire_of(x) {
-            Some(b) if whole => b,
-            _ => {
-                write_bytes(x, send);
-                for pad in send[x.len() * T::SIZE..].chunks_exact_mut(T::SIZE) {
-                    T::default().put(pad);
-                }
-                send
-            }
-        };
-        ctx.all_to_all(group, sent, recv)?;
-        // chunk <= x.len(), so this member's reduced chunk fits at the front of `out`.
-        fold(recv, g, &mut out[..chunk], f)?;
-        let mine = &mut send[..chunk * T::SIZE];
-        write_bytes(&out[..chunk], mine);
-        match T::wire_of_mut(out) {
-            Some(o) if whole => ctx.all_gather(group, mine, o)?,
-            _ => {
-                ctx.all_gather(group, mine, recv)?;
-                read_into(recv, out);
-            }
+    // Chunk `i`: elements `range(i)` (the last ones may be short or empty).
+    let range = |i: usize| (i * chunk).min(x.len())..((i + 1) * chunk).min(x.len());
+    let send_part = |to: DeviceId, part: &[T]| match T::wire_of(part) {
+        Some(b) => ctx.send(to, b),
+        None => staged(part.len() * T::SIZE, 0, |buf, _| {
+            write_bytes(part, buf);
+            ctx.send(to, buf)
+        }),
+    };
+    for (j, &d) in group.iter().enumerate() {
+        if j != me {
+            send_part(d, &x[range(j)])?;
         }
-        Ok(())
-    })
+    }
+    let mine = range(me);
+    let acc = &mut out[mine.clone()];
+    let bytes = acc.len() * T::SIZE;
+    for (i, &d) in group.iter().enumerate() {
+        let mut add = |b: &[u8]| -> Result<(), CollectiveError> {
+            if i == 0 {
+                read_into(b, acc);
+                return Ok(());
+            }
+            for (o, c) in acc.iter_mut().zip(b.chunks_exact(T::SIZE)) {
+                *o = f(*o, T::get(c))?;
+            }
+            Ok(())
+        };
+        if i == me {
+            if i == 0 {
+                acc.copy_from_slice(&x[mine.clone()]);
+            } else {
+                for (o, &v) in acc.iter_mut().zip(&x[mine.clone()]) {
+                    *o = f(*o, v)?;
+                }
+            }
+        } else {
+            ctx.recv_with(d, bytes, &mut add)?;
+        }
+    }
+    for (j, &d) in group.iter().enumerate() {
+        if j != me {
+            send_part(d, &out[mine.clone()])?;
+        }
+    }
+    for (i, &d) in group.iter().enumerate() {
+        if i == me {
+            continue;
+        }
+        let part = &mut out[range(i)];
+        match T::wire_of_mut(part) {
+            Some(b) => ctx.recv(d, b)?,
+            None => ctx.recv_with(d, part.len() * T::SIZE, &mut |b| {
+                read_into(b, part);
+                Ok(())
+            })?,
+        }
+    }
+    Ok(())
 }
 
 /// AllGather: the group's `x`s (each `a` around the gathered dimension) concatenated along

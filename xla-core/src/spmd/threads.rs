@@ -279,6 +279,18 @@ impl Collectives for ThreadCtx<'_> {
     }
 
     fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
+        self.recv_with(from, buf.len(), &mut |msg| {
+            buf.copy_from_slice(msg);
+            Ok(())
+        })
+    }
+
+    fn recv_with(
+        &self,
+        from: DeviceId,
+        len: usize,
+        f: &mut dyn FnMut(&[u8]) -> Result<(), CollectiveError>,
+    ) -> Result<(), CollectiveError> {
         let from_i = self.check_peer(from, "recv")?;
         let me = self.device as usize;
         let start = Instant::now();
@@ -287,23 +299,23 @@ impl Collectives for ThreadCtx<'_> {
         loop {
             if let Some(msg) = state.boxes[from_i * self.shared.n + me].pop_front() {
                 drop(state);
-                if msg.len() != buf.len() {
+                if msg.len() != len {
                     return Err(CollectiveError::Mismatch {
                         op: "recv",
                         detail: format!(
                             "device {me} expected {} bytes from device {from}, which sent {}",
-                            buf.len(),
+                            len,
                             msg.len()
                         ),
                     });
                 }
-                buf.copy_from_slice(&msg);
+                let done = f(&msg);
                 let mut state = self.shared.lock();
                 // At most a few per device in flight at once: keep that many.
                 if state.spare.len() < 2 * self.shared.n {
                     state.spare.push(msg);
                 }
-                return Ok(());
+                return done;
             }
             match &state.ended[from_i] {
                 Some(End::Failed(reason)) => {

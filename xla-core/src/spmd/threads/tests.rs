@@ -196,3 +196,49 @@ fn a_wrong_length_names_the_op_the_buffer_and_both_lengths() {
     );
     assert!(crate::spmd::expect_len("AllReduce", "the result", "elements", 5, 5).is_ok());
 }
+
+#[test]
+fn all_reduce_folds_in_group_order_with_short_empty_and_non_wire_chunks() {
+    use crate::spmd::ops::all_reduce;
+    use num_complex::Complex;
+    // 2 elements over 3 devices: chunks of 1, 1 and 0 elements. Complex and bool have no
+    // in-memory wire form (staged path); f32 has one. The group is listed out of order and
+    // the fold is not commutative, so the order shows.
+    let group = [2u32, 0, 1];
+    let out = run_threads(3, 1, |c| {
+        let d = c.device_id() as f32;
+        let x = [Complex::new(d, 1.0), Complex::new(10.0 * d, -d)];
+        let mut z = [Complex::new(0.0f32, 0.0); 2];
+        all_reduce(c, &group, &x, &mut z, &mut |a, b| Ok(a * 2.0 + b))?;
+        let p = [c.device_id() == 1, false, c.device_id() == 0];
+        let mut q = [false; 3];
+        all_reduce(c, &group, &p, &mut q, &mut |a, b| Ok(a || b))?;
+        let f = [d, d + 0.5, -d, 1.0, 2.0];
+        let mut g = [0f32; 5];
+        all_reduce(c, &group, &f, &mut g, &mut |a, b| Ok(a - b))?;
+        Ok((z, q, g))
+    });
+    // fold(f, x@2, x@0, x@1) = f(f(x2, x0), x1).
+    let fold = |x: [f32; 3], f: &dyn Fn(f32, f32) -> f32| f(f(x[2], x[0]), x[1]);
+    let want_re = [
+        fold([0.0, 1.0, 2.0], &|a, b| a * 2.0 + b),
+        fold([0.0, 10.0, 20.0], &|a, b| a * 2.0 + b),
+    ];
+    let want_im = [
+        fold([1.0, 1.0, 1.0], &|a, b| a * 2.0 + b),
+        fold([0.0, -1.0, -2.0], &|a, b| a * 2.0 + b),
+    ];
+    for r in out {
+        let (z, q, g) = r.unwrap();
+        assert_eq!(z.map(|v| v.re), want_re);
+        assert_eq!(z.map(|v| v.im), want_im);
+        assert_eq!(q, [true, false, true]);
+        let want: Vec<f32> = (0..5)
+            .map(|k| {
+                let x = |d: f32| [d, d + 0.5, -d, 1.0, 2.0][k];
+                fold([x(0.0), x(1.0), x(2.0)], &|a, b| a - b)
+            })
+            .collect();
+        assert_eq!(g.to_vec(), want);
+    }
+}
