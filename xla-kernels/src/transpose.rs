@@ -22,8 +22,10 @@
 //! threads), binaries alternated three times: 8x8 blocks one strip at a time (half a cache
 //! line per destination row and store) 20.1-21.9 ms; paired strips (a whole 64-byte line)
 //! 14.1-18.0 ms; paired strips with 128 x 4096 tiles 15.2-20.8 ms (no clear gain, not taken).
-//! Non-temporal stores (a prototype in k3a_speed, `PROTO=1`) showed no clear gain either, so
-//! the kernel stays in safe `wide` code.
+//! Non-temporal stores (a prototype in k3a_speed, `PROTO=1`) showed no clear gain there; on
+//! the Intel Xeon (AVX-512) they make the same transpose 3.5x faster (17.4 -> 4.9 ms on 2
+//! threads, 33 -> 11.7 ms on one, where memcpy takes 9.5 ms), so destinations of at least
+//! [`NT_MIN_BYTES`] write their whole, line-aligned 64-byte lines that way (`stream_f32`).
 
 use std::any::TypeId;
 
@@ -41,6 +43,13 @@ pub const TILE_I: usize = 256;
 
 /// Tile extent along the innermost destination dim (source rows).
 pub const TILE_J: usize = 64;
+
+/// From this many destination bytes on, the register-transposed tiles write whole cache lines
+/// with non-temporal stores: a destination this large leaves the caches anyway, and a plain
+/// store first reads each line it fills. Intel Xeon (AVX-512), `f32[4096,4096]`, 2 threads:
+/// 17.4 ms -> 4.9 ms (`PROTO=1 k3a_speed transpose`, ti=256), where a memcpy on one thread
+/// takes 9.5 ms; on the AVX2 EPYC it measured no clear gain and no loss.
+pub const NT_MIN_BYTES: usize = 8 << 20;
 
 /// Below this many elements a copy runs on the caller's thread: waking a rayon worker costs a
 /// few microseconds, about the time to copy 64K elements from L2.
@@ -279,15 +288,12 @@ fn gather<T: Copy + Send + Sync + 'static>(
     let last = r - 1;
     // The tile dim: the outer dim with the smallest |stride|, if smaller than the last's.
     let q = (0..last).min_by_key(|&d| s[d].unsigned_abs());
-    let plan = match q {
-        Some(q) if s[q].unsigned_abs() < s[last].unsigned_abs() => Plan { e, s, q, base },
-        _ => Plan {
-            e,
-            s,
-            q: last,
-            base,
-        },
+    let q = match q {
+        Some(q) if s[q].unsigned_abs() < s[last].unsigned_abs() => q,
+        _ => last,
     };
+    let nt = std::mem::size_of_val(dst) >= NT_MIN_BYTES;
+    let plan = Plan { e, s, q, base, nt };
     let row_len: usize = e[plan.q + 1..].iter().product();
     let n = dst.len();
     if n < PAR_MIN_ELEMENTS {
@@ -309,6 +315,8 @@ struct Plan<'a> {
     s: &'a [isize],
     q: usize,
     base: isize,
+    /// Non-temporal stores for whole destination lines (see [`NT_MIN_BYTES`]).
+    nt: bool,
 }
 
 impl Plan<'_> {
@@ -342,11 +350,11 @@ impl Plan<'_> {
                     match (v32, v64, sq) {
                         (Some(s32), _, 1) => {
                             let d32 = view_mut(chunk).expect("dst has src's element type");
-                            tile_f32(s32, so, sl, d32, d0, row_len, h, w)
+                            tile_f32(s32, so, sl, d32, d0, row_len, h, w, self.nt)
                         }
                         (_, Some(s64), 1) => {
                             let d64 = view_mut(chunk).expect("dst has src's element type");
-                            tile_f64(s64, so, sl, d64, d0, row_len, h, w)
+                            tile_f64(s64, so, sl, d64, d0, row_len, h, w, self.nt)
                         }
                         _ => tile(src, so, sq, sl, chunk, d0, row_len, h, w),
                     }
@@ -354,6 +362,9 @@ impl Plan<'_> {
                 mid.step(mid_e, mid_s, mid_s);
             }
             g += h;
+        }
+        if self.nt {
+            fence();
         }
     }
 
@@ -405,7 +416,7 @@ fn tile<T: Copy>(
 /// $n stores), the edges through [`tile`]. Blocks go in pairs of source-row strips, so each
 /// destination row receives `2 $n` elements (64 bytes, a whole cache line) per store pair.
 macro_rules! simd_tile {
-    ($name:ident, $t:ty, $v:ty, $n:literal) => {
+    ($name:ident, $t:ty, $v:ty, $n:literal, $stream:ident) => {
         #[allow(clippy::too_many_arguments)]
         #[inline]
         fn $name(
@@ -417,6 +428,7 @@ macro_rules! simd_tile {
             ds: usize,
             h: usize,
             w: usize,
+            nt: bool,
         ) {
             const N2: usize = 2 * $n;
             let (hb, wb) = (h - h % $n, w - w % $n);
@@ -443,8 +455,10 @@ macro_rules! simd_tile {
                     for (ii, (a, b)) in a.iter().zip(&b).enumerate() {
                         let o = d0 + (ib + ii) * ds + jb;
                         let line = &mut dst[o..o + N2];
-                        line[..$n].copy_from_slice(a.as_array());
-                        line[$n..].copy_from_slice(b.as_array());
+                        if !(nt && $stream(line, a.as_array(), b.as_array())) {
+                            line[..$n].copy_from_slice(a.as_array());
+                            line[$n..].copy_from_slice(b.as_array());
+                        }
                     }
                 }
             }
@@ -478,8 +492,78 @@ macro_rules! simd_tile {
     };
 }
 
-simd_tile!(tile_f32, f32, f32x8, 8);
-simd_tile!(tile_f64, f64, f64x4, 4);
+simd_tile!(tile_f32, f32, f32x8, 8, stream_f32);
+simd_tile!(tile_f64, f64, f64x4, 4, stream_f64);
+
+/// `line = [a, b]` (64 bytes) with non-temporal stores when `line` starts a cache line, else
+/// `false` and nothing written. [`fence`] orders them before the task ends.
+#[inline(always)]
+fn stream_f32(line: &mut [f32], a: &[f32; 8], b: &[f32; 8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_loadu_ps, _mm_stream_ps};
+        let line = &mut line[..16];
+        let p = line.as_mut_ptr();
+        if !(p as usize).is_multiple_of(64) {
+            return false;
+        }
+        // SAFETY: `p` addresses the 16 writable f32 of `line` (sliced above), 64-byte aligned
+        // (checked), so each 16-byte store is in bounds and aligned as `_mm_stream_ps` needs;
+        // the loads read 4 of the 8 elements of `a` or `b`. SSE is in every x86-64 CPU.
+        unsafe {
+            _mm_stream_ps(p, _mm_loadu_ps(a.as_ptr()));
+            _mm_stream_ps(p.add(4), _mm_loadu_ps(a.as_ptr().add(4)));
+            _mm_stream_ps(p.add(8), _mm_loadu_ps(b.as_ptr()));
+            _mm_stream_ps(p.add(12), _mm_loadu_ps(b.as_ptr().add(4)));
+        }
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (line, a, b);
+        false
+    }
+}
+
+/// [`stream_f32`] for f64: `line = [a, b]` (64 bytes), non-temporal, if line-aligned.
+#[inline(always)]
+fn stream_f64(line: &mut [f64], a: &[f64; 4], b: &[f64; 4]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_loadu_pd, _mm_stream_pd};
+        let line = &mut line[..8];
+        let p = line.as_mut_ptr();
+        if !(p as usize).is_multiple_of(64) {
+            return false;
+        }
+        // SAFETY: `p` addresses the 8 writable f64 of `line` (sliced above), 64-byte aligned
+        // (checked), so each 16-byte store is in bounds and aligned as `_mm_stream_pd` needs;
+        // the loads read 2 of the 4 elements of `a` or `b`. SSE2 is in every x86-64 CPU.
+        unsafe {
+            _mm_stream_pd(p, _mm_loadu_pd(a.as_ptr()));
+            _mm_stream_pd(p.add(2), _mm_loadu_pd(a.as_ptr().add(2)));
+            _mm_stream_pd(p.add(4), _mm_loadu_pd(b.as_ptr()));
+            _mm_stream_pd(p.add(6), _mm_loadu_pd(b.as_ptr().add(2)));
+        }
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (line, a, b);
+        false
+    }
+}
+
+/// Orders this thread's non-temporal stores before its later stores (and so before the task's
+/// completion is seen by another thread): they are weakly ordered.
+#[inline]
+fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `sfence` only orders stores; SSE is in every x86-64 CPU.
+    unsafe {
+        core::arch::x86_64::_mm_sfence()
+    }
+}
 
 /// A lane type of the register transposes, and the element types that may be viewed as it.
 trait Lane: Copy + 'static {
