@@ -566,7 +566,7 @@ fn fence() {
 }
 
 /// A lane type of the register transposes, and the element types that may be viewed as it.
-trait Lane: Copy + 'static {
+pub(crate) trait Lane: Copy + 'static {
     /// `T` has this type's size and alignment, no padding, and accepts every bit pattern.
     fn accepts<T: 'static>() -> bool;
 }
@@ -587,7 +587,7 @@ impl Lane for f64 {
 
 /// `src` as `&[U]` when `U::accepts::<T>()` (f32 for f32/u32/i32, f64 for f64/u64/i64):
 /// register transposes only move bits, so the values are preserved.
-fn view<T: 'static, U: Lane>(src: &[T]) -> Option<&[U]> {
+pub(crate) fn view<T: 'static, U: Lane>(src: &[T]) -> Option<&[U]> {
     if !U::accepts::<T>() {
         return None;
     }
@@ -598,7 +598,7 @@ fn view<T: 'static, U: Lane>(src: &[T]) -> Option<&[U]> {
 }
 
 /// Mutable version of [`view`].
-fn view_mut<T: 'static, U: Lane>(dst: &mut [T]) -> Option<&mut [U]> {
+pub(crate) fn view_mut<T: 'static, U: Lane>(dst: &mut [T]) -> Option<&mut [U]> {
     if !U::accepts::<T>() {
         return None;
     }
