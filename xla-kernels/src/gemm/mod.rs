@@ -80,6 +80,12 @@ mod widen;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+/// The vector tokens of the run-time dispatch, for the other kernels that use them (the
+/// Winograd convolution's point products).
+pub(crate) use isa::{Isa, Portable};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::{Avx2, Avx512};
+
 pub use int8::gemm_s8_s32;
 pub(crate) use kernel::{split_min_flops, PAR_MIN_FLOPS};
 
@@ -471,7 +477,7 @@ fn items(batch: usize, batch_stride: isize) -> usize {
 
 /// Shared write access to `c` for the threads of one GEMM, each owning a disjoint set of
 /// output elements (C's strides were checked injective by [`validate`]).
-struct OutPtr<'a, T> {
+pub(crate) struct OutPtr<'a, T> {
     ptr: *mut T,
     len: usize,
     _borrow: PhantomData<&'a mut [T]>,
