@@ -22,7 +22,8 @@
 //! transform allocates nothing. A pass over an axis that is not the innermost copies groups of
 //! 32 columns into a tile (one padded row per column), transforms those rows, and copies them
 //! back while the tile is still in cache (one read and one write of the array; a transposed
-//! copy of the whole array and back took 63% of a 1024 x 1024 transform on one thread). Work splits over rayon in a number of tasks fixed by the sizes (never by
+//! copy of the whole array and back took 63% of a 1024 x 1024 transform on one thread). Work
+//! splits over rayon in a number of tasks fixed by the sizes (never by
 //! the thread count), and every row's transform is the same code whatever task runs it, so
 //! the results are bit-identical for any number of threads.
 
@@ -455,9 +456,10 @@ fn tile_len(n: usize, after: usize) -> usize {
 }
 
 /// The complex pass over the middle axis of `src` (or of `y` in place; dims
-/// `[before, n, after]`, `after > 1`) into `y`: groups of up to [`TILE`] adjacent columns of one block are copied into a tile (one
-/// padded row per column), transformed (and scaled by `scale`), and copied back while the tile
-/// is in cache. The tasks own disjoint groups of columns, hence disjoint elements of `y`.
+/// `[before, n, after]`, `after > 1`) into `y`: groups of up to [`TILE`] adjacent columns of
+/// one block are copied into a tile (one padded row per column), transformed (and scaled by
+/// `scale`), and copied back while the tile is in cache. The tasks own disjoint groups of
+/// columns, hence disjoint elements of `y`.
 #[allow(clippy::too_many_arguments)]
 fn columns<T: FftFloat>(
     src: Option<&[Complex<T>]>,
@@ -544,11 +546,11 @@ fn prefetch_run<T>(base: *const T, len: usize, at: usize, w: usize) {
         let last = (at + w - 1).min(len - 1);
         let step = (64 / core::mem::size_of::<T>().max(1)).max(1);
         for j in (at..=last).step_by(step).chain([last]) {
-            // SAFETY: `j < len`, inside the allocation; a prefetch reads nothing into the
-            // program and cannot fault.
+            // SAFETY: a prefetch reads nothing into the program and cannot fault, whatever
+            // the address (`wrapping_add`: no in-bounds requirement on `base` and `len`).
             unsafe {
                 core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    base.add(j).cast::<i8>(),
+                    base.wrapping_add(j).cast::<i8>(),
                 )
             }
         }

@@ -12,7 +12,8 @@
 //! A task is one row of up to [`TMAX`] tiles of one image: it copies its 4 padded input rows
 //! channels-last into its slot (features padded to whole vectors), transforms them into
 //! `V[ξ][t][c]` (16 points `ξ`), runs 16 small GEMMs `M[ξ][t][o] = sum_c V[ξ][t][c] U[ξ][c][o]`
-//! with a 6-tile x 16-feature register tile (the direct NHWC kernel's shape, `K` = features),
+//! with a register tile of 6 tiles x 2 vectors of features (`K` = features; AVX-512, AVX2 or
+//! the build's vectors, chosen at run time like the GEMM's),
 //! and transforms `M` back into its outputs. The sum over `c` runs in index order and each
 //! output depends only on its tile, so results do not depend on the number of threads. Slots
 //! (per-task buffers) are reused from [`Buffers`]: nothing is allocated once they are warm.
@@ -319,8 +320,8 @@ fn direct_task(
 }
 
 /// `u[((ξ * (op / nr) + ob) * cp + c) * nr + j]` = `(G g G^T)[ξ]` for output feature
-/// `ob * nr + j` (`nr` the register tile's features) and input feature `c` (0 for padding features), computed in f64 and rounded
-/// once. `g` is the 3x3 window with reversal applied, also stored as
+/// `ob * nr + j` (`nr` the register tile's features) and input feature `c` (0 for padding
+/// features), computed in f64 and rounded once. `g` is the 3x3 window with reversal applied, also stored as
 /// `wraw[(o * 9 + ky * 3 + kx) * ci + c]`. Returns `max |w|` (NaN or inf if a weight is not
 /// finite).
 fn transform_weights(
