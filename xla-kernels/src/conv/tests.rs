@@ -90,6 +90,8 @@ fn reference<T: Copy, A: Copy + Default + std::ops::Add<Output = A> + std::ops::
     let k_sp: Vec<usize> = (0..r).map(|i| ks[dm.kernel_spatial[i]]).collect();
     let taps: usize = k_sp.iter().product();
     let total: usize = os.iter().product();
+    // Each tap's window index, once (not an allocation per output, feature and tap).
+    let tap_idx: Vec<Vec<usize>> = (0..taps).map(|t| unravel(t, &k_sp)).collect();
     let mut out = vec![A::default(); total];
     for (flat, slot) in out.iter_mut().enumerate() {
         let oi = unravel(flat, &os);
@@ -107,9 +109,9 @@ fn reference<T: Copy, A: Copy + Default + std::ops::Add<Output = A> + std::ops::
             } else {
                 c
             };
-            'tap: for t in 0..taps {
-                let k = unravel(t, &k_sp);
-                let mut ii = vec![0; n];
+            'tap: for k in &tap_idx {
+                let mut ii = [0usize; MAX_RANK];
+                let ii = &mut ii[..n];
                 ii[dm.input_batch] = nb;
                 ii[dm.input_feature] = f;
                 for i in 0..r {
@@ -127,13 +129,14 @@ fn reference<T: Copy, A: Copy + Default + std::ops::Add<Output = A> + std::ops::
                     }
                     ii[dm.input_spatial[i]] = (q / ld) as usize;
                 }
-                let mut ki = vec![0; n];
+                let mut ki = [0usize; MAX_RANK];
+                let ki = &mut ki[..n];
                 ki[dm.kernel_output_feature] = o;
                 ki[dm.kernel_input_feature] = c;
                 for i in 0..r {
                     ki[dm.kernel_spatial[i]] = k[i];
                 }
-                sum = sum + acc(input[ravel(&ii, ins)]) * acc(kernel[ravel(&ki, ks)]);
+                sum = sum + acc(input[ravel(ii, ins)]) * acc(kernel[ravel(ki, ks)]);
             }
         }
         *slot = sum;
