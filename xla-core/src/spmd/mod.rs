@@ -121,6 +121,14 @@ pub trait Collectives: Sync {
         self.num_replicas() * self.num_partitions()
     }
 
+    /// Whether [`Collectives::recv_with`] lends the transport's own message and `send` costs one
+    /// copy, so that collectives built from messages beat the staged `all_to_all` and
+    /// `all_gather` (AllReduce picks its form by it; the bits are the same either way). The
+    /// default: no.
+    fn lends_messages(&self) -> bool {
+        false
+    }
+
     /// Receives the next message from `from` (`len` bytes, else [`CollectiveError::Mismatch`]
     /// as [`Collectives::recv`]) and hands it to `f` where it lies, when the transport can: the
     /// thread transport lends its message buffer, saving the copy into a caller's buffer. The

@@ -254,12 +254,11 @@ fn fold<T: Wire>(
 }
 
 /// AllReduce: `out[k] = fold(f, x@g0[k], x@g1[k], ...)`, as a reduce-scatter of `g` flat
-/// chunks and an all-gather of the results, by point-to-point messages: member `i` folds chunk
-/// `i` (its own part read from `x`, every other member's straight from the received message,
-/// in group order) into its place in `out`, sends it to every peer and receives theirs into
-/// their places. Messages go from and into `x` and `out` where their memory is the wire form
-/// (2 devices of the thread transport: 3 copies of a chunk instead of 7 through staging
-/// buffers), else through this thread's staging buffer, which grows once.
+/// chunks (each folded over the group in group order) and an all-gather of the results; by
+/// point-to-point messages where the transport lends its messages
+/// ([`Collectives::lends_messages`]: the threads), else through its `all_to_all` and
+/// `all_gather` (MPI's collectives: point to point there took twice as long for f32[16M] on 2
+/// ranks, `bash scripts/bench.sh mpi`). Both give the same bits.
 pub fn all_reduce<T: Wire>(
     ctx: &dyn Collectives,
     group: &[DeviceId],
@@ -267,11 +266,31 @@ pub fn all_reduce<T: Wire>(
     out: &mut [T],
     f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
 ) -> Result<(), CollectiveError> {
-    let g = group.len();
     expect("AllReduce", "the result", out.len(), x.len())?;
-    if x.is_empty() || g == 0 {
+    if x.is_empty() || group.is_empty() {
         return Ok(());
     }
+    if ctx.lends_messages() {
+        all_reduce_p2p(ctx, group, x, out, f)
+    } else {
+        all_reduce_collective(ctx, group, x, out, f)
+    }
+}
+
+/// [`all_reduce`] by messages: member `i` folds chunk `i` (its own part read from `x`, every
+/// other member's straight from the received message, in group order) into its place in
+/// `out`, sends it to every peer and receives theirs into their places. Messages go from and
+/// into `x` and `out` where their memory is the wire form (2 devices of the thread transport:
+/// 3 copies of a chunk instead of 7 through staging buffers), else through this thread's
+/// staging buffer, which grows once.
+fn all_reduce_p2p<T: Wire>(
+    ctx: &dyn Collectives,
+    group: &[DeviceId],
+    x: &[T],
+    out: &mut [T],
+    f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
+) -> Result<(), CollectiveError> {
+    let g = group.len();
     let me = super::position(ctx.device_id(), group, "AllReduce")?;
     let chunk = x.len().div_ceil(g);
     // Chunk `i`: elements `range(i)` (the last ones may be short or empty).
@@ -333,6 +352,49 @@ pub fn all_reduce<T: Wire>(
         }
     }
     Ok(())
+}
+
+/// [`all_reduce`] through the transport's collectives: the chunks (the last padded with
+/// defaults, dropped after) by `all_to_all`, the sums by `all_gather`. Allocates nothing once
+/// this thread's staging buffers have grown: the chunk this member reduces is folded in
+/// `out`'s first elements, then gathered over all of `out`.
+fn all_reduce_collective<T: Wire>(
+    ctx: &dyn Collectives,
+    group: &[DeviceId],
+    x: &[T],
+    out: &mut [T],
+    f: &mut impl FnMut(T, T) -> Result<T, CollectiveError>,
+) -> Result<(), CollectiveError> {
+    let g = group.len();
+    let chunk = x.len().div_ceil(g);
+    let bytes = chunk * g * T::SIZE;
+    let whole = x.len() == chunk * g;
+    staged(bytes, bytes, |send, recv| {
+        // Sent straight from `x` where its memory is the wire form and no padding is needed.
+        let sent: &[u8] = match T::wire_of(x) {
+            Some(b) if whole => b,
+            _ => {
+                write_bytes(x, send);
+                for pad in send[x.len() * T::SIZE..].chunks_exact_mut(T::SIZE) {
+                    T::default().put(pad);
+                }
+                send
+            }
+        };
+        ctx.all_to_all(group, sent, recv)?;
+        // chunk <= x.len(), so this member's reduced chunk fits at the front of `out`.
+        fold(recv, g, &mut out[..chunk], f)?;
+        let mine = &mut send[..chunk * T::SIZE];
+        write_bytes(&out[..chunk], mine);
+        match T::wire_of_mut(out) {
+            Some(o) if whole => ctx.all_gather(group, mine, o)?,
+            _ => {
+                ctx.all_gather(group, mine, recv)?;
+                read_into(recv, out);
+            }
+        }
+        Ok(())
+    })
 }
 
 /// AllGather: the group's `x`s (each `a` around the gathered dimension) concatenated along

@@ -278,6 +278,10 @@ impl Collectives for ThreadCtx<'_> {
             .recv(channel, buf, self.shared.timeout, &others_ended)
     }
 
+    fn lends_messages(&self) -> bool {
+        true
+    }
+
     fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
         self.recv_with(from, buf.len(), &mut |msg| {
             buf.copy_from_slice(msg);

@@ -4,8 +4,8 @@
 //!
 //! Choices, and why:
 //! - **Bytes only, reductions above the transport.** An AllReduce is written once, above
-//!   [`Collectives`], as point-to-point sends of the chunks + reduce of each chunk in group
-//!   order + sends of the sums, so MPI
+//!   [`Collectives`], as all-to-all + reduce of each chunk in group order + all-gather (the
+//!   thread runner sends the same chunks and sums point to point), so MPI
 //!   and the thread runner give the same bits. MPI_Allreduce with a built-in op is not used: MPI
 //!   leaves the reduction order to the library (it changes with the rank count, message size and
 //!   algorithm), and f32 addition is not associative, so at 3 ranks or more its bits may differ

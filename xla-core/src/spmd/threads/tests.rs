@@ -199,24 +199,20 @@ fn a_wrong_length_names_the_op_the_buffer_and_both_lengths() {
 
 #[test]
 fn all_reduce_folds_in_group_order_with_short_empty_and_non_wire_chunks() {
-    use crate::spmd::ops::all_reduce;
-    use num_complex::Complex;
     // 2 elements over 3 devices: chunks of 1, 1 and 0 elements. Complex and bool have no
     // in-memory wire form (staged path); f32 has one. The group is listed out of order and
     // the fold is not commutative, so the order shows.
     let group = [2u32, 0, 1];
     let out = run_threads(3, 1, |c| {
-        let d = c.device_id() as f32;
-        let x = [Complex::new(d, 1.0), Complex::new(10.0 * d, -d)];
-        let mut z = [Complex::new(0.0f32, 0.0); 2];
-        all_reduce(c, &group, &x, &mut z, &mut |a, b| Ok(a * 2.0 + b))?;
-        let p = [c.device_id() == 1, false, c.device_id() == 0];
-        let mut q = [false; 3];
-        all_reduce(c, &group, &p, &mut q, &mut |a, b| Ok(a || b))?;
-        let f = [d, d + 0.5, -d, 1.0, 2.0];
-        let mut g = [0f32; 5];
-        all_reduce(c, &group, &f, &mut g, &mut |a, b| Ok(a - b))?;
-        Ok((z, q, g))
+        // Both forms: by lent messages (the threads) and by all_to_all + all_gather (as MPI).
+        let by_messages = all_reduce_three(c, &group)?;
+        let by_collectives = all_reduce_three(&NoLend(c), &group)?;
+        assert!(
+            bits(&by_messages) == bits(&by_collectives),
+            "device {}: the two AllReduce forms differ",
+            c.device_id()
+        );
+        Ok(by_messages)
     });
     // fold(f, x@2, x@0, x@1) = f(f(x2, x0), x1).
     let fold = |x: [f32; 3], f: &dyn Fn(f32, f32) -> f32| f(f(x[2], x[0]), x[1]);
@@ -241,4 +237,59 @@ fn all_reduce_folds_in_group_order_with_short_empty_and_non_wire_chunks() {
             .collect();
         assert_eq!(g.to_vec(), want);
     }
+}
+
+/// The thread transport seen as one that lends no messages: AllReduce takes its `all_to_all` +
+/// `all_gather` form there (the MPI transport's).
+struct NoLend<'a>(&'a dyn Collectives);
+
+impl Collectives for NoLend<'_> {
+    fn replica_id(&self) -> u32 {
+        self.0.replica_id()
+    }
+    fn partition_id(&self) -> u32 {
+        self.0.partition_id()
+    }
+    fn num_replicas(&self) -> u32 {
+        self.0.num_replicas()
+    }
+    fn num_partitions(&self) -> u32 {
+        self.0.num_partitions()
+    }
+    fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError> {
+        self.0.send(to, bytes)
+    }
+    fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
+        self.0.recv(from, buf)
+    }
+}
+
+/// Results of [`all_reduce_three`].
+type Three = ([num_complex::Complex<f32>; 2], [bool; 3], [f32; 5]);
+
+/// The bits of an AllReduce result (NaN-proof equality).
+fn bits((z, q, g): &Three) -> Vec<u32> {
+    z.iter()
+        .flat_map(|v| [v.re.to_bits(), v.im.to_bits()])
+        .chain(q.iter().map(|&b| u32::from(b)))
+        .chain(g.iter().map(|v| v.to_bits()))
+        .collect()
+}
+
+/// Three AllReduces over `group` on device `c`: complex (staged) with a non-commutative fold,
+/// bool, and f32 (wire form) with 5 elements over 3 members.
+fn all_reduce_three(c: &dyn Collectives, group: &[DeviceId]) -> Result<Three, CollectiveError> {
+    use crate::spmd::ops::all_reduce;
+    use num_complex::Complex;
+    let d = c.device_id() as f32;
+    let x = [Complex::new(d, 1.0), Complex::new(10.0 * d, -d)];
+    let mut z = [Complex::new(0.0f32, 0.0); 2];
+    all_reduce(c, group, &x, &mut z, &mut |a, b| Ok(a * 2.0 + b))?;
+    let p = [c.device_id() == 1, false, c.device_id() == 0];
+    let mut q = [false; 3];
+    all_reduce(c, group, &p, &mut q, &mut |a, b| Ok(a || b))?;
+    let f = [d, d + 0.5, -d, 1.0, 2.0];
+    let mut g = [0f32; 5];
+    all_reduce(c, group, &f, &mut g, &mut |a, b| Ok(a - b))?;
+    Ok((z, q, g))
 }
