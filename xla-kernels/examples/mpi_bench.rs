@@ -16,32 +16,8 @@ use std::time::Instant;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::CommunicatorCollectives;
-use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
+use xla_core::spmd::{CollectiveError, Collectives, DeviceId, MessagesOnly};
 use xla_kernels::collectives::mpi::MpiCollectives;
-
-/// The trait's default group exchanges (send/recv only), for comparison.
-struct Defaults<'a>(&'a MpiCollectives);
-
-impl Collectives for Defaults<'_> {
-    fn replica_id(&self) -> u32 {
-        self.0.replica_id()
-    }
-    fn partition_id(&self) -> u32 {
-        self.0.partition_id()
-    }
-    fn num_replicas(&self) -> u32 {
-        self.0.num_replicas()
-    }
-    fn num_partitions(&self) -> u32 {
-        self.0.num_partitions()
-    }
-    fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError> {
-        self.0.send(to, bytes)
-    }
-    fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
-        self.0.recv(from, buf)
-    }
-}
 
 fn main() -> Result<(), CollectiveError> {
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Serialized)
@@ -98,7 +74,7 @@ fn main() -> Result<(), CollectiveError> {
         });
         row("all_gather (MPI_Allgather)", t);
         let t = time(&world, reps, || {
-            Defaults(&c)
+            MessagesOnly(&c)
                 .all_gather(&group, &bytes, &mut gathered)
                 .unwrap()
         });
@@ -110,7 +86,9 @@ fn main() -> Result<(), CollectiveError> {
         });
         row("all_to_all (MPI_Alltoall)", t);
         let t = time(&world, reps, || {
-            Defaults(&c).all_to_all(&group, &bytes, &mut parts).unwrap()
+            MessagesOnly(&c)
+                .all_to_all(&group, &bytes, &mut parts)
+                .unwrap()
         });
         row("all_to_all (send/recv)", t);
         let mut b = Buffers {
@@ -125,7 +103,7 @@ fn main() -> Result<(), CollectiveError> {
         let t = time(&world, reps, || all_reduce(&c, &group, &bytes, &mut b));
         row("all-reduce: all_to_all+sum+all_gather (MPI)", t);
         let t = time(&world, reps, || {
-            all_reduce(&Defaults(&c), &group, &bytes, &mut b)
+            all_reduce(&MessagesOnly(&c), &group, &bytes, &mut b)
         });
         row("all-reduce: all_to_all+sum+all_gather (s/r)", t);
         let ours: Vec<f32> = b

@@ -19,7 +19,7 @@ pub use xla_core::spmd::ops::{
     Rows, Wire,
 };
 pub use xla_core::spmd::threads::{run_threads, ThreadRunner, DEFAULT_TIMEOUT};
-pub use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
+pub use xla_core::spmd::{CollectiveError, Collectives, DeviceId, MessagesOnly};
 pub use xla_core::GroupMode;
 
 /// This device's group of `op` (groups in `mode`); `Err` when it is in none of them.

@@ -7,7 +7,7 @@ use std::io::Read;
 use std::process::{Command, ExitCode, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use xla_core::spmd::{CollectiveError, Collectives, DeviceId};
+use xla_core::spmd::{CollectiveError, Collectives, DeviceId, MessagesOnly};
 use xla_kernels::collectives::mpi::MpiCollectives;
 use xla_kernels::collectives::{ragged_all_to_all, Rows};
 
@@ -150,31 +150,6 @@ fn send_recv_order(c: &MpiCollectives) {
     println!("device {me}: send/recv order ok");
 }
 
-/// The trait's default `all_gather`/`all_to_all` on MPI's send/recv, to compare the overrides
-/// (MPI_Allgather/MPI_Alltoall) with.
-struct Defaults<'a>(&'a MpiCollectives);
-
-impl Collectives for Defaults<'_> {
-    fn replica_id(&self) -> u32 {
-        self.0.replica_id()
-    }
-    fn partition_id(&self) -> u32 {
-        self.0.partition_id()
-    }
-    fn num_replicas(&self) -> u32 {
-        self.0.num_replicas()
-    }
-    fn num_partitions(&self) -> u32 {
-        self.0.num_partitions()
-    }
-    fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError> {
-        self.0.send(to, bytes)
-    }
-    fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
-        self.0.recv(from, buf)
-    }
-}
-
 /// all_gather and all_to_all on the world (MPI collectives), on the world reversed and on a
 /// sub-group (point-to-point): each device's bytes land where the contract says, and the
 /// overrides give the defaults' bytes.
@@ -200,7 +175,9 @@ fn group_exchanges_match_defaults(c: &MpiCollectives) {
                 );
             }
             let mut default = vec![0; chunk * g];
-            Defaults(c).all_gather(group, &send, &mut default).unwrap();
+            MessagesOnly(c)
+                .all_gather(group, &send, &mut default)
+                .unwrap();
             assert!(got == default, "all_gather {group:?}: override != default");
 
             // Chunk j of device d is filled with 16 * d + j.
@@ -218,7 +195,9 @@ fn group_exchanges_match_defaults(c: &MpiCollectives) {
                 );
             }
             let mut default = vec![0; g * chunk];
-            Defaults(c).all_to_all(group, &send, &mut default).unwrap();
+            MessagesOnly(c)
+                .all_to_all(group, &send, &mut default)
+                .unwrap();
             assert!(got == default, "all_to_all {group:?}: override != default");
         }
     }
@@ -277,7 +256,7 @@ fn ragged_all_to_all_on_mpi(c: &MpiCollectives) {
         assert!(got == want, "device {me}: ragged_all_to_all, rows of {row}");
         let mut default = vec![0f32; output.len()];
         ragged_all_to_all(
-            &Defaults(c),
+            &MessagesOnly(c),
             &world,
             &input,
             &output,

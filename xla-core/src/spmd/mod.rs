@@ -252,6 +252,32 @@ pub trait Collectives: Sync {
     }
 }
 
+/// A transport seen through its `send` and `recv` alone: every group exchange takes the trait's
+/// default form (messages), AllReduce its `all_to_all` + `all_gather` form. For tests and
+/// benchmarks that compare a transport's own collectives with the defaults.
+pub struct MessagesOnly<'a>(pub &'a dyn Collectives);
+
+impl Collectives for MessagesOnly<'_> {
+    fn replica_id(&self) -> u32 {
+        self.0.replica_id()
+    }
+    fn partition_id(&self) -> u32 {
+        self.0.partition_id()
+    }
+    fn num_replicas(&self) -> u32 {
+        self.0.num_replicas()
+    }
+    fn num_partitions(&self) -> u32 {
+        self.0.num_partitions()
+    }
+    fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError> {
+        self.0.send(to, bytes)
+    }
+    fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
+        self.0.recv(from, buf)
+    }
+}
+
 fn no_host_io(op: &str) -> CollectiveError {
     CollectiveError::Transport(format!(
         "{op}: this transport has no host queues (run the program on \

@@ -206,7 +206,7 @@ fn all_reduce_folds_in_group_order_with_short_empty_and_non_wire_chunks() {
     let out = run_threads(3, 1, |c| {
         // Both forms: by lent messages (the threads) and by all_to_all + all_gather (as MPI).
         let by_messages = all_reduce_three(c, &group)?;
-        let by_collectives = all_reduce_three(&NoLend(c), &group)?;
+        let by_collectives = all_reduce_three(&crate::spmd::MessagesOnly(c), &group)?;
         assert!(
             bits(&by_messages) == bits(&by_collectives),
             "device {}: the two AllReduce forms differ",
@@ -236,31 +236,6 @@ fn all_reduce_folds_in_group_order_with_short_empty_and_non_wire_chunks() {
             })
             .collect();
         assert_eq!(g.to_vec(), want);
-    }
-}
-
-/// The thread transport seen as one that lends no messages: AllReduce takes its `all_to_all` +
-/// `all_gather` form there (the MPI transport's).
-struct NoLend<'a>(&'a dyn Collectives);
-
-impl Collectives for NoLend<'_> {
-    fn replica_id(&self) -> u32 {
-        self.0.replica_id()
-    }
-    fn partition_id(&self) -> u32 {
-        self.0.partition_id()
-    }
-    fn num_replicas(&self) -> u32 {
-        self.0.num_replicas()
-    }
-    fn num_partitions(&self) -> u32 {
-        self.0.num_partitions()
-    }
-    fn send(&self, to: DeviceId, bytes: &[u8]) -> Result<(), CollectiveError> {
-        self.0.send(to, bytes)
-    }
-    fn recv(&self, from: DeviceId, buf: &mut [u8]) -> Result<(), CollectiveError> {
-        self.0.recv(from, buf)
     }
 }
 
