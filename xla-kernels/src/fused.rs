@@ -9,6 +9,8 @@
 //! expansion stays small and compile time linear). Blocks depend only on sizes, so results do
 //! not depend on the number of threads.
 
+pub mod isa;
+
 use rayon::prelude::*;
 
 use crate::par::{self, PAR_BLOCK_ELEMENTS, PAR_MIN_ELEMENTS};
@@ -128,18 +130,27 @@ pub fn map_rows<V: VFloat<Elem: Split>>(
         "map_rows: rows of {row} < {} lanes",
         V::LANES
     );
-    let task = |first: usize, blk: &mut [V::Elem]| {
-        for (r, o) in blk.chunks_exact_mut(row).enumerate() {
-            for jv in 0..row.div_ceil(V::LANES) {
-                let j = window(jv, V::LANES, row).0;
-                f(first + r, j).store(&mut o[j..]);
-            }
-        }
-    };
+    let task = |first: usize, blk: &mut [V::Elem]| rows_block(first, blk, row, &f);
     if runs_inline(out.len()) {
         task(0, out)
     } else {
         Split::rows(out, row, &task)
+    }
+}
+
+/// The rows of one block of [`map_rows`] (`first` the block's first row).
+#[inline(always)]
+fn rows_block<V: VFloat>(
+    first: usize,
+    blk: &mut [V::Elem],
+    row: usize,
+    f: &impl Fn(usize, usize) -> V,
+) {
+    for (r, o) in blk.chunks_exact_mut(row).enumerate() {
+        for jv in 0..row.div_ceil(V::LANES) {
+            let j = window(jv, V::LANES, row).0;
+            f(first + r, j).store(&mut o[j..]);
+        }
     }
 }
 
@@ -198,25 +209,29 @@ pub fn map_flat<V: VFloat<Elem: Split>>(out: &mut [V::Elem], f: impl Fn(usize) -
         "map_flat: {} elements < {l} lanes",
         out.len()
     );
-    let task = |first: usize, blk: &mut [V::Elem]| {
-        let n = blk.len();
-        for jv in 0..n.div_ceil(l) {
-            let j = jv * l;
-            let lo = (j + l).saturating_sub(n);
-            let x = f(first + j - lo);
-            if lo == 0 {
-                x.store(&mut blk[j..]);
-            } else {
-                for q in lo..l {
-                    blk[j + q - lo] = x.lane(q);
-                }
-            }
-        }
-    };
+    let task = |first: usize, blk: &mut [V::Elem]| flat_block(first, blk, &f);
     if runs_inline(out.len()) {
         task(0, out)
     } else {
         Split::rows(out, 1, &task)
+    }
+}
+
+/// One block of [`map_flat`] (`first` its offset in the output).
+#[inline(always)]
+fn flat_block<V: VFloat>(first: usize, blk: &mut [V::Elem], f: &impl Fn(usize) -> V) {
+    let (n, l) = (blk.len(), V::LANES);
+    for jv in 0..n.div_ceil(l) {
+        let j = jv * l;
+        let lo = (j + l).saturating_sub(n);
+        let x = f(first + j - lo);
+        if lo == 0 {
+            x.store(&mut blk[j..]);
+        } else {
+            for q in lo..l {
+                blk[j + q - lo] = x.lane(q);
+            }
+        }
     }
 }
 

@@ -436,5 +436,9 @@ pub fn run_window(jv: usize, lanes: usize, start: usize, len: usize, row: usize)
     }
 }
 
+mod lanes;
+
+pub use lanes::{Lanes, L16F32, L4F64, L8F32, L8F64};
+
 #[cfg(test)]
 mod tests;

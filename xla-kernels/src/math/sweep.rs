@@ -78,22 +78,29 @@ pub(crate) fn sweep<V: VFloat>(
 where
     V::Elem: SweepFloat,
 {
-    let mut worst = (0u64, V::Elem::ZERO);
-    for chunk in xs.chunks(V::LANES) {
-        let got = vf(V::load_partial(chunk, V::Elem::ZERO));
-        for (i, &x) in chunk.iter().enumerate() {
-            let (g, w) = (got.lane(i), sf(x));
-            check_special(g, w, || format!("{name}({x:e})"));
-            let d = ulp_diff(g, w);
-            if d > worst.0 {
-                worst = (d, x);
-            }
+    let mut got = vec![V::Elem::ZERO; xs.len()];
+    for (c, o) in xs.chunks(V::LANES).zip(got.chunks_mut(V::LANES)) {
+        vf(V::load_partial(c, V::Elem::ZERO)).store_partial(o);
+    }
+    max_error(&format!("{name} ({} lanes)", V::LANES), xs, &got, sf)
+}
+
+/// Max ulp error of results `got[i]` against `sf(xs[i])`, special results required exactly
+/// (as [`sweep`]); prints the worst case under `label`.
+pub(crate) fn max_error<T: SweepFloat>(label: &str, xs: &[T], got: &[T], sf: fn(T) -> T) -> u64 {
+    assert_eq!(xs.len(), got.len());
+    let mut worst = (0u64, T::ZERO);
+    for (&x, &g) in xs.iter().zip(got) {
+        let w = sf(x);
+        check_special(g, w, || format!("{label}: f({x:e})"));
+        let d = ulp_diff(g, w);
+        if d > worst.0 {
+            worst = (d, x);
         }
     }
     println!(
-        "{} {name} ({} lanes): max {} ulp at x = {:e}",
-        core::any::type_name::<V::Elem>(),
-        V::LANES,
+        "{} {label}: max {} ulp at x = {:e}",
+        core::any::type_name::<T>(),
         worst.0,
         worst.1
     );
@@ -110,25 +117,36 @@ pub(crate) fn sweep2<V: VFloat>(
 where
     V::Elem: SweepFloat,
 {
-    let mut worst = (0u64, V::Elem::ZERO, V::Elem::ZERO);
-    for chunk in ps.chunks(V::LANES) {
-        let xs: Vec<V::Elem> = chunk.iter().map(|p| p.0).collect();
-        let ys: Vec<V::Elem> = chunk.iter().map(|p| p.1).collect();
+    let mut got = vec![V::Elem::ZERO; ps.len()];
+    for (c, o) in ps.chunks(V::LANES).zip(got.chunks_mut(V::LANES)) {
+        let xs: Vec<V::Elem> = c.iter().map(|p| p.0).collect();
+        let ys: Vec<V::Elem> = c.iter().map(|p| p.1).collect();
         let one = V::Elem::ONE;
-        let got = vf(V::load_partial(&xs, one), V::load_partial(&ys, one));
-        for (i, &(x, y)) in chunk.iter().enumerate() {
-            let (g, w) = (got.lane(i), sf(x, y));
-            check_special(g, w, || format!("{name}({x:e}, {y:e})"));
-            let d = ulp_diff(g, w);
-            if d > worst.0 {
-                worst = (d, x, y);
-            }
+        vf(V::load_partial(&xs, one), V::load_partial(&ys, one)).store_partial(o);
+    }
+    max_error2(&format!("{name} ({} lanes)", V::LANES), ps, &got, sf)
+}
+
+/// [`max_error`] for a function of two arguments over the pairs `ps`.
+pub(crate) fn max_error2<T: SweepFloat>(
+    label: &str,
+    ps: &[(T, T)],
+    got: &[T],
+    sf: fn(T, T) -> T,
+) -> u64 {
+    assert_eq!(ps.len(), got.len());
+    let mut worst = (0u64, T::ZERO, T::ZERO);
+    for (&(x, y), &g) in ps.iter().zip(got) {
+        let w = sf(x, y);
+        check_special(g, w, || format!("{label}: f({x:e}, {y:e})"));
+        let d = ulp_diff(g, w);
+        if d > worst.0 {
+            worst = (d, x, y);
         }
     }
     println!(
-        "{} {name} ({} lanes): max {} ulp at ({:e}, {:e})",
-        core::any::type_name::<V::Elem>(),
-        V::LANES,
+        "{} {label}: max {} ulp at ({:e}, {:e})",
+        core::any::type_name::<T>(),
         worst.0,
         worst.1,
         worst.2

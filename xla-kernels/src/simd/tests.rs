@@ -297,3 +297,135 @@ fn windows_cover_every_element_once_as_new_lanes() {
         }
     }
 }
+
+/// The exact ops as a dispatched generated loop runs them (`fused::isa`: the [`Lanes`] vectors
+/// inside AVX2 / AVX-512 functions, or the build's; the test command reruns this test capped
+/// at each lower level), on every pair of specials, bit for bit against the scalar ops.
+macro_rules! exact_ops_at_level {
+    ($name:ident, $t:ident, $xs:expr, [$b:ty, $t2:ty, $t5:ty]) => {
+        #[test]
+        fn $name() {
+            use crate::fused::isa::{at_level, pick};
+            use xla_core::ComparisonDirection as D;
+            let s: Vec<$t> = $xs;
+            let xs: Vec<$t> = s.iter().flat_map(|&x| s.iter().map(move |_| x)).collect();
+            let ys: Vec<$t> = s.iter().flat_map(|_| s.iter().copied()).collect();
+            let lv = pick();
+            let check = |name: &str, got: Vec<$t>, want: &dyn Fn($t, $t) -> $t| {
+                for ((&x, &y), &g) in xs.iter().zip(&ys).zip(&got) {
+                    let w = want(x, y);
+                    assert!(
+                        same(g, w),
+                        "{name}({x:?}, {y:?}) at {lv:?} = {g:?}, want {w:?}"
+                    );
+                }
+            };
+            macro_rules! op {
+                ($n:literal, |$a:ident, $c:ident| $e:expr, $want:expr) => {
+                    check($n, at_level!([$b, $t2, $t5], &xs, &ys, |$a, $c| $e), &$want)
+                };
+            }
+            op!("abs", |a, _c| VFloat::abs(a), |x, _| <$t as Scalar>::abs(x));
+            op!(
+                "sqrt",
+                |a, _c| VFloat::sqrt(a),
+                |x, _| <$t as Scalar>::sqrt(x)
+            );
+            op!("floor", |a, _c| VFloat::floor(a), |x, _| {
+                <$t as Scalar>::floor(x)
+            });
+            op!(
+                "ceil",
+                |a, _c| VFloat::ceil(a),
+                |x, _| <$t as Scalar>::ceil(x)
+            );
+            op!("round_even", |a, _c| VFloat::round_even(a), |x, _| {
+                <$t as Scalar>::round_even(x)
+            });
+            op!("round_afz", |a, _c| VFloat::round_afz(a), |x, _| {
+                <$t as Scalar>::round_afz(x)
+            });
+            op!(
+                "sign",
+                |a, _c| VFloat::sign(a),
+                |x, _| <$t as Scalar>::sign(x)
+            );
+            op!("neg", |a, _c| -a, |x, _| <$t as Scalar>::neg(x));
+            op!("max", |a, c| VFloat::max_xla(a, c), |x, y| {
+                <$t as Scalar>::max(x, y)
+            });
+            op!("min", |a, c| VFloat::min_xla(a, c), |x, y| {
+                <$t as Scalar>::min(x, y)
+            });
+            op!("add", |a, c| a + c, |x, y| <$t as Scalar>::add(x, y));
+            op!("sub", |a, c| a - c, |x, y| <$t as Scalar>::sub(x, y));
+            op!("mul", |a, c| a * c, |x, y| <$t as Scalar>::mul(x, y));
+            op!("div", |a, c| a / c, |x, y| <$t as Scalar>::div(x, y));
+            op!("rem", |a, c| VFloat::rem(a, c), |x, y| <$t as Scalar>::rem(
+                x, y
+            ));
+            // Masks, through select: `x` where the comparison holds, `y` elsewhere.
+            let pick_by = |d: D| move |x: $t, y: $t| if Scalar::compare(x, y, d) { x } else { y };
+            op!(
+                "eq",
+                |a, c| VFloat::select(a.cmp_eq(c), a, c),
+                pick_by(D::Eq)
+            );
+            op!(
+                "ne",
+                |a, c| VFloat::select(a.cmp_ne(c), a, c),
+                pick_by(D::Ne)
+            );
+            op!(
+                "lt",
+                |a, c| VFloat::select(a.cmp_lt(c), a, c),
+                pick_by(D::Lt)
+            );
+            op!(
+                "le",
+                |a, c| VFloat::select(a.cmp_le(c), a, c),
+                pick_by(D::Le)
+            );
+            op!(
+                "gt",
+                |a, c| VFloat::select(a.cmp_gt(c), a, c),
+                pick_by(D::Gt)
+            );
+            op!(
+                "ge",
+                |a, c| VFloat::select(a.cmp_ge(c), a, c),
+                pick_by(D::Ge)
+            );
+            op!(
+                "is_nan",
+                |a, c| VFloat::select(a.is_nan(), c, a),
+                |x: $t, y| {
+                    if x.is_nan() {
+                        y
+                    } else {
+                        x
+                    }
+                }
+            );
+        }
+    };
+}
+
+exact_ops_at_level!(
+    f32_exact_ops_at_the_running_level,
+    f32,
+    f32_specials(),
+    [F32V, L8F32, L16F32]
+);
+exact_ops_at_level!(
+    f64_exact_ops_at_the_running_level,
+    f64,
+    f64_specials(),
+    [F64V, L4F64, L8F64]
+);
+
+exact_ops!(l8f32_exact_ops_match_scalar, L8F32, f32, f32_specials());
+exact_ops!(l16f32_exact_ops_match_scalar, L16F32, f32, f32_specials());
+exact_ops!(l4f64_exact_ops_match_scalar, L4F64, f64, f64_specials());
+exact_ops!(l8f64_exact_ops_match_scalar, L8F64, f64, f64_specials());
+f32_exact_transcendentals!(l16f32_sin_cbrt_pow_atan2_match_scalar, L16F32);

@@ -13,7 +13,7 @@ use super::codegen_rt::{
     lanes_of, lit_usize, max_lanes, offset_tokens, rust_type, src_ident, vector_type, vfloat_of,
 };
 use super::fuse::{Cond, Expr, ExprId, Fused, Kernel, Src};
-use super::graph::{row_major_strides, storage_strides};
+use super::graph::{row_major_strides, storage_strides, Kind};
 use super::plan::Plan;
 
 /// Groups of consecutive original dims that iterate as one: extent-1 dims are dropped and a dim
@@ -202,6 +202,54 @@ pub(crate) fn dispatch(
     }
 }
 
+/// Output elements from which a loop of costly vector code gets the run-time dispatch of
+/// `xla_kernels::fused::isa` (three bodies, one per instruction-set level): from 16K elements
+/// the wider vectors save more than the three copies cost to compile; below, the loop runs
+/// once in microseconds anyway.
+const ISA_MIN_ELEMENTS: i64 = 1 << 14;
+
+/// Whether an elementwise loop of `total` elements computing the `live` expressions gets the
+/// run-time dispatch: large, and with an op whose vector code is long enough (the
+/// transcendental functions, roots, divisions) for vector width to matter; loops of adds and
+/// multiplies are bound by memory at any width.
+fn worth_isa_dispatch(exprs: &[Expr], live: &[bool], total: i64) -> bool {
+    use xla_core::{BinaryOp as B, UnaryOp as U};
+    total >= ISA_MIN_ELEMENTS
+        && exprs.iter().zip(live).any(|(e, &l)| {
+            l && matches!(
+                e,
+                Expr::Op {
+                    kind: Kind::Unary(
+                        U::Exp
+                            | U::Expm1
+                            | U::Log
+                            | U::Log1p
+                            | U::Logistic
+                            | U::Tanh
+                            | U::Erf
+                            | U::Sin
+                            | U::Cos
+                            | U::Tan
+                            | U::Cbrt
+                            | U::Sqrt
+                            | U::Rsqrt
+                    ) | Kind::Binary(B::Pow | B::Atan2 | B::Div),
+                    ..
+                }
+            )
+        })
+}
+
+/// The AVX2 and AVX-512 vector types of a dispatched loop over `t` (f32 or f64).
+fn isa_lanes(t: xla_core::ElementType) -> (TokenStream, TokenStream) {
+    let simd = quote!(::xla_aot::__rt::xla_kernels::simd);
+    if t == xla_core::ElementType::F64 {
+        (quote!(#simd::L4F64), quote!(#simd::L8F64))
+    } else {
+        (quote!(#simd::L8F32), quote!(#simd::L16F32))
+    }
+}
+
 /// The code of a loop kernel: computes `root` at every index of the output and writes it to the
 /// slice `w` (the output's storage, its layout's strides).
 pub(crate) fn loop_kernel(
@@ -284,6 +332,22 @@ pub(crate) fn loop_kernel(
     match &vector {
         // The loop drivers need a whole vector per row (per block when flat); any target's
         // vector fits once the row holds the widest one.
+        Some(vt) if ext[inner] >= max_lanes(t) && worth_isa_dispatch(&exprs, &live, total) => {
+            // The body once, over the vector type `V` that `__isa_map!` names three times.
+            let v_stmts = vector_stmts(&exprs, &[root], &acc, &quote!(V), inner);
+            let body = quote!({ #binds #v_stmts #r });
+            let (l2, l5) = isa_lanes(t);
+            let kinds = quote!([V = #vt, #l2, #l5]);
+            let isa = quote!(::xla_aot::__rt::xla_kernels::__isa_map!);
+            match (flat, has_own) {
+                (true, false) => quote!(#isa(map_flat, #kinds, (#w), |g| #body);),
+                (true, true) => quote!(#isa(map_flat_in_place, #kinds, (#w), |g, cur| #body);),
+                (false, false) => quote!(#isa(map_rows, #kinds, (#w, #rl), |g, j| #body);),
+                (false, true) => {
+                    quote!(#isa(map_rows_in_place, #kinds, (#w, #rl), |g, j, cur| #body);)
+                }
+            }
+        }
         Some(vt) if ext[inner] >= max_lanes(t) => {
             let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, inner);
             let body = quote!({ #binds #v_stmts #r });

@@ -332,3 +332,53 @@ fn cbrt_pow_atan2_in_f64_lanes_are_correctly_rounded() {
     assert_eq!(check_via_f64::<f32x8>(), [0, 0, 0]);
     assert_eq!(check_via_f64::<f32x16>(), [0, 0, 0]);
 }
+
+/// The functions as a dispatched generated loop runs them (`fused::isa`: AVX-512, AVX2 + FMA or
+/// the build's vectors, whichever `cpu::level` picks; the test command reruns this test capped
+/// at each lower level), within the budgets of the sweeps above, special results exact.
+#[test]
+fn dispatched_functions_within_budget_at_the_running_level() {
+    use crate::fused::isa::{at_level, pick};
+    use crate::math::sweep::{max_error, max_error2};
+    use crate::simd::{F32V, L16F32, L8F32};
+    let xs = inputs();
+    let n = xs.len();
+    let ys: Vec<f32> = (0..n).map(|i| xs[(i * 7919 + 13) % n]).collect();
+    let lv = format!("{:?}", pick());
+    macro_rules! one {
+        ($name:literal, $f:ident, $bound:expr) => {{
+            let got = at_level!([F32V, L8F32, L16F32], &xs, &xs, |a, _b| VFloat::$f(a));
+            let e = max_error(
+                &format!("{} at {lv}", $name),
+                &xs,
+                &got,
+                <f32 as Scalar>::$f,
+            );
+            assert!(e <= $bound, "{} at {lv}: {e} ulp, bound {}", $name, $bound);
+        }};
+    }
+    one!("exp", exp, 1);
+    one!("expm1", expm1, 2);
+    one!("log", log, 1);
+    one!("log1p", log1p, 2);
+    one!("logistic", logistic, 3);
+    one!("tanh", tanh, 6);
+    one!("erf", erf, 6);
+    one!("rsqrt", rsqrt, 1);
+    one!("sin", sin, 1);
+    one!("cos", cos, 1);
+    one!("tan", tan, 1);
+    one!("cbrt", cbrt, 0);
+    let ps: Vec<(f32, f32)> = xs.iter().copied().zip(ys.iter().copied()).collect();
+    let pow = at_level!([F32V, L8F32, L16F32], &xs, &ys, |a, b| VFloat::pow(a, b));
+    let e = max_error2(&format!("pow at {lv}"), &ps, &pow, <f32 as Scalar>::pow);
+    assert_eq!(e, 0, "pow at {lv}");
+    let atan2 = at_level!([F32V, L8F32, L16F32], &xs, &ys, |a, b| VFloat::atan2(a, b));
+    let e = max_error2(
+        &format!("atan2 at {lv}"),
+        &ps,
+        &atan2,
+        <f32 as Scalar>::atan2,
+    );
+    assert_eq!(e, 0, "atan2 at {lv}");
+}

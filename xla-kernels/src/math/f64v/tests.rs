@@ -262,3 +262,59 @@ fn erf_within_one_ulp_of_mpmath() {
         }
     }
 }
+
+/// The functions as a dispatched generated loop runs them (`fused::isa`, at the level
+/// `cpu::level` picks; the test command reruns this test capped at each lower level), within
+/// the budgets of [`check_all`], special results exact.
+#[test]
+fn dispatched_functions_within_budget_at_the_running_level() {
+    use crate::fused::isa::{at_level, pick};
+    use crate::math::sweep::{max_error, max_error2};
+    use crate::simd::{F64V, L4F64, L8F64};
+    let xs = inputs();
+    let lv = format!("{:?}", pick());
+    let mut r: Vec<(&str, u64, u64)> = Vec::new();
+    macro_rules! one {
+        ($name:literal, $f:ident, $bound:expr) => {{
+            let got = at_level!([F64V, L4F64, L8F64], &xs, &xs, |a, _b| VFloat::$f(a));
+            let e = max_error(
+                &format!("{} at {lv}", $name),
+                &xs,
+                &got,
+                <f64 as Scalar>::$f,
+            );
+            r.push(($name, e, $bound));
+        }};
+    }
+    one!("exp", exp, 1);
+    one!("expm1", expm1, 2);
+    one!("log", log, 1);
+    one!("log1p", log1p, 2);
+    one!("logistic", logistic, 4);
+    one!("tanh", tanh, 2);
+    one!("erf", erf, 3);
+    one!("sin", sin, 2);
+    one!("cos", cos, 2);
+    one!("tan", tan, 3);
+    one!("cbrt", cbrt, 1);
+    one!("rsqrt", rsqrt, 0);
+    let ps = pairs();
+    let (a, b): (Vec<f64>, Vec<f64>) = ps.iter().copied().unzip();
+    let pow = at_level!([F64V, L4F64, L8F64], &a, &b, |x, y| VFloat::pow(x, y));
+    r.push((
+        "pow",
+        max_error2(&format!("pow at {lv}"), &ps, &pow, <f64 as Scalar>::pow),
+        2,
+    ));
+    let atan2 = at_level!([F64V, L4F64, L8F64], &a, &b, |x, y| VFloat::atan2(x, y));
+    let e = max_error2(
+        &format!("atan2 at {lv}"),
+        &ps,
+        &atan2,
+        <f64 as Scalar>::atan2,
+    );
+    r.push(("atan2", e, 1));
+    for (name, got, bound) in r {
+        assert!(got <= bound, "f64 {name} at {lv}: {got} ulp, bound {bound}");
+    }
+}

@@ -1,0 +1,352 @@
+//! The elementwise drivers with the instruction set chosen at run time, for generated loops
+//! whose vector code is worth it (transcendental functions over large arrays; the macro
+//! decides which, `xla-macros`' `codegen_loops`).
+//!
+//! A default x86-64 build compiles `wide`'s vectors for SSE2 (see [`crate::cpu`]). These
+//! drivers take the loop body three times, written over three vector types: the build's own
+//! (`F32V` / `F64V`), and [`crate::simd::Lanes`] of one AVX2 and of one AVX-512 register. The
+//! [`crate::cpu::level`] of the process picks one; the chosen body runs inside a function
+//! compiled with that level's `#[target_feature]`, into which the body is inlined before LLVM
+//! vectorizes it. Blocks, windows and the order of every operation are those of the plain
+//! drivers ([`super::map_flat`], ...), so results do not depend on the thread count; between
+//! levels they may differ where the wider levels fuse multiply-adds (`Lanes::mul_add`).
+//!
+//! The generated code calls these through [`crate::__isa_map`], which writes the three
+//! closures from one body, and only in builds without AVX-512F (with it, `F32V` already is
+//! the widest vector and the plain driver runs).
+
+use super::{flat_block, in_place_run, rows_block, runs_inline, Split, Task};
+use crate::cpu::{level, IsaLevel};
+use crate::simd::VFloat;
+
+/// The level a dispatched loop runs at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Pick {
+    /// The build's own vectors (`F32V` / `F64V`).
+    Build,
+    /// 256-bit vectors with AVX2 + FMA.
+    Avx2,
+    /// 512-bit vectors with AVX-512F.
+    Avx512,
+}
+
+/// Which body a dispatched loop runs here: [`crate::cpu::level`] mapped to [`Pick`] (always
+/// `Build` off x86-64).
+pub fn pick() -> Pick {
+    if !cfg!(target_arch = "x86_64") {
+        return Pick::Build;
+    }
+    match level() {
+        IsaLevel::Baseline => Pick::Build,
+        IsaLevel::Avx2 => Pick::Avx2,
+        IsaLevel::Avx512 | IsaLevel::Amx => Pick::Avx512,
+    }
+}
+
+/// Runs a closure inside a function compiled for one instruction-set level.
+trait Level {
+    /// `g()`, compiled with this level's target features.
+    ///
+    /// # Safety
+    /// The CPU must have the level's features ([`pick`] chose it).
+    unsafe fn run<R>(g: impl FnOnce() -> R) -> R;
+}
+
+/// AVX2 + FMA.
+struct OnAvx2;
+/// AVX-512F (with AVX2 + FMA).
+struct OnAvx512;
+
+#[cfg(target_arch = "x86_64")]
+impl Level for OnAvx2 {
+    #[inline(always)]
+    unsafe fn run<R>(g: impl FnOnce() -> R) -> R {
+        #[target_feature(enable = "avx2,fma")]
+        fn on<R>(g: impl FnOnce() -> R) -> R {
+            g()
+        }
+        // SAFETY: the caller checked AVX2 and FMA (`pick`).
+        unsafe { on(g) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Level for OnAvx512 {
+    #[inline(always)]
+    unsafe fn run<R>(g: impl FnOnce() -> R) -> R {
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        fn on<R>(g: impl FnOnce() -> R) -> R {
+            g()
+        }
+        // SAFETY: the caller checked AVX-512F, AVX2 and FMA (`pick`).
+        unsafe { on(g) }
+    }
+}
+
+/// Off x86-64 [`pick`] never chooses these; they run the body as it is.
+#[cfg(not(target_arch = "x86_64"))]
+impl Level for OnAvx2 {
+    #[inline(always)]
+    unsafe fn run<R>(g: impl FnOnce() -> R) -> R {
+        g()
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Level for OnAvx512 {
+    #[inline(always)]
+    unsafe fn run<R>(g: impl FnOnce() -> R) -> R {
+        g()
+    }
+}
+
+/// Splits `out` as the plain drivers do (`Split::rows` in blocks of whole rows of `row`, or
+/// `Split::blocks_of_at_least(min)` for `at_least = Some(min)`, or inline when small) and runs `block(first, blk)` on each block inside level `L`.
+///
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn blocks<L: Level, T: Split>(
+    out: &mut [T],
+    row: usize,
+    at_least: Option<usize>,
+    block: impl Fn(usize, &mut [T]) + Sync,
+) {
+    // SAFETY: forwarded from the caller.
+    let task = |first: usize, blk: &mut [T]| unsafe { L::run(|| block(first, blk)) };
+    let task: Task<'_, T> = &task;
+    if runs_inline(out.len()) {
+        task(0, out)
+    } else if let Some(min) = at_least {
+        Split::blocks_of_at_least(out, min, task)
+    } else {
+        Split::rows(out, row, task)
+    }
+}
+
+/// [`super::map_flat`] with the body for the level [`pick`] chooses.
+#[inline(always)]
+pub fn map_flat<T: Split, V: VFloat<Elem = T>, V2: VFloat<Elem = T>, V5: VFloat<Elem = T>>(
+    out: &mut [T],
+    f: impl Fn(usize) -> V + Sync + Send,
+    f2: impl Fn(usize) -> V2 + Sync + Send,
+    f5: impl Fn(usize) -> V5 + Sync + Send,
+) {
+    match pick() {
+        Pick::Build => super::map_flat(out, f),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe { flat::<OnAvx2, _, _>(out, f2) },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe { flat::<OnAvx512, _, _>(out, f5) },
+    }
+}
+
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn flat<L: Level, T: Split, V: VFloat<Elem = T>>(
+    out: &mut [T],
+    f: impl Fn(usize) -> V + Sync + Send,
+) {
+    assert!(
+        out.len() >= V::LANES,
+        "map_flat: {} elements < {} lanes",
+        out.len(),
+        V::LANES
+    );
+    // SAFETY: forwarded from the caller.
+    unsafe { blocks::<L, T>(out, 1, None, |first, blk| flat_block(first, blk, &f)) }
+}
+
+/// [`super::map_flat_in_place`] with the body for the level [`pick`] chooses.
+#[inline(always)]
+pub fn map_flat_in_place<
+    T: Split,
+    V: VFloat<Elem = T>,
+    V2: VFloat<Elem = T>,
+    V5: VFloat<Elem = T>,
+>(
+    out: &mut [T],
+    f: impl Fn(usize, V) -> V + Sync + Send,
+    f2: impl Fn(usize, V2) -> V2 + Sync + Send,
+    f5: impl Fn(usize, V5) -> V5 + Sync + Send,
+) {
+    match pick() {
+        Pick::Build => super::map_flat_in_place(out, f),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe { flat_in_place::<OnAvx2, _, _>(out, f2) },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe { flat_in_place::<OnAvx512, _, _>(out, f5) },
+    }
+}
+
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn flat_in_place<L: Level, T: Split, V: VFloat<Elem = T>>(
+    out: &mut [T],
+    f: impl Fn(usize, V) -> V + Sync + Send,
+) {
+    let l = V::LANES;
+    assert!(
+        out.len() >= l,
+        "map_flat_in_place: {} elements < {l} lanes",
+        out.len()
+    );
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        blocks::<L, T>(out, 1, Some(l), |first, blk| {
+            in_place_run::<V>(blk, |j, cur| f(first + j, cur))
+        })
+    }
+}
+
+/// [`super::map_rows`] with the body for the level [`pick`] chooses.
+#[inline(always)]
+pub fn map_rows<T: Split, V: VFloat<Elem = T>, V2: VFloat<Elem = T>, V5: VFloat<Elem = T>>(
+    out: &mut [T],
+    row: usize,
+    f: impl Fn(usize, usize) -> V + Sync + Send,
+    f2: impl Fn(usize, usize) -> V2 + Sync + Send,
+    f5: impl Fn(usize, usize) -> V5 + Sync + Send,
+) {
+    match pick() {
+        Pick::Build => super::map_rows(out, row, f),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe { rows::<OnAvx2, _, _>(out, row, f2) },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe { rows::<OnAvx512, _, _>(out, row, f5) },
+    }
+}
+
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn rows<L: Level, T: Split, V: VFloat<Elem = T>>(
+    out: &mut [T],
+    row: usize,
+    f: impl Fn(usize, usize) -> V + Sync + Send,
+) {
+    assert!(
+        row >= V::LANES,
+        "map_rows: rows of {row} < {} lanes",
+        V::LANES
+    );
+    // SAFETY: forwarded from the caller.
+    unsafe { blocks::<L, T>(out, row, None, |first, blk| rows_block(first, blk, row, &f)) }
+}
+
+/// [`super::map_rows_in_place`] with the body for the level [`pick`] chooses.
+#[inline(always)]
+pub fn map_rows_in_place<
+    T: Split,
+    V: VFloat<Elem = T>,
+    V2: VFloat<Elem = T>,
+    V5: VFloat<Elem = T>,
+>(
+    out: &mut [T],
+    row: usize,
+    f: impl Fn(usize, usize, V) -> V + Sync + Send,
+    f2: impl Fn(usize, usize, V2) -> V2 + Sync + Send,
+    f5: impl Fn(usize, usize, V5) -> V5 + Sync + Send,
+) {
+    match pick() {
+        Pick::Build => super::map_rows_in_place(out, row, f),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe { rows_in_place::<OnAvx2, _, _>(out, row, f2) },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe { rows_in_place::<OnAvx512, _, _>(out, row, f5) },
+    }
+}
+
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn rows_in_place<L: Level, T: Split, V: VFloat<Elem = T>>(
+    out: &mut [T],
+    row: usize,
+    f: impl Fn(usize, usize, V) -> V + Sync + Send,
+) {
+    assert!(
+        row >= V::LANES,
+        "map_rows_in_place: rows of {row} < {} lanes",
+        V::LANES
+    );
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        blocks::<L, T>(out, row, None, |first, blk| {
+            for (r, o) in blk.chunks_exact_mut(row).enumerate() {
+                in_place_run::<V>(o, |j, cur| f(first + r, j, cur));
+            }
+        })
+    }
+}
+
+/// The call the generated code makes for a dispatched loop: `__isa_map!(driver, [V = Build,
+/// Avx2, Avx512], (out, args..), |params| body)` expands to `fused::isa::driver(out, args..,
+/// closure over Build, over Avx2, over Avx512)`, each closure the same `body` with the type
+/// alias `V` naming its vector type; in a build with AVX-512F, to the plain driver with the
+/// build's vectors alone.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __isa_map {
+    ($driver:ident, [$v:ident = $base:ty, $t2:ty, $t5:ty], ($($arg:expr),*),
+     |$($p:ident),*| { $($body:tt)* }) => {{
+        #[cfg(target_feature = "avx512f")]
+        {
+            type $v = $base;
+            $crate::fused::$driver::<$v>($($arg,)* |$($p),*| -> $v { $($body)* });
+        }
+        #[cfg(not(target_feature = "avx512f"))]
+        {
+            $crate::fused::isa::$driver(
+                $($arg,)*
+                { type $v = $base; |$($p),*| -> $v { $($body)* } },
+                // Inlined into the level's `#[target_feature]` function whatever its size, so
+                // LLVM vectorizes it there, at that level's width.
+                { type $v = $t2; #[inline(always)] |$($p),*| -> $v { $($body)* } },
+                { type $v = $t5; #[inline(always)] |$($p),*| -> $v { $($body)* } },
+            );
+        }
+    }};
+}
+
+/// Test helper: `out[i] = e(a, b)` with `a`, `b` the vectors at `xs[i..]`, `ys[i..]`, computed
+/// by [`map_flat`] with the body for the running level (`[Build, Avx2, Avx512]` the three
+/// vector types): what a dispatched generated loop runs.
+#[cfg(test)]
+macro_rules! at_level {
+    ([$b:ty, $t2:ty, $t5:ty], $xs:expr, $ys:expr, |$a:ident, $c:ident| $e:expr) => {{
+        use $crate::simd::VFloat;
+        let (xs, ys) = ($xs, $ys);
+        assert_eq!(xs.len(), ys.len());
+        let mut out = xs.to_vec();
+        $crate::fused::isa::map_flat(
+            &mut out,
+            |g| {
+                let ($a, $c) = (
+                    <$b as VFloat>::load(&xs[g..]),
+                    <$b as VFloat>::load(&ys[g..]),
+                );
+                $e
+            },
+            |g| {
+                let ($a, $c) = (
+                    <$t2 as VFloat>::load(&xs[g..]),
+                    <$t2 as VFloat>::load(&ys[g..]),
+                );
+                $e
+            },
+            |g| {
+                let ($a, $c) = (
+                    <$t5 as VFloat>::load(&xs[g..]),
+                    <$t5 as VFloat>::load(&ys[g..]),
+                );
+                $e
+            },
+        );
+        out
+    }};
+}
+#[cfg(test)]
+pub(crate) use at_level;
