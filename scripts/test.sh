@@ -48,6 +48,7 @@ grep -qw amx_tile /proc/cpuinfo && isas+=(avx512)
 for isa in "${isas[@]}"; do
   echo "GEMM, Winograd-convolution and dispatched-loop tests with the kernels capped at $isa:"
   XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast "$@" -- gemm:: conv::tests::winograd at_the_running_level
+  XLA_KERNELS_MAX_ISA=$isa cargo test -q -p xla-aot --test dispatched_loops --no-fail-fast "$@"
 done
 # The optional features, off in the workspace run, built once together (one more build of
 # xla-kernels, not one per feature): the ndarray interop (feature `ndarray`: its unit tests,
