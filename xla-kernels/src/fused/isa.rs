@@ -113,7 +113,12 @@ unsafe fn blocks<L: Level, T: Split>(
     block: impl Fn(usize, &mut [T]) + Sync,
 ) {
     // SAFETY: forwarded from the caller.
-    let task = |first: usize, blk: &mut [T]| unsafe { L::run(|| block(first, blk)) };
+    let task = |first: usize, blk: &mut [T]| unsafe {
+        L::run(
+            #[inline(always)]
+            || block(first, blk),
+        )
+    };
     let task: Task<'_, T> = &task;
     if runs_inline(out.len()) {
         task(0, out)
@@ -155,7 +160,15 @@ unsafe fn flat<L: Level, T: Split, V: VFloat<Elem = T>>(
         V::LANES
     );
     // SAFETY: forwarded from the caller.
-    unsafe { blocks::<L, T>(out, 1, None, |first, blk| flat_block(first, blk, &f)) }
+    unsafe {
+        blocks::<L, T>(
+            out,
+            1,
+            None,
+            #[inline(always)]
+            |first, blk| flat_block(first, blk, &f),
+        )
+    }
 }
 
 /// [`super::map_flat_in_place`] with the body for the level [`pick`] chooses.
@@ -195,9 +208,19 @@ unsafe fn flat_in_place<L: Level, T: Split, V: VFloat<Elem = T>>(
     );
     // SAFETY: forwarded from the caller.
     unsafe {
-        blocks::<L, T>(out, 1, Some(l), |first, blk| {
-            in_place_run::<V>(blk, |j, cur| f(first + j, cur))
-        })
+        blocks::<L, T>(
+            out,
+            1,
+            Some(l),
+            #[inline(always)]
+            |first, blk| {
+                in_place_run::<V>(
+                    blk,
+                    #[inline(always)]
+                    |j, cur| f(first + j, cur),
+                )
+            },
+        )
     }
 }
 
@@ -233,7 +256,15 @@ unsafe fn rows<L: Level, T: Split, V: VFloat<Elem = T>>(
         V::LANES
     );
     // SAFETY: forwarded from the caller.
-    unsafe { blocks::<L, T>(out, row, None, |first, blk| rows_block(first, blk, row, &f)) }
+    unsafe {
+        blocks::<L, T>(
+            out,
+            row,
+            None,
+            #[inline(always)]
+            |first, blk| rows_block(first, blk, row, &f),
+        )
+    }
 }
 
 /// [`super::map_rows_in_place`] with the body for the level [`pick`] chooses.
@@ -274,11 +305,21 @@ unsafe fn rows_in_place<L: Level, T: Split, V: VFloat<Elem = T>>(
     );
     // SAFETY: forwarded from the caller.
     unsafe {
-        blocks::<L, T>(out, row, None, |first, blk| {
-            for (r, o) in blk.chunks_exact_mut(row).enumerate() {
-                in_place_run::<V>(o, |j, cur| f(first + r, j, cur));
-            }
-        })
+        blocks::<L, T>(
+            out,
+            row,
+            None,
+            #[inline(always)]
+            |first, blk| {
+                for (r, o) in blk.chunks_exact_mut(row).enumerate() {
+                    in_place_run::<V>(
+                        o,
+                        #[inline(always)]
+                        |j, cur| f(first + r, j, cur),
+                    );
+                }
+            },
+        )
     }
 }
 
