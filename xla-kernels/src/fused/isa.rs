@@ -100,6 +100,37 @@ impl Level for OnAvx512 {
     }
 }
 
+/// `b(s)` with the build's vectors, or `f2(s)` inside an AVX2 + FMA function, or `f5(s)` inside
+/// an AVX-512 one, as [`pick`] chooses: for library kernels whose vector code is generic over
+/// [`VFloat`] (pooling); `s` is what the three would otherwise each borrow. Pass
+/// `#[inline(always)]` closures, so the vector code is compiled inside the level's function
+/// (see [`crate::simd::Lanes`]).
+#[inline(always)]
+pub(crate) fn run_at_level<S, R>(
+    s: S,
+    b: impl FnOnce(S) -> R,
+    f2: impl FnOnce(S) -> R,
+    f5: impl FnOnce(S) -> R,
+) -> R {
+    match pick() {
+        Pick::Build => b(s),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe {
+            OnAvx2::run(
+                #[inline(always)]
+                || f2(s),
+            )
+        },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe {
+            OnAvx512::run(
+                #[inline(always)]
+                || f5(s),
+            )
+        },
+    }
+}
+
 /// Splits `out` as the plain drivers do (`Split::rows` in blocks of whole rows of `row`, or
 /// `Split::blocks_of_at_least(min)` for `at_least = Some(min)`, or inline when small) and runs `block(first, blk)` on each block inside level `L`.
 ///

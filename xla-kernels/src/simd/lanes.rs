@@ -239,11 +239,18 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn max_xla(self, o: Self) -> Self {
-                self.zip(o, |a, b| max_xla!(a, b, $t))
+                // Whole-vector selects, no branch per lane (which LLVM would not vectorize):
+                // equal lanes differ only for ±0, where the bitwise and picks +0.
+                let ordered =
+                    Self::select(self.cmp_lt(o), o, Self::select(self.cmp_eq(o), self & o, self));
+                Self::select(self.is_nan(), self, Self::select(o.is_nan(), o, ordered))
             }
             #[inline(always)]
             fn min_xla(self, o: Self) -> Self {
-                self.zip(o, |a, b| min_xla!(a, b, $t))
+                // As max_xla; the bitwise or picks -0.
+                let ordered =
+                    Self::select(o.cmp_lt(self), o, Self::select(self.cmp_eq(o), self | o, self));
+                Self::select(self.is_nan(), self, Self::select(o.is_nan(), o, ordered))
             }
             #[inline(always)]
             fn abs(self) -> Self {
@@ -276,13 +283,9 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn sign(self) -> Self {
-                self.map(|a| {
-                    if a == 0.0 || a.is_nan() {
-                        a
-                    } else {
-                        <$t>::copysign(1.0, a)
-                    }
-                })
+                let keep = self.cmp_eq(Self::splat(0.0)) | self.is_nan();
+                let one = (self & Self::splat(-0.0)) | Self::splat(1.0);
+                Self::select(keep, self, one)
             }
             #[inline(always)]
             fn exp(self) -> Self {
