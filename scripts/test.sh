@@ -36,7 +36,8 @@ if grep -qw avx512f /proc/cpuinfo; then
   echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
   XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
 fi
-# The GEMM tests (and the Winograd convolution's, whose point products dispatch the same way,
+# The GEMM tests (and the convolutions': Winograd's point products dispatch the same way, and
+# the direct kernels give way to im2col where the build's vectors are narrower than the level's;
 # the dispatched elementwise loops' "at_the_running_level" tests and pooling's window:: tests)
 # again at each instruction-set level below this CPU's widest (the workspace run
 # used the widest; XLA_KERNELS_MAX_ISA caps the kernels' run-time dispatch). --workspace --lib
@@ -46,8 +47,8 @@ grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && isas+=(sse2)
 grep -qw avx512f /proc/cpuinfo && isas+=(avx2)
 grep -qw amx_tile /proc/cpuinfo && isas+=(avx512)
 for isa in "${isas[@]}"; do
-  echo "GEMM, Winograd-convolution and dispatched-loop tests with the kernels capped at $isa:"
-  XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast "$@" -- gemm:: conv::tests::winograd at_the_running_level window::
+  echo "GEMM, convolution, pooling and dispatched-loop tests with the kernels capped at $isa:"
+  XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast "$@" -- gemm:: conv:: at_the_running_level window::
   XLA_KERNELS_MAX_ISA=$isa cargo test -q -p xla-aot --test dispatched_loops --no-fail-fast "$@"
 done
 # The optional features, off in the workspace run, built once together (one more build of
