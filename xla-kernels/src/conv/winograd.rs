@@ -33,8 +33,9 @@ use rayon::prelude::*;
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc, MAX_RANK};
 use crate::cpu::{self, IsaLevel};
+use crate::fused::isa::{pick, run_at_level, Pick};
 use crate::gemm::{Isa, Portable};
-use crate::simd::{VFloat, F32V};
+use crate::simd::{VFloat, F32V, L16F32, L8F32};
 
 /// Most tiles per task (a row of 56 outputs is 28 tiles: one task). Keeps a slot's `V` and
 /// `M` (16 x TMAX x 64 f32 each for 64 features) in L2 next to the transformed weights.
@@ -100,6 +101,9 @@ struct Plan {
     op: usize,
     /// Padded row pitch of a slot's input rows (`(2 * tcx + 2) * cp`).
     row: usize,
+    /// Lanes of the transforms' vectors (`cp` is a multiple): those of the level the
+    /// transforms run at (`fused::isa::pick`).
+    l: usize,
     /// The point products' instruction set; `isa.nr()` output features per register tile.
     isa: PointIsa,
 }
@@ -154,7 +158,7 @@ impl SharedOut {
             "winograd output run {i}+{n} > {}",
             self.len
         );
-        // SAFETY: `V` is a vector of `n` f32 lanes (`F32V` or `f32x8`, plain data without
+        // SAFETY: `V` is a vector of `n` f32 lanes (`F32V`, `f32x8` or `Lanes<f32, n>`: plain data without
         // padding); the `n` elements at `i` lie inside the borrowed slice (checked above) and
         // are written by this task only. `write_unaligned` needs no alignment.
         unsafe { std::ptr::write_unaligned(self.ptr.add(i) as *mut V, v) }
@@ -192,7 +196,12 @@ pub(crate) fn conv_winograd_f32(
     bufs: &mut Buffers,
 ) -> bool {
     let g = Geom::new(d, out_shape);
-    let l = F32V::LANES;
+    let level = pick();
+    let l = match level {
+        Pick::Build => F32V::LANES,
+        Pick::Avx2 => L8F32::LANES,
+        Pick::Avx512 => L16F32::LANES,
+    };
     let (ho, wo) = (g.out_size[0], g.out_size[1]);
     let (th, tw) = (ho.div_ceil(2), wo.div_ceil(2));
     let chunks = tw.div_ceil(TMAX);
@@ -209,6 +218,7 @@ pub(crate) fn conv_winograd_f32(
         o,
         op,
         row: (2 * tcx + 2) * cp,
+        l,
         isa,
     };
     let wmax = transform_weights(d, kernel, &plan, &mut bufs.u, &mut bufs.wraw);
@@ -245,15 +255,39 @@ pub(crate) fn conv_winograd_f32(
             let tx0 = (task % chunks) * tcx;
             let nt = tcx.min(tw - tx0);
             fill_rows(&g, &plan, input, b, ty, tx0, nt, rows);
-            if !rows_within(rows, limit) {
-                direct_task(&g, &plan, b, ty, tx0, nt, rows, wraw, &shared);
+            // The transforms are exact adds and subtracts: the same bits at every level.
+            let p = &plan;
+            let within = run_at_level(
+                &*rows,
+                |r| rows_within::<F32V>(r, limit),
+                #[inline(always)]
+                |r| rows_within::<L8F32>(r, limit),
+                #[inline(always)]
+                |r| rows_within::<L16F32>(r, limit),
+            );
+            if !within {
+                direct_task(&g, p, b, ty, tx0, nt, rows, wraw, &shared);
                 continue;
             }
-            input_transform(&plan, nt, rows, v);
+            run_at_level(
+                (&*rows, &mut *v),
+                |(r, v)| input_transform::<F32V>(p, nt, r, v),
+                #[inline(always)]
+                |(r, v)| input_transform::<L8F32>(p, nt, r, v),
+                #[inline(always)]
+                |(r, v)| input_transform::<L16F32>(p, nt, r, v),
+            );
             for xi in 0..16 {
-                gemm_point(&plan, nt, xi, v, u, m);
+                gemm_point(p, nt, xi, v, u, m);
             }
-            output_transform(&g, &plan, b, ty, tx0, nt, m, ybuf, &shared);
+            run_at_level(
+                (&*m, &mut *ybuf),
+                |(m, y)| output_transform::<F32V>(&g, p, b, ty, tx0, nt, m, y, &shared),
+                #[inline(always)]
+                |(m, y)| output_transform::<L8F32>(&g, p, b, ty, tx0, nt, m, y, &shared),
+                #[inline(always)]
+                |(m, y)| output_transform::<L16F32>(&g, p, b, ty, tx0, nt, m, y, &shared),
+            );
         }
     };
     if nslots > 1 {
@@ -268,14 +302,19 @@ pub(crate) fn conv_winograd_f32(
 }
 
 /// Whether every value of `rows` is a number with `|x| <= limit` (one vector pass).
-fn rows_within(rows: &[f32], limit: f32) -> bool {
-    let l = F32V::LANES;
-    let mut worst = F32V::splat(0.0);
+#[inline(always)]
+fn rows_within<V: VFloat<Elem = f32>>(rows: &[f32], limit: f32) -> bool {
+    let l = V::LANES;
+    let mut worst = V::splat(0.0);
     for ch in rows.chunks_exact(l) {
         // max_xla propagates NaN, so a NaN anywhere ends as a NaN lane.
-        worst = worst.max_xla(VFloat::abs(F32V::load(ch)));
+        worst = worst.max_xla(VFloat::abs(V::load(ch)));
     }
-    (0..l).all(|i| worst.lane(i) <= limit)
+    let mut ok = true;
+    for i in 0..l {
+        ok &= worst.lane(i) <= limit;
+    }
+    ok
 }
 
 /// The task's outputs as direct sums over `(ky, kx, c)` from its padded rows (for inputs the
@@ -463,19 +502,21 @@ fn fill_rows(
 }
 
 /// `v[(ξ * tcx + t) * cp + c]` = `(B^T d B)[ξ]` of tile `t`'s 4x4 patch, vectorised over `c`.
-fn input_transform(p: &Plan, nt: usize, rows: &[f32], v: &mut [f32]) {
-    let l = F32V::LANES;
+#[inline(always)]
+fn input_transform<V: VFloat<Elem = f32>>(p: &Plan, nt: usize, rows: &[f32], v: &mut [f32]) {
+    let l = V::LANES;
+    debug_assert_eq!(l, p.l);
     let cp = p.cp;
     let plane = p.tcx * cp;
     for t in 0..nt {
         for c in (0..cp).step_by(l) {
-            let ld = |r: usize, x: usize| F32V::load(&rows[r * p.row + (2 * t + x) * cp + c..]);
+            let ld = |r: usize, x: usize| V::load(&rows[r * p.row + (2 * t + x) * cp + c..]);
             // e = B^T d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3 (per column j).
-            let cols: [[F32V; 4]; 4] = std::array::from_fn(|j| {
+            let cols: [[V; 4]; 4] = std::array::from_fn(|j| {
                 let (d0, d1, d2, d3) = (ld(0, j), ld(1, j), ld(2, j), ld(3, j));
                 [d0 - d2, d1 + d2, d2 - d1, d1 - d3]
             });
-            let e: [[F32V; 4]; 4] = std::array::from_fn(|i| std::array::from_fn(|j| cols[j][i]));
+            let e: [[V; 4]; 4] = std::array::from_fn(|i| std::array::from_fn(|j| cols[j][i]));
             // (B^T d) B: the same combination along each row.
             for (i, er) in e.iter().enumerate() {
                 let vals = [er[0] - er[2], er[1] + er[2], er[2] - er[1], er[1] - er[3]];
@@ -612,7 +653,8 @@ fn tile<S: Isa<E = f32>, const R: usize>(
 /// straight to `out` when features are contiguous there (NHWC), else through `ybuf`
 /// (channels-last) and 8x8 transposes into runs along the output row (NCHW).
 #[allow(clippy::too_many_arguments)]
-fn output_transform(
+#[inline(always)]
+fn output_transform<V: VFloat<Elem = f32>>(
     g: &Geom,
     p: &Plan,
     b: usize,
@@ -623,7 +665,7 @@ fn output_transform(
     ybuf: &mut [f32],
     out: &SharedOut,
 ) {
-    let l = F32V::LANES;
+    let l = V::LANES;
     let plane = p.tcx * p.op;
     let ob = b * g.out_batch_stride;
     let (sy, sx, sf) = (g.out_stride[0], g.out_stride[1], g.out_feat_stride);
@@ -631,13 +673,13 @@ fn output_transform(
     let mut lanes = [0f32; 16];
     for t in 0..nt {
         for o0 in (0..p.o).step_by(l) {
-            let ld = |xi: usize| F32V::load(&m[xi * plane + t * p.op + o0..]);
+            let ld = |xi: usize| V::load(&m[xi * plane + t * p.op + o0..]);
             // A^T m: rows m0 + m1 + m2 and m1 - m2 - m3 (per column j), then along rows.
-            let cols: [[F32V; 2]; 4] = std::array::from_fn(|j| {
+            let cols: [[V; 2]; 4] = std::array::from_fn(|j| {
                 let (m0, m1, m2, m3) = (ld(j), ld(4 + j), ld(8 + j), ld(12 + j));
                 [m0 + m1 + m2, m1 - m2 - m3]
             });
-            let s: [[F32V; 4]; 2] = std::array::from_fn(|r| std::array::from_fn(|j| cols[j][r]));
+            let s: [[V; 4]; 2] = std::array::from_fn(|r| std::array::from_fn(|j| cols[j][r]));
             let nf = l.min(p.o - o0);
             for (r, sr) in s.iter().enumerate() {
                 let ys = [sr[0] + sr[1] + sr[2], sr[1] - sr[2] - sr[3]];
@@ -663,7 +705,13 @@ fn output_transform(
     if sf == 1 {
         return;
     }
-    // Features apart: rows of x for each feature, 8 x 8 blocks transposed in registers.
+    // Features apart: rows of x for each feature, 8 x 8 blocks transposed in registers by
+    // `wide` when its f32x8 is one register (an AVX build) or this is the build's own path; in
+    // a default build's AVX2 / AVX-512 path, `wide`'s pair of SSE2 halves stored and reloaded
+    // as one 32-byte vector stalled store forwarding (NCHW 3x3 [8,64,56,56]: 9.5 ms, 7.7-8.2
+    // with the element-by-element blocks).
+    let wide_transpose = cfg!(target_feature = "avx")
+        || core::any::TypeId::of::<V>() == core::any::TypeId::of::<F32V>();
     let x0 = 2 * tx0;
     let nx = (2 * nt).min(p.wo - x0);
     for r in 0..2 {
@@ -679,7 +727,7 @@ fn output_transform(
             let mut ob8 = 0;
             while ob8 < p.o {
                 let bo = 8.min(p.o - ob8);
-                if bx == 8 && bo == 8 && sx == 1 {
+                if bx == 8 && bo == 8 && sx == 1 && wide_transpose {
                     let rows: [wide::f32x8; 8] = std::array::from_fn(|j| {
                         let at = (xb + j) * p.op + ob8;
                         wide::f32x8::new(yr[at..at + 8].try_into().expect("8 lanes"))
