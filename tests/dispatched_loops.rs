@@ -1,5 +1,5 @@
 //! Generated elementwise loops with run-time instruction-set dispatch (`xla_kernels::fused::isa`):
-//! loops of 16K elements or more with a transcendental function, a root or a division run
+//! loops of 4K elements or more with a transcendental function, a root or a division run
 //! AVX-512, AVX2 + FMA or the build's own vectors, whichever `xla_kernels::cpu::level` picks.
 //! Each result is checked against the scalar op (the evaluator's) within the vector math's ulp
 //! budget (`xla_kernels::math`), special results and exact ops bit for bit, and the same bits on

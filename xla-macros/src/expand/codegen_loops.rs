@@ -203,10 +203,10 @@ pub(crate) fn dispatch(
 }
 
 /// Output elements from which a loop of costly vector code gets the run-time dispatch of
-/// `xla_kernels::fused::isa` (three bodies, one per instruction-set level): from 16K elements
-/// the wider vectors save more than the three copies cost to compile; below, the loop runs
-/// once in microseconds anyway.
-const ISA_MIN_ELEMENTS: i64 = 1 << 14;
+/// `xla_kernels::fused::isa` (three bodies, one per instruction-set level): from 4K elements
+/// (a step of an RNN's tanh over 32 x 256 states, run 64 times, is 8K) the wider vectors save
+/// more than the three copies cost to compile; below, the loop runs in a microsecond or two.
+const ISA_MIN_ELEMENTS: i64 = 1 << 12;
 
 /// Whether an elementwise loop of `total` elements computing the `live` expressions gets the
 /// run-time dispatch: large, and with an op whose vector code is long enough (the
