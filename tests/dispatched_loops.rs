@@ -111,53 +111,49 @@ fn f64s(n: usize, seed: u64) -> Vec<f64> {
     )
 }
 
-/// Distance in ulp (NaN matches NaN; NaN against a number is `u64::MAX`).
-fn ulp32(a: f32, b: f32) -> u64 {
-    let ord = |x: f32| {
-        let i = x.to_bits() as i32;
-        (if i < 0 { i32::MIN - i } else { i }) as i64
-    };
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => 0,
-        (false, false) => (ord(a) - ord(b)).unsigned_abs(),
-        _ => u64::MAX,
-    }
+/// f32 and f64 as the checks see them.
+trait Float: Copy + std::fmt::LowerExp {
+    /// Position on the line of floats ordered by value (consecutive floats consecutive).
+    fn ordinal(self) -> i128;
+    fn nan(self) -> bool;
+    /// Non-finite or zero: results required bit for bit.
+    fn special(self) -> bool;
+    fn bits(self) -> u64;
 }
 
-fn ulp64(a: f64, b: f64) -> u64 {
-    let ord = |x: f64| {
-        let i = x.to_bits() as i64;
-        (if i < 0 { i64::MIN - i } else { i }) as i128
+macro_rules! float {
+    ($t:ty, $i:ty) => {
+        impl Float for $t {
+            fn ordinal(self) -> i128 {
+                let i = self.to_bits() as $i;
+                (if i < 0 { <$i>::MIN - i } else { i }) as i128
+            }
+            fn nan(self) -> bool {
+                self.is_nan()
+            }
+            fn special(self) -> bool {
+                !self.is_finite() || self == 0.0
+            }
+            fn bits(self) -> u64 {
+                self.to_bits() as u64
+            }
+        }
     };
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => 0,
-        (false, false) => (ord(a) - ord(b)).unsigned_abs().min(u64::MAX as u128) as u64,
-        _ => u64::MAX,
-    }
 }
 
-/// `got[i]` within `bound` ulp of `want[i]`; a non-finite or zero `want` exactly (its sign too).
-fn check32(name: &str, got: &[f32], want: impl Fn(usize) -> f32, bound: u64) {
+float!(f32, i32);
+float!(f64, i64);
+
+/// `got[i]` within `bound` ulp of `want(i)` (NaN matches NaN); a special `want` exactly (its
+/// sign too).
+fn check<T: Float>(name: &str, got: &[T], want: impl Fn(usize) -> T, bound: u64) {
     for (i, &g) in got.iter().enumerate() {
         let w = want(i);
-        let special = !w.is_finite() || w == 0.0;
-        let ok = if special {
-            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan())
-        } else {
-            ulp32(g, w) <= bound
-        };
-        assert!(ok, "{name}[{i}] = {g:e}, want {w:e} (bound {bound} ulp)");
-    }
-}
-
-fn check64(name: &str, got: &[f64], want: impl Fn(usize) -> f64, bound: u64) {
-    for (i, &g) in got.iter().enumerate() {
-        let w = want(i);
-        let special = !w.is_finite() || w == 0.0;
-        let ok = if special {
-            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan())
-        } else {
-            ulp64(g, w) <= bound
+        let ok = match (g.nan(), w.nan()) {
+            (true, true) => true,
+            (false, false) if w.special() => g.bits() == w.bits(),
+            (false, false) => (g.ordinal() - w.ordinal()).unsigned_abs() <= bound as u128,
+            _ => false,
         };
         assert!(ok, "{name}[{i}] = {g:e}, want {w:e} (bound {bound} ulp)");
     }
@@ -173,12 +169,12 @@ fn run_all(threads: usize) -> Vec<Vec<u64>> {
         let mut all = Vec::new();
         let x = f32s(64 * 333, 1);
         let y = exp_rows(&Tensor::<f32, D2<64, 333>>::from_vec(x.clone()).unwrap());
-        check32("exp", y.as_slice(), |i| <f32 as Scalar>::exp(x[i]), 1);
+        check("exp", y.as_slice(), |i| <f32 as Scalar>::exp(x[i]), 1);
         all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
 
         let x = f32s(20001, 2);
         let y = tanh_flat(&Tensor::<f32, D1<20001>>::from_vec(x.clone()).unwrap());
-        check32(
+        check(
             "tanh",
             y.as_slice(),
             |i| <f32 as Scalar>::tanh(x[i] * 2.0 + 1.0),
@@ -188,12 +184,12 @@ fn run_all(threads: usize) -> Vec<Vec<u64>> {
 
         let x = f32s(48 * 347, 3);
         let y = erf_rows(&Tensor::<f32, D2<48, 347>>::from_vec(x.clone()).unwrap());
-        check32("erf", y.as_slice(), |i| <f32 as Scalar>::erf(x[i]), 6);
+        check("erf", y.as_slice(), |i| <f32 as Scalar>::erf(x[i]), 6);
         all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
 
         let x = f32s(20001, 4);
         let y = logistic_flat(&Tensor::<f32, D1<20001>>::from_vec(x.clone()).unwrap());
-        check32(
+        check(
             "logistic",
             y.as_slice(),
             |i| <f32 as Scalar>::logistic(x[i]),
@@ -203,19 +199,19 @@ fn run_all(threads: usize) -> Vec<Vec<u64>> {
 
         let x = f64s(64 * 301, 5);
         let y = log_f64(&Tensor::<f64, D2<64, 301>>::from_vec(x.clone()).unwrap());
-        check64("log", y.as_slice(), |i| <f64 as Scalar>::log(x[i].abs()), 1);
+        check("log", y.as_slice(), |i| <f64 as Scalar>::log(x[i].abs()), 1);
         all.push(y.as_slice().iter().map(|v| v.to_bits()).collect());
 
         let (a, b) = (f64s(20001, 6), f64s(20001, 7));
         let ta = Tensor::<f64, D1<20001>>::from_vec(a.clone()).unwrap();
         let y = pow_f64(&ta, &Tensor::<f64, D1<20001>>::from_vec(b.clone()).unwrap());
-        check64("pow", y.as_slice(), |i| <f64 as Scalar>::pow(a[i], b[i]), 2);
+        check("pow", y.as_slice(), |i| <f64 as Scalar>::pow(a[i], b[i]), 2);
         all.push(y.as_slice().iter().map(|v| v.to_bits()).collect());
 
         let (a, b) = (f32s(20001, 8), f32s(20001, 9));
         let ta = Tensor::<f32, D1<20001>>::from_vec(a.clone()).unwrap();
         let y = div_sqrt(&ta, &Tensor::<f32, D1<20001>>::from_vec(b.clone()).unwrap());
-        check32("div_sqrt", y.as_slice(), |i| a[i] / b[i].sqrt(), 0);
+        check("div_sqrt", y.as_slice(), |i| a[i] / b[i].sqrt(), 0);
         all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
         all
     })

@@ -278,51 +278,37 @@ fn fold_column<V: VFloat>(op: Simd, srcs: &[&[V::Elem]], i: usize, mut a: V) -> 
 // exact and each lane folds its sources in order, so every level gives the same bits.
 // Measured (default build, Intel Xeon, `bash scripts/bench.sh programs MaxPool`): max-pool
 // 3x3/2 of f32[8,64,112,112] 5.2 ms on SSE2 vectors, XLA 4.3 ms.
-impl Lanewise<f32> for Simd {
-    fn strided(&self, acc: &mut [f32], src: &[f32], stride: usize) {
-        run_at_level(
-            acc,
-            |acc| simd_strided::<F32V>(*self, acc, src, stride),
-            #[inline(always)]
-            |acc| simd_strided::<L8F32>(*self, acc, src, stride),
-            #[inline(always)]
-            |acc| simd_strided::<L16F32>(*self, acc, src, stride),
-        )
-    }
-    fn fold(&self, acc: &mut [f32], srcs: &[&[f32]]) {
-        run_at_level(
-            acc,
-            |acc| simd_fold::<F32V>(*self, acc, srcs),
-            #[inline(always)]
-            |acc| simd_fold::<L8F32>(*self, acc, srcs),
-            #[inline(always)]
-            |acc| simd_fold::<L16F32>(*self, acc, srcs),
-        )
-    }
+/// [`Lanewise`] of [`Simd`] over `$t`: the build's vectors `$b`, or [`crate::simd::Lanes`] of
+/// `$v2` / `$v5` inside the AVX2 / AVX-512 functions of `run_at_level`.
+macro_rules! lanewise_at_level {
+    ($t:ty, $b:ty, $v2:ty, $v5:ty) => {
+        impl Lanewise<$t> for Simd {
+            fn strided(&self, acc: &mut [$t], src: &[$t], stride: usize) {
+                run_at_level(
+                    acc,
+                    |acc| simd_strided::<$b>(*self, acc, src, stride),
+                    #[inline(always)]
+                    |acc| simd_strided::<$v2>(*self, acc, src, stride),
+                    #[inline(always)]
+                    |acc| simd_strided::<$v5>(*self, acc, src, stride),
+                )
+            }
+            fn fold(&self, acc: &mut [$t], srcs: &[&[$t]]) {
+                run_at_level(
+                    acc,
+                    |acc| simd_fold::<$b>(*self, acc, srcs),
+                    #[inline(always)]
+                    |acc| simd_fold::<$v2>(*self, acc, srcs),
+                    #[inline(always)]
+                    |acc| simd_fold::<$v5>(*self, acc, srcs),
+                )
+            }
+        }
+    };
 }
 
-impl Lanewise<f64> for Simd {
-    fn strided(&self, acc: &mut [f64], src: &[f64], stride: usize) {
-        run_at_level(
-            acc,
-            |acc| simd_strided::<F64V>(*self, acc, src, stride),
-            #[inline(always)]
-            |acc| simd_strided::<L4F64>(*self, acc, src, stride),
-            #[inline(always)]
-            |acc| simd_strided::<L8F64>(*self, acc, src, stride),
-        )
-    }
-    fn fold(&self, acc: &mut [f64], srcs: &[&[f64]]) {
-        run_at_level(
-            acc,
-            |acc| simd_fold::<F64V>(*self, acc, srcs),
-            #[inline(always)]
-            |acc| simd_fold::<L4F64>(*self, acc, srcs),
-            #[inline(always)]
-            |acc| simd_fold::<L8F64>(*self, acc, srcs),
-        )
-    }
-}
+lanewise_at_level!(f32, F32V, L8F32, L16F32);
+lanewise_at_level!(f64, F64V, L4F64, L8F64);
 
 /// True when `desc` is a cumulative fold along one dimension `d`: window = size, stride 1,
 /// padding `(n - 1, 0)`, no dilation, the others untouched.
