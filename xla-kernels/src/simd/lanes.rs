@@ -1,5 +1,5 @@
 //! [`Lanes`]: vectors written as plain arrays, lane by lane, for code compiled under
-//! `#[target_feature]` at run time (see [`crate::fused`]'s `*_isa` drivers).
+//! `#[target_feature]` at run time (see [`crate::fused::isa`]).
 //!
 //! `wide` picks its vectors' instructions when it is built: in a default x86-64 build its
 //! `f32x16` is four SSE2 registers, and no `#[target_feature]` around it changes that. A
