@@ -188,6 +188,21 @@ mod amx {
     }
 }
 
+/// `f()` compiled with AVX2 and FMA: closures inlined into it use them (the GEMM's tokens,
+/// `fused::isa`). Unsafe to call unless the CPU has both ([`supported`] `>= Avx2`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `f()` compiled with AVX-512F, AVX2 and FMA (as [`run_avx2`]; the CPU must have them).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+pub(crate) fn run_avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// Other targets have only the portable path.
 #[cfg(not(target_arch = "x86_64"))]
 fn detect() -> IsaLevel {

@@ -74,12 +74,8 @@ struct OnAvx512;
 impl Level for OnAvx2 {
     #[inline(always)]
     unsafe fn run<R>(g: impl FnOnce() -> R) -> R {
-        #[target_feature(enable = "avx2,fma")]
-        fn on<R>(g: impl FnOnce() -> R) -> R {
-            g()
-        }
         // SAFETY: the caller checked AVX2 and FMA (`pick`).
-        unsafe { on(g) }
+        unsafe { crate::cpu::run_avx2(g) }
     }
 }
 
@@ -87,12 +83,8 @@ impl Level for OnAvx2 {
 impl Level for OnAvx512 {
     #[inline(always)]
     unsafe fn run<R>(g: impl FnOnce() -> R) -> R {
-        #[target_feature(enable = "avx512f,avx2,fma")]
-        fn on<R>(g: impl FnOnce() -> R) -> R {
-            g()
-        }
         // SAFETY: the caller checked AVX-512F, AVX2 and FMA (`pick`).
-        unsafe { on(g) }
+        unsafe { crate::cpu::run_avx512(g) }
     }
 }
 

@@ -11,7 +11,7 @@ use core::arch::x86_64::*;
 use core::marker::PhantomData;
 
 use super::isa::Isa;
-use crate::cpu::{self, IsaLevel};
+use crate::cpu::{self, run_avx2, run_avx512, IsaLevel};
 
 /// AVX2 + FMA for element type `E` (a proof that the CPU has both).
 #[derive(Clone, Copy)]
@@ -33,18 +33,6 @@ impl<E> Avx512<E> {
     pub(crate) fn new() -> Option<Self> {
         (cpu::supported() >= IsaLevel::Avx512).then_some(Avx512(PhantomData))
     }
-}
-
-/// `f()` compiled with AVX2 and FMA (closures inlined into it use them).
-#[target_feature(enable = "avx2,fma")]
-fn run_avx2<R>(f: impl FnOnce() -> R) -> R {
-    f()
-}
-
-/// `f()` compiled with AVX-512F, AVX2 and FMA.
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn run_avx512<R>(f: impl FnOnce() -> R) -> R {
-    f()
 }
 
 /// One [`Isa`] impl: token, runner, element, register, lanes, then the intrinsics

@@ -161,42 +161,6 @@ macro_rules! ops {
 ops!(f32, u32);
 ops!(f64, u64);
 
-/// The XLA max of two scalars: NaN propagates (first NaN), `-0 < +0`.
-macro_rules! max_xla {
-    ($a:expr, $b:expr, $t:ty) => {{
-        let (a, b) = ($a, $b);
-        if a.is_nan() {
-            a
-        } else if b.is_nan() {
-            b
-        } else if a < b {
-            b
-        } else if a == b {
-            <$t>::from_bits(a.to_bits() & b.to_bits())
-        } else {
-            a
-        }
-    }};
-}
-
-/// The XLA min of two scalars: NaN propagates (first NaN), `-0 < +0`.
-macro_rules! min_xla {
-    ($a:expr, $b:expr, $t:ty) => {{
-        let (a, b) = ($a, $b);
-        if a.is_nan() {
-            a
-        } else if b.is_nan() {
-            b
-        } else if b < a {
-            b
-        } else if a == b {
-            <$t>::from_bits(a.to_bits() | b.to_bits())
-        } else {
-            a
-        }
-    }};
-}
-
 macro_rules! impl_vfloat {
     ($t:ident, $n:literal, $math:ident) => {
         impl VFloat for Lanes<$t, $n> {
@@ -353,11 +317,11 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn reduce_max_xla(self) -> $t {
-                tree_reduce(self.0, |a, b| max_xla!(a, b, $t))
+                tree_reduce(self.0, |a, b| VFloat::max_xla(Self::splat(a), Self::splat(b)).0[0])
             }
             #[inline(always)]
             fn reduce_min_xla(self) -> $t {
-                tree_reduce(self.0, |a, b| min_xla!(a, b, $t))
+                tree_reduce(self.0, |a, b| VFloat::min_xla(Self::splat(a), Self::splat(b)).0[0])
             }
             #[inline(always)]
             fn select(mask_from: Self, t: Self, f: Self) -> Self {

@@ -429,3 +429,36 @@ exact_ops!(l16f32_exact_ops_match_scalar, L16F32, f32, f32_specials());
 exact_ops!(l4f64_exact_ops_match_scalar, L4F64, f64, f64_specials());
 exact_ops!(l8f64_exact_ops_match_scalar, L8F64, f64, f64_specials());
 f32_exact_transcendentals!(l16f32_sin_cbrt_pow_atan2_match_scalar, L16F32);
+
+/// `Lanes`' lane reductions give the bits of `wide`'s (the same tree), NaN and signed zeros
+/// included.
+#[test]
+fn lanes_reductions_match_wide() {
+    let mut xs: [f32; 16] = core::array::from_fn(|i| (i as f32 - 7.5) * 1.25e3);
+    for w in [
+        xs,
+        {
+            xs[3] = -0.0;
+            xs[9] = 0.0;
+            xs
+        },
+        {
+            xs[12] = f32::NAN;
+            xs
+        },
+    ] {
+        let (a, b) = (L16F32::from_fn(|i| w[i]), f32x16::from(w));
+        assert!(same(VFloat::reduce_add(a), VFloat::reduce_add(b)));
+        assert!(same(VFloat::reduce_max_xla(a), VFloat::reduce_max_xla(b)));
+        assert!(same(VFloat::reduce_min_xla(a), VFloat::reduce_min_xla(b)));
+    }
+    for w in [
+        [-0.0, 0.0, -0.0, -0.0],
+        [0.0, 0.0, -0.0, 0.0],
+        [1.0, f64::NAN, -2.0, 3.0],
+    ] {
+        let (a, b) = (L4F64::from_fn(|i| w[i]), f64x4::from(w));
+        assert!(same(VFloat::reduce_max_xla(a), VFloat::reduce_max_xla(b)));
+        assert!(same(VFloat::reduce_min_xla(a), VFloat::reduce_min_xla(b)));
+    }
+}
