@@ -108,6 +108,26 @@ split_here!(
 );
 split_here!(num_complex::Complex<f32>, num_complex::Complex<f64>);
 
+/// Runs a closure inside a function compiled for one instruction-set level: the plain
+/// drivers' [`Here`], or [`isa`]'s AVX2 and AVX-512 levels.
+trait Level {
+    /// `g()`, compiled with this level's target features.
+    ///
+    /// # Safety
+    /// The CPU must have the level's features (`isa::pick` chose it).
+    unsafe fn run<R>(g: impl FnOnce() -> R) -> R;
+}
+
+/// The build's own target features: `g()` as it is.
+struct Here;
+
+impl Level for Here {
+    #[inline(always)]
+    unsafe fn run<R>(g: impl FnOnce() -> R) -> R {
+        g()
+    }
+}
+
 /// Whether the splitting of [`Split`] would run a task over `n` output elements as one inline
 /// call anyway (below [`PAR_MIN_ELEMENTS`]): the drivers then call it directly, so a small
 /// kernel (a While step on a small state) pays no dynamic call into the library. Same blocks,
@@ -125,12 +145,35 @@ pub fn map_rows<V: VFloat<Elem: Split>>(
     row: usize,
     f: impl Fn(usize, usize) -> V + Sync + Send,
 ) {
+    // SAFETY: `Here` needs no instruction beyond the build's.
+    unsafe { map_rows_on::<Here, V>(out, row, f) }
+}
+
+/// [`map_rows`] with each block run inside level `L` ([`isa`]'s drivers pass AVX2 or
+/// AVX-512; one copy of the blocks and windows for every level).
+///
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn map_rows_on<L: Level, V: VFloat<Elem: Split>>(
+    out: &mut [V::Elem],
+    row: usize,
+    f: impl Fn(usize, usize) -> V + Sync + Send,
+) {
     assert!(
         row >= V::LANES,
         "map_rows: rows of {row} < {} lanes",
         V::LANES
     );
-    let task = |first: usize, blk: &mut [V::Elem]| rows_block(first, blk, row, &f);
+    let task = |first: usize, blk: &mut [V::Elem]| {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            L::run(
+                #[inline(always)]
+                || rows_block(first, blk, row, &f),
+            )
+        }
+    };
     if runs_inline(out.len()) {
         task(0, out)
     } else {
@@ -163,15 +206,39 @@ pub fn map_rows_in_place<V: VFloat<Elem: Split>>(
     row: usize,
     f: impl Fn(usize, usize, V) -> V + Sync + Send,
 ) {
+    // SAFETY: `Here` needs no instruction beyond the build's.
+    unsafe { map_rows_in_place_on::<Here, V>(out, row, f) }
+}
+
+/// [`map_rows_in_place`] with each block run inside level `L` (as [`map_rows_on`]).
+///
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn map_rows_in_place_on<L: Level, V: VFloat<Elem: Split>>(
+    out: &mut [V::Elem],
+    row: usize,
+    f: impl Fn(usize, usize, V) -> V + Sync + Send,
+) {
     assert!(
         row >= V::LANES,
         "map_rows_in_place: rows of {row} < {} lanes",
         V::LANES
     );
-    let task = |first: usize, blk: &mut [V::Elem]| {
-        for (r, o) in blk.chunks_exact_mut(row).enumerate() {
-            in_place_run::<V>(o, |j, cur| f(first + r, j, cur));
-        }
+    // SAFETY: forwarded from the caller.
+    let task = |first: usize, blk: &mut [V::Elem]| unsafe {
+        L::run(
+            #[inline(always)]
+            || {
+                for (r, o) in blk.chunks_exact_mut(row).enumerate() {
+                    in_place_run::<V>(
+                        o,
+                        #[inline(always)]
+                        |j, cur| f(first + r, j, cur),
+                    );
+                }
+            },
+        )
     };
     if runs_inline(out.len()) {
         task(0, out)
@@ -203,13 +270,32 @@ fn in_place_run<V: VFloat>(o: &mut [V::Elem], f: impl Fn(usize, V) -> V) {
 /// end (starting in the previous block when the block is short: only inputs are read there).
 #[inline(always)]
 pub fn map_flat<V: VFloat<Elem: Split>>(out: &mut [V::Elem], f: impl Fn(usize) -> V + Sync + Send) {
+    // SAFETY: `Here` needs no instruction beyond the build's.
+    unsafe { map_flat_on::<Here, V>(out, f) }
+}
+
+/// [`map_flat`] with each block run inside level `L` (as [`map_rows_on`]).
+///
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn map_flat_on<L: Level, V: VFloat<Elem: Split>>(
+    out: &mut [V::Elem],
+    f: impl Fn(usize) -> V + Sync + Send,
+) {
     let l = V::LANES;
     assert!(
         out.len() >= l,
         "map_flat: {} elements < {l} lanes",
         out.len()
     );
-    let task = |first: usize, blk: &mut [V::Elem]| flat_block(first, blk, &f);
+    // SAFETY: forwarded from the caller.
+    let task = |first: usize, blk: &mut [V::Elem]| unsafe {
+        L::run(
+            #[inline(always)]
+            || flat_block(first, blk, &f),
+        )
+    };
     if runs_inline(out.len()) {
         task(0, out)
     } else {
@@ -242,14 +328,38 @@ pub fn map_flat_in_place<V: VFloat<Elem: Split>>(
     out: &mut [V::Elem],
     f: impl Fn(usize, V) -> V + Sync + Send,
 ) {
+    // SAFETY: `Here` needs no instruction beyond the build's.
+    unsafe { map_flat_in_place_on::<Here, V>(out, f) }
+}
+
+/// [`map_flat_in_place`] with each block run inside level `L` (as [`map_rows_on`]).
+///
+/// # Safety
+/// As [`Level::run`].
+#[inline(always)]
+unsafe fn map_flat_in_place_on<L: Level, V: VFloat<Elem: Split>>(
+    out: &mut [V::Elem],
+    f: impl Fn(usize, V) -> V + Sync + Send,
+) {
     let l = V::LANES;
     assert!(
         out.len() >= l,
         "map_flat_in_place: {} elements < {l} lanes",
         out.len()
     );
-    let task =
-        |first: usize, blk: &mut [V::Elem]| in_place_run::<V>(blk, |j, cur| f(first + j, cur));
+    // SAFETY: forwarded from the caller.
+    let task = |first: usize, blk: &mut [V::Elem]| unsafe {
+        L::run(
+            #[inline(always)]
+            || {
+                in_place_run::<V>(
+                    blk,
+                    #[inline(always)]
+                    |j, cur| f(first + j, cur),
+                )
+            },
+        )
+    };
     if runs_inline(out.len()) {
         task(0, out)
     } else {

@@ -15,7 +15,7 @@
 //! closures from one body, and only in builds without AVX-512F (with it, `F32V` already is
 //! the widest vector and the plain driver runs).
 
-use super::{flat_block, in_place_run, rows_block, runs_inline, Split, Task};
+use super::{Level, Split};
 use crate::cpu::{level, IsaLevel};
 use crate::simd::VFloat;
 
@@ -54,15 +54,6 @@ pub fn build_is_narrow() -> bool {
         Pick::Avx2 => !build_avx2,
         Pick::Avx512 => !cfg!(target_feature = "avx512f"),
     }
-}
-
-/// Runs a closure inside a function compiled for one instruction-set level.
-trait Level {
-    /// `g()`, compiled with this level's target features.
-    ///
-    /// # Safety
-    /// The CPU must have the level's features ([`pick`] chose it).
-    unsafe fn run<R>(g: impl FnOnce() -> R) -> R;
 }
 
 /// AVX2 + FMA.
@@ -136,35 +127,6 @@ pub(crate) fn run_at_level<S, R>(
     }
 }
 
-/// Splits `out` as the plain drivers do (`Split::rows` in blocks of whole rows of `row`, or
-/// `Split::blocks_of_at_least(min)` for `at_least = Some(min)`, or inline when small) and runs `block(first, blk)` on each block inside level `L`.
-///
-/// # Safety
-/// As [`Level::run`].
-#[inline(always)]
-unsafe fn blocks<L: Level, T: Split>(
-    out: &mut [T],
-    row: usize,
-    at_least: Option<usize>,
-    block: impl Fn(usize, &mut [T]) + Sync,
-) {
-    // SAFETY: forwarded from the caller.
-    let task = |first: usize, blk: &mut [T]| unsafe {
-        L::run(
-            #[inline(always)]
-            || block(first, blk),
-        )
-    };
-    let task: Task<'_, T> = &task;
-    if runs_inline(out.len()) {
-        task(0, out)
-    } else if let Some(min) = at_least {
-        Split::blocks_of_at_least(out, min, task)
-    } else {
-        Split::rows(out, row, task)
-    }
-}
-
 /// [`super::map_flat`] with the body for the level [`pick`] chooses.
 #[inline(always)]
 pub fn map_flat<T: Split, V: VFloat<Elem = T>, V2: VFloat<Elem = T>, V5: VFloat<Elem = T>>(
@@ -176,34 +138,9 @@ pub fn map_flat<T: Split, V: VFloat<Elem = T>, V2: VFloat<Elem = T>, V5: VFloat<
     match pick() {
         Pick::Build => super::map_flat(out, f),
         // SAFETY: `pick` checked the level's features.
-        Pick::Avx2 => unsafe { flat::<OnAvx2, _, _>(out, f2) },
+        Pick::Avx2 => unsafe { super::map_flat_on::<OnAvx2, _>(out, f2) },
         // SAFETY: as above.
-        Pick::Avx512 => unsafe { flat::<OnAvx512, _, _>(out, f5) },
-    }
-}
-
-/// # Safety
-/// As [`Level::run`].
-#[inline(always)]
-unsafe fn flat<L: Level, T: Split, V: VFloat<Elem = T>>(
-    out: &mut [T],
-    f: impl Fn(usize) -> V + Sync + Send,
-) {
-    assert!(
-        out.len() >= V::LANES,
-        "map_flat: {} elements < {} lanes",
-        out.len(),
-        V::LANES
-    );
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        blocks::<L, T>(
-            out,
-            1,
-            None,
-            #[inline(always)]
-            |first, blk| flat_block(first, blk, &f),
-        )
+        Pick::Avx512 => unsafe { super::map_flat_on::<OnAvx512, _>(out, f5) },
     }
 }
 
@@ -223,40 +160,9 @@ pub fn map_flat_in_place<
     match pick() {
         Pick::Build => super::map_flat_in_place(out, f),
         // SAFETY: `pick` checked the level's features.
-        Pick::Avx2 => unsafe { flat_in_place::<OnAvx2, _, _>(out, f2) },
+        Pick::Avx2 => unsafe { super::map_flat_in_place_on::<OnAvx2, _>(out, f2) },
         // SAFETY: as above.
-        Pick::Avx512 => unsafe { flat_in_place::<OnAvx512, _, _>(out, f5) },
-    }
-}
-
-/// # Safety
-/// As [`Level::run`].
-#[inline(always)]
-unsafe fn flat_in_place<L: Level, T: Split, V: VFloat<Elem = T>>(
-    out: &mut [T],
-    f: impl Fn(usize, V) -> V + Sync + Send,
-) {
-    let l = V::LANES;
-    assert!(
-        out.len() >= l,
-        "map_flat_in_place: {} elements < {l} lanes",
-        out.len()
-    );
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        blocks::<L, T>(
-            out,
-            1,
-            Some(l),
-            #[inline(always)]
-            |first, blk| {
-                in_place_run::<V>(
-                    blk,
-                    #[inline(always)]
-                    |j, cur| f(first + j, cur),
-                )
-            },
-        )
+        Pick::Avx512 => unsafe { super::map_flat_in_place_on::<OnAvx512, _>(out, f5) },
     }
 }
 
@@ -272,34 +178,9 @@ pub fn map_rows<T: Split, V: VFloat<Elem = T>, V2: VFloat<Elem = T>, V5: VFloat<
     match pick() {
         Pick::Build => super::map_rows(out, row, f),
         // SAFETY: `pick` checked the level's features.
-        Pick::Avx2 => unsafe { rows::<OnAvx2, _, _>(out, row, f2) },
+        Pick::Avx2 => unsafe { super::map_rows_on::<OnAvx2, _>(out, row, f2) },
         // SAFETY: as above.
-        Pick::Avx512 => unsafe { rows::<OnAvx512, _, _>(out, row, f5) },
-    }
-}
-
-/// # Safety
-/// As [`Level::run`].
-#[inline(always)]
-unsafe fn rows<L: Level, T: Split, V: VFloat<Elem = T>>(
-    out: &mut [T],
-    row: usize,
-    f: impl Fn(usize, usize) -> V + Sync + Send,
-) {
-    assert!(
-        row >= V::LANES,
-        "map_rows: rows of {row} < {} lanes",
-        V::LANES
-    );
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        blocks::<L, T>(
-            out,
-            row,
-            None,
-            #[inline(always)]
-            |first, blk| rows_block(first, blk, row, &f),
-        )
+        Pick::Avx512 => unsafe { super::map_rows_on::<OnAvx512, _>(out, row, f5) },
     }
 }
 
@@ -320,42 +201,9 @@ pub fn map_rows_in_place<
     match pick() {
         Pick::Build => super::map_rows_in_place(out, row, f),
         // SAFETY: `pick` checked the level's features.
-        Pick::Avx2 => unsafe { rows_in_place::<OnAvx2, _, _>(out, row, f2) },
+        Pick::Avx2 => unsafe { super::map_rows_in_place_on::<OnAvx2, _>(out, row, f2) },
         // SAFETY: as above.
-        Pick::Avx512 => unsafe { rows_in_place::<OnAvx512, _, _>(out, row, f5) },
-    }
-}
-
-/// # Safety
-/// As [`Level::run`].
-#[inline(always)]
-unsafe fn rows_in_place<L: Level, T: Split, V: VFloat<Elem = T>>(
-    out: &mut [T],
-    row: usize,
-    f: impl Fn(usize, usize, V) -> V + Sync + Send,
-) {
-    assert!(
-        row >= V::LANES,
-        "map_rows_in_place: rows of {row} < {} lanes",
-        V::LANES
-    );
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        blocks::<L, T>(
-            out,
-            row,
-            None,
-            #[inline(always)]
-            |first, blk| {
-                for (r, o) in blk.chunks_exact_mut(row).enumerate() {
-                    in_place_run::<V>(
-                        o,
-                        #[inline(always)]
-                        |j, cur| f(first + r, j, cur),
-                    );
-                }
-            },
-        )
+        Pick::Avx512 => unsafe { super::map_rows_in_place_on::<OnAvx512, _>(out, row, f5) },
     }
 }
 
