@@ -332,32 +332,32 @@ pub(crate) fn loop_kernel(
     match &vector {
         // The loop drivers need a whole vector per row (per block when flat); any target's
         // vector fits once the row holds the widest one.
-        Some(vt) if ext[inner] >= max_lanes(t) && worth_isa_dispatch(&exprs, &live, total) => {
-            // The body once, over the vector type `V` that `__isa_map!` names three times.
-            let v_stmts = vector_stmts(&exprs, &[root], &acc, &quote!(V), inner);
-            let body = quote!({ #binds #v_stmts #r });
-            let (l2, l5) = isa_lanes(t);
-            let kinds = quote!([V = #vt, #l2, #l5]);
-            let isa = quote!(::xla_aot::__rt::xla_kernels::__isa_map!);
-            match (flat, has_own) {
-                (true, false) => quote!(#isa(map_flat, #kinds, (#w), |g| #body);),
-                (true, true) => quote!(#isa(map_flat_in_place, #kinds, (#w), |g, cur| #body);),
-                (false, false) => quote!(#isa(map_rows, #kinds, (#w, #rl), |g, j| #body);),
-                (false, true) => {
-                    quote!(#isa(map_rows_in_place, #kinds, (#w, #rl), |g, j, cur| #body);)
-                }
-            }
-        }
         Some(vt) if ext[inner] >= max_lanes(t) => {
-            let v_stmts = vector_stmts(&exprs, &[root], &acc, vt, inner);
+            // A dispatched body is written once, over the vector type `V` that `__isa_map!`
+            // names three times.
+            let dispatch = worth_isa_dispatch(&exprs, &live, total);
+            let bv = if dispatch { quote!(V) } else { vt.clone() };
+            let v_stmts = vector_stmts(&exprs, &[root], &acc, &bv, inner);
             let body = quote!({ #binds #v_stmts #r });
-            match (flat, has_own) {
-                (true, false) => quote!(#fz::map_flat::<#vt>(#w, |g| #body);),
-                (true, true) => quote!(#fz::map_flat_in_place::<#vt>(#w, |g, cur| #body);),
-                (false, false) => quote!(#fz::map_rows::<#vt>(#w, #rl, |g, j| #body);),
-                (false, true) => {
-                    quote!(#fz::map_rows_in_place::<#vt>(#w, #rl, |g, j, cur| #body);)
+            let (driver, args, params) = match (flat, has_own) {
+                (true, false) => (quote!(map_flat), quote!(#w), quote!(g)),
+                (true, true) => (quote!(map_flat_in_place), quote!(#w), quote!(g, cur)),
+                (false, false) => (quote!(map_rows), quote!(#w, #rl), quote!(g, j)),
+                (false, true) => (
+                    quote!(map_rows_in_place),
+                    quote!(#w, #rl),
+                    quote!(g, j, cur),
+                ),
+            };
+            if dispatch {
+                let (l2, l5) = isa_lanes(t);
+                quote! {
+                    ::xla_aot::__rt::xla_kernels::__isa_map!(
+                        #driver, [V = #vt, #l2, #l5], (#args), |#params| #body
+                    );
                 }
+            } else {
+                quote!(#fz::#driver::<#vt>(#args, |#params| #body);)
             }
         }
         Some(vt) => short_rows(
