@@ -1,9 +1,10 @@
-//! Generated elementwise loops with run-time instruction-set dispatch (`xla_kernels::fused::isa`):
-//! loops of 4K elements or more with a transcendental function, a root or a division run
-//! AVX-512, AVX2 + FMA or the build's own vectors, whichever `xla_kernels::cpu::level` picks.
-//! Each result is checked against the scalar op (the evaluator's) within the vector math's ulp
-//! budget (`xla_kernels::math`), special results and exact ops bit for bit, and the same bits on
-//! 1 and 3 threads. The test command reruns this file with `XLA_KERNELS_MAX_ISA` capped at each
+//! Generated elementwise loops and reductions with run-time instruction-set dispatch
+//! (`xla_kernels::fused::isa`): loops of 4K elements or more with a transcendental function, a
+//! root or a division run AVX-512, AVX2 + FMA or the build's own vectors, whichever
+//! `xla_kernels::cpu::level` picks. Each elementwise result is checked against the scalar op
+//! (the evaluator's) within the vector math's ulp budget (`xla_kernels::math`), special results
+//! and exact ops bit for bit; each reduction against the same sum in f64 (its order, lanes per
+//! accumulator, is the level's own); and every result the same bits on 1 and 3 threads. The test command reruns this file with `XLA_KERNELS_MAX_ISA` capped at each
 //! level below the CPU's widest.
 //!
 //! Run: `cargo test -p xla-aot --test dispatched_loops`.
@@ -37,6 +38,27 @@ xla! {
     /// Correctly rounded at every level: bit for bit.
     pub fn div_sqrt(x: f32[20001], y: f32[20001]) -> f32[20001] {
         x / Sqrt(y)
+    }
+    /// The exponentials summed and stored in one pass (`reduce_rows_storing`), then divided.
+    pub fn softmax_rows(x: f32[64, 1000]) -> f32[64, 1000] {
+        let m = Reduce(x, f32::NEG_INFINITY, dimensions = [1], |a, b| Max(a, b));
+        let e = Exp(Sub(x, m, broadcast_dimensions = [0]));
+        let s = Reduce(e, 0.0, dimensions = [1], |a, b| a + b);
+        Div(e, s, broadcast_dimensions = [0])
+    }
+    pub fn sum_exp_f64(x: f64[32, 517]) -> f64[32] {
+        Reduce(Exp(x), 0.0, dimensions = [1], |a, b| a + b)
+    }
+    /// One row of more than two leaves: folded as a tree of leaves.
+    pub fn sum_exp_long(x: f32[1, 50001]) -> f32[1] {
+        Reduce(Exp(x), 0.0, dimensions = [1], |a, b| a + b)
+    }
+    pub fn max_tanh_rows(x: f32[40, 259]) -> f32[40] {
+        Reduce(Tanh(x), f32::NEG_INFINITY, dimensions = [1], |a, b| Max(a, b))
+    }
+    /// Columns (`reduce_cols`): each output's own order at every level.
+    pub fn sum_exp_columns(x: f32[301, 67]) -> f32[67] {
+        Reduce(Exp(x), 0.0, dimensions = [0], |a, b| a + b)
     }
 }
 
@@ -213,8 +235,85 @@ fn run_all(threads: usize) -> Vec<Vec<u64>> {
         let y = div_sqrt(&ta, &Tensor::<f32, D1<20001>>::from_vec(b.clone()).unwrap());
         check("div_sqrt", y.as_slice(), |i| a[i] / b[i].sqrt(), 0);
         all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+        reductions(&mut all);
         all
     })
+}
+
+/// Finite values in [-10, 10): sums of their exponentials stay far from overflow.
+fn moderate(n: usize, seed: u64) -> Vec<f32> {
+    f32s(n, seed)
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| if v.is_finite() { v % 10.0 } else { i as f32 % 7.0 })
+        .collect()
+}
+
+/// `got[i]` within `rel` of `want[i]` relatively.
+fn close(name: &str, got: &[f64], want: &[f64], rel: f64) {
+    assert_eq!(got.len(), want.len());
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= rel * w.abs(),
+            "{name}[{i}] = {g:e}, want {w:e} (relative {rel:e})"
+        );
+    }
+}
+
+/// The dispatched reductions against sums in f64 of the scalar functions; bits into `all`.
+fn reductions(all: &mut Vec<Vec<u64>>) {
+    let up = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+    let x = moderate(64 * 1000, 10);
+    let y = softmax_rows(&Tensor::<f32, D2<64, 1000>>::from_vec(x.clone()).unwrap());
+    let want: Vec<f64> = x
+        .chunks(1000)
+        .flat_map(|r| {
+            let m = r.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+            let e: Vec<f64> = r.iter().map(|&v| f64::from(v - m).exp()).collect();
+            let s: f64 = e.iter().sum();
+            e.into_iter().map(move |v| v / s)
+        })
+        .collect();
+    // exp within 1 ulp, a sum of 1000 positive terms, one division: well inside 1e-5.
+    close("softmax", &up(y.as_slice()), &want, 1e-5);
+    all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+
+    let x: Vec<f64> = moderate(32 * 517, 11).iter().map(|&v| f64::from(v)).collect();
+    let y = sum_exp_f64(&Tensor::<f64, D2<32, 517>>::from_vec(x.clone()).unwrap());
+    let want: Vec<f64> = x.chunks(517).map(|r| r.iter().map(|v| v.exp()).sum()).collect();
+    close("sum_exp_f64", y.as_slice(), &want, 1e-13);
+    all.push(y.as_slice().iter().map(|v| v.to_bits()).collect());
+
+    let x = moderate(50001, 12);
+    let y = sum_exp_long(&Tensor::<f32, D2<1, 50001>>::from_vec(x.clone()).unwrap());
+    let want = [x.iter().map(|&v| f64::from(v).exp()).sum::<f64>()];
+    close("sum_exp_long", &up(y.as_slice()), &want, 1e-5);
+    all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+
+    let x = f32s(40 * 259, 13);
+    let y = max_tanh_rows(&Tensor::<f32, D2<40, 259>>::from_vec(x.clone()).unwrap());
+    let want = |g: usize| {
+        let r = &x[g * 259..(g + 1) * 259];
+        // XLA's max: NaN wins.
+        r.iter().fold(f32::NEG_INFINITY, |a, &b| {
+            let t = <f32 as Scalar>::tanh(b);
+            if a.is_nan() || t.is_nan() {
+                f32::NAN
+            } else {
+                a.max(t)
+            }
+        })
+    };
+    check("max_tanh", y.as_slice(), want, 6);
+    all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+
+    let x = moderate(301 * 67, 14);
+    let y = sum_exp_columns(&Tensor::<f32, D2<301, 67>>::from_vec(x.clone()).unwrap());
+    let want: Vec<f64> = (0..67)
+        .map(|j| (0..301).map(|i| f64::from(x[i * 67 + j]).exp()).sum())
+        .collect();
+    close("sum_exp_columns", &up(y.as_slice()), &want, 1e-5);
+    all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
 }
 
 #[test]

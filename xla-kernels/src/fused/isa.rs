@@ -1,6 +1,6 @@
-//! The elementwise drivers with the instruction set chosen at run time, for generated loops
-//! whose vector code is worth it (transcendental functions over large arrays; the macro
-//! decides which, `xla-macros`' `codegen_loops`).
+//! The elementwise and reduction drivers with the instruction set chosen at run time, for
+//! generated loops whose vector code is worth it (transcendental functions over large arrays;
+//! the macro decides which, `xla-macros`' `codegen_loops` and `codegen_reduce`).
 //!
 //! A default x86-64 build compiles `wide`'s vectors for SSE2 (see [`crate::cpu`]). These
 //! drivers take the loop body three times, written over three vector types: the build's own
@@ -9,13 +9,15 @@
 //! compiled with that level's `#[target_feature]`, into which the body is inlined before LLVM
 //! vectorizes it. Blocks, windows and the order of every operation are those of the plain
 //! drivers ([`super::map_flat`], ...), so results do not depend on the thread count; between
-//! levels they may differ where the wider levels fuse multiply-adds (`Lanes::mul_add`).
+//! levels they may differ where the wider levels fuse multiply-adds (`Lanes::mul_add`), and a
+//! row reduction's sum in the order of its level's lanes.
 //!
-//! The generated code calls these through [`crate::__isa_map`], which writes the three
-//! closures from one body, and only in builds without AVX-512F (with it, `F32V` already is
+//! The reduction drivers ([`reduce_rows`], [`reduce_rows_storing`], [`reduce_cols`]) take a
+//! reducer per level as well. The generated code calls all of these through
+//! [`crate::__isa_map`], which writes the three closures from one body, and only in builds without AVX-512F (with it, `F32V` already is
 //! the widest vector and the plain driver runs).
 
-use super::{Level, Split};
+use super::{Level, Reducer, Split};
 use crate::cpu::{level, IsaLevel};
 use crate::simd::VFloat;
 
@@ -207,30 +209,128 @@ pub fn map_rows_in_place<
     }
 }
 
+/// [`super::reduce_rows`] with the reducer and body for the level [`pick`] chooses. Each
+/// level's vectors hold a different number of lanes, so the order of a sum's additions (lanes
+/// per accumulator) differs between levels; within one level it depends on sizes only.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_rows<T: Split, V: VFloat<Elem = T>, V2: VFloat<Elem = T>, V5: VFloat<Elem = T>>(
+    out: &mut [T],
+    row: usize,
+    per_task: usize,
+    init: T,
+    c: impl Reducer<V>,
+    f: impl Fn(usize, usize) -> V + Sync + Send,
+    c2: impl Reducer<V2>,
+    f2: impl Fn(usize, usize) -> V2 + Sync + Send,
+    c5: impl Reducer<V5>,
+    f5: impl Fn(usize, usize) -> V5 + Sync + Send,
+) {
+    use super::reduce::reduce_rows_on as on;
+    match pick() {
+        Pick::Build => super::reduce_rows(out, row, per_task, init, c, f),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe { on::<OnAvx2, _>(out, row, per_task, init, c2, f2) },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe { on::<OnAvx512, _>(out, row, per_task, init, c5, f5) },
+    }
+}
+
+/// [`super::reduce_rows_storing`] with the reducer and body for the level [`pick`] chooses
+/// (sums in a level's own order, as [`reduce_rows`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_rows_storing<
+    T: Split,
+    V: VFloat<Elem = T>,
+    V2: VFloat<Elem = T>,
+    V5: VFloat<Elem = T>,
+>(
+    out: &mut [T],
+    store: &mut [T],
+    row: usize,
+    per_task: usize,
+    init: T,
+    c: impl Reducer<V>,
+    f: impl Fn(usize, usize) -> (V, V) + Sync + Send,
+    c2: impl Reducer<V2>,
+    f2: impl Fn(usize, usize) -> (V2, V2) + Sync + Send,
+    c5: impl Reducer<V5>,
+    f5: impl Fn(usize, usize) -> (V5, V5) + Sync + Send,
+) {
+    use super::reduce::reduce_rows_storing_on as on;
+    match pick() {
+        Pick::Build => super::reduce_rows_storing(out, store, row, per_task, init, c, f),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe { on::<OnAvx2, _>(out, store, row, per_task, init, c2, f2) },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe { on::<OnAvx512, _>(out, store, row, per_task, init, c5, f5) },
+    }
+}
+
+/// [`super::reduce_cols`] with the reducer and body for the level [`pick`] chooses. Every
+/// output folds its own elements in the same order at every level (lanes are outputs here).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_cols<T: Split, V: VFloat<Elem = T>, V2: VFloat<Elem = T>, V5: VFloat<Elem = T>>(
+    out: &mut [T],
+    k: usize,
+    outer: usize,
+    inner: usize,
+    run: usize,
+    init: T,
+    c: impl Reducer<V>,
+    f: impl Fn(usize, usize, usize, usize) -> V + Sync + Send,
+    c2: impl Reducer<V2>,
+    f2: impl Fn(usize, usize, usize, usize) -> V2 + Sync + Send,
+    c5: impl Reducer<V5>,
+    f5: impl Fn(usize, usize, usize, usize) -> V5 + Sync + Send,
+) {
+    use super::reduce::reduce_cols_on as on;
+    match pick() {
+        Pick::Build => super::reduce_cols(out, k, outer, inner, run, init, c, f),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe { on::<OnAvx2, _>(out, k, outer, inner, run, init, c2, f2) },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe { on::<OnAvx512, _>(out, k, outer, inner, run, init, c5, f5) },
+    }
+}
+
 /// The call the generated code makes for a dispatched loop: `__isa_map!(driver, [V = Build,
-/// Avx2, Avx512], (out, args..), |params| body)` expands to `fused::isa::driver(out, args..,
-/// closure over Build, over Avx2, over Avx512)`, each closure the same `body` with the type
-/// alias `V` naming its vector type; in a build with AVX-512F, to the plain driver with the
-/// build's vectors alone.
+/// Avx2, Avx512], (out, args..), |params| -> R { body })` expands to
+/// `fused::isa::driver(out, args.., closure over Build, over Avx2, over Avx512)`, each closure
+/// the same `body` with the type alias `V` naming its vector type; in a build with AVX-512F, to
+/// the plain driver with the build's vectors alone. With `per_level(a..)` after the arguments
+/// (a reduction's [`super::Combine`]), each closure is preceded by the expressions `a..`
+/// written over that level's `V` too.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __isa_map {
     ($driver:ident, [$v:ident = $base:ty, $t2:ty, $t5:ty], ($($arg:expr),*),
-     |$($p:ident),*| { $($body:tt)* }) => {{
+     |$($p:ident),*| -> $r:ty { $($body:tt)* }) => {
+        $crate::__isa_map!(
+            $driver, [$v = $base, $t2, $t5], ($($arg),*), per_level(), |$($p),*| -> $r { $($body)* }
+        )
+    };
+    ($driver:ident, [$v:ident = $base:ty, $t2:ty, $t5:ty], ($($arg:expr),*),
+     per_level($($la:expr),*), |$($p:ident),*| -> $r:ty { $($body:tt)* }) => {{
         #[cfg(target_feature = "avx512f")]
         {
             type $v = $base;
-            $crate::fused::$driver::<$v>($($arg,)* |$($p),*| -> $v { $($body)* });
+            $crate::fused::$driver::<$v>($($arg,)* $($la,)* |$($p),*| -> $r { $($body)* });
         }
         #[cfg(not(target_feature = "avx512f"))]
         {
             $crate::fused::isa::$driver(
                 $($arg,)*
-                { type $v = $base; |$($p),*| -> $v { $($body)* } },
+                $({ type $v = $base; $la },)*
+                { type $v = $base; |$($p),*| -> $r { $($body)* } },
                 // Inlined into the level's `#[target_feature]` function whatever its size, so
                 // LLVM vectorizes it there, at that level's width.
-                { type $v = $t2; #[inline(always)] |$($p),*| -> $v { $($body)* } },
-                { type $v = $t5; #[inline(always)] |$($p),*| -> $v { $($body)* } },
+                $({ type $v = $t2; $la },)*
+                { type $v = $t2; #[inline(always)] |$($p),*| -> $r { $($body)* } },
+                $({ type $v = $t5; $la },)*
+                { type $v = $t5; #[inline(always)] |$($p),*| -> $r { $($body)* } },
             );
         }
     }};

@@ -212,7 +212,7 @@ const ISA_MIN_ELEMENTS: i64 = 1 << 12;
 /// run-time dispatch: large, and with an op whose vector code is long enough (the
 /// transcendental functions, roots, divisions) for vector width to matter; loops of adds and
 /// multiplies are bound by memory at any width.
-fn worth_isa_dispatch(exprs: &[Expr], live: &[bool], total: i64) -> bool {
+pub(super) fn worth_isa_dispatch(exprs: &[Expr], live: &[bool], total: i64) -> bool {
     use xla_core::{BinaryOp as B, UnaryOp as U};
     total >= ISA_MIN_ELEMENTS
         && exprs.iter().zip(live).any(|(e, &l)| {
@@ -241,7 +241,7 @@ fn worth_isa_dispatch(exprs: &[Expr], live: &[bool], total: i64) -> bool {
 }
 
 /// The AVX2 and AVX-512 vector types of a dispatched loop over `t` (f32 or f64).
-fn isa_lanes(t: xla_core::ElementType) -> (TokenStream, TokenStream) {
+pub(super) fn isa_lanes(t: xla_core::ElementType) -> (TokenStream, TokenStream) {
     let simd = quote!(::xla_aot::__rt::xla_kernels::simd);
     if t == xla_core::ElementType::F64 {
         (quote!(#simd::L4F64), quote!(#simd::L8F64))
@@ -353,7 +353,7 @@ pub(crate) fn loop_kernel(
                 let (l2, l5) = isa_lanes(t);
                 quote! {
                     ::xla_aot::__rt::xla_kernels::__isa_map!(
-                        #driver, [V = #vt, #l2, #l5], (#args), |#params| #body
+                        #driver, [V = #vt, #l2, #l5], (#args), |#params| -> V #body
                     );
                 }
             } else {

@@ -12,7 +12,10 @@ use xla_core::{BinaryOp, Computation, ElementType, Op};
 use super::codegen_expr::{
     no_local, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
 };
-use super::codegen_loops::{access_vectors, bind_groups, dispatch, Space};
+use super::codegen_expr::reachable;
+use super::codegen_loops::{
+    access_vectors, bind_groups, dispatch, isa_lanes, worth_isa_dispatch, Space,
+};
 use super::codegen_rt::{
     f32_tokens, f64_tokens, lanes_of, lit_usize, max_lanes, offset_tokens, rust_type, scalar_of,
     src_ident, vector_type, vfloat_of,
@@ -494,27 +497,72 @@ fn driven_rows(d: &DrivenRows<'_>) -> Option<TokenStream> {
         local: &no_local,
     };
     let roots: Vec<ExprId> = [d.operand].into_iter().chain(d.store).collect();
-    let v_stmts = vector_stmts(d.exprs, &roots, &acc, d.vt, inner);
-    let (vt, x, binds, init) = (d.vt, var(d.operand), d.binds, d.init);
-    let vf = vfloat_of(vt);
-    let (id, vcomb, vred, scomb) = combiners(d.bop, d.t, &vf);
+    let dispatch = worth_isa_dispatch(d.exprs, &reachable(d.exprs, &roots), d.out_n * d.red_n);
+    let bv = if dispatch { quote!(V) } else { d.vt.clone() };
+    let v_stmts = vector_stmts(d.exprs, &roots, &acc, &bv, inner);
+    let (x, binds, init) = (var(d.operand), d.binds, d.init);
     let (w, rl) = (&d.ws[0], lit_usize(row));
     // The storing driver takes the pair (reduced, stored): the stored value may be one the
     // reduced value is computed from (LayerNorm's `x - mean`, whose square is reduced).
-    let (driver, store, result) = match d.store {
+    let (driver, store, result, ret) = match d.store {
         Some(e) => {
             let (wu, s) = (&d.ws[1], var(e));
-            (quote!(reduce_rows_storing), quote!(#wu,), quote!((#x, #s)))
+            let pair = quote!((#bv, #bv));
+            (quote!(reduce_rows_storing), quote!(#wu,), quote!((#x, #s)), pair)
         }
-        None => (quote!(reduce_rows), quote!(), quote!(#x)),
+        None => (quote!(reduce_rows), quote!(), quote!(#x), bv.clone()),
     };
     let per_task = lit_usize((reduce_task_work(d.out_n * d.red_n) / d.red_n.max(1)).max(1));
-    let c = quote!(fused::Combine { id: #id, v: #vcomb, lanes: #vred, s: #scomb });
-    Some(quote! {
-        fused::#driver(#w, #store #rl, #per_task, #init, #c, |g, j| {
-            #binds #v_stmts #result
-        });
-    })
+    Some(driver_call(&DriverCall {
+        dispatch,
+        t: d.t,
+        vt: d.vt,
+        bop: d.bop,
+        driver,
+        args: quote!(#w, #store #rl, #per_task, #init),
+        params: quote!(g, j),
+        ret,
+        body: quote!(#binds #v_stmts #result),
+    }))
+}
+
+/// A call of one of the library's reduction drivers (`fused::reduce_rows`, ...).
+struct DriverCall<'a> {
+    /// Whether through `__isa_map!` (a body worth the run-time level's vectors).
+    dispatch: bool,
+    t: ElementType,
+    /// The build's vector type of `t`.
+    vt: &'a TokenStream,
+    bop: BinaryOp,
+    driver: TokenStream,
+    /// The driver's arguments before the reducer.
+    args: TokenStream,
+    /// The per-element closure: its parameters, return type and body, written over `V` when
+    /// `dispatch`, else over `vt`.
+    params: TokenStream,
+    ret: TokenStream,
+    body: TokenStream,
+}
+
+/// The driver called with the reducer's [`combiners`] and the per-element closure: plainly over
+/// the build's vectors, or through `__isa_map!`, which writes reducer and closure once per
+/// instruction-set level (the reducer over each level's `V`).
+fn driver_call(c: &DriverCall<'_>) -> TokenStream {
+    let bv = if c.dispatch { quote!(V) } else { c.vt.clone() };
+    let (id, vcomb, vred, scomb) = combiners(c.bop, c.t, &vfloat_of(&bv));
+    let comb = quote!(fused::Combine { id: #id, v: #vcomb, lanes: #vred, s: #scomb });
+    let (driver, args, params, ret, body) = (&c.driver, &c.args, &c.params, &c.ret, &c.body);
+    if c.dispatch {
+        let (vt, (l2, l5)) = (c.vt, isa_lanes(c.t));
+        quote! {
+            ::xla_aot::__rt::xla_kernels::__isa_map!(
+                #driver, [V = #vt, #l2, #l5], (#args), per_level(#comb),
+                |#params| -> #ret { #body }
+            );
+        }
+    } else {
+        quote!(fused::#driver(#args, #comb, |#params| -> #ret { #body });)
+    }
 }
 
 /// For a recognised reducer over f32/f64: the identity (folded into lane accumulators, never
@@ -586,7 +634,7 @@ struct ColumnReduce<'a> {
 /// outer kept indices from the output row `g` and the outer reduced ones from `o`.
 fn driven_columns(
     c: &ColumnReduce<'_>,
-    v_stmts: &TokenStream,
+    acc: &Access<'_>,
     outer_red: &[usize],
     last_red: Option<usize>,
     w: &Ident,
@@ -602,8 +650,10 @@ fn driven_columns(
     );
     let red_binds = bind_groups(outer_red, ext, vars, &|_| true, &quote!(o));
     let iv = last_red.map_or(quote!(_unused), |g| c.vars[g].clone());
-    let vf = vfloat_of(&c.vt);
-    let (id, vcomb, vred, scomb) = combiners(c.bop, c.t, &vf);
+    let total = c.out_n * c.red_n;
+    let dispatch = worth_isa_dispatch(c.exprs, &reachable(c.exprs, &[c.operand]), total);
+    let bv = if dispatch { quote!(V) } else { c.vt.clone() };
+    let v_stmts = vector_stmts(c.exprs, &[c.operand], acc, &bv, inner);
     let outer_n: i64 = outer_red.iter().map(|&g| c.space.ext[g]).product();
     let ri = last_red.map_or(1, |g| c.space.ext[g]);
     let (k, on, ri) = (
@@ -615,12 +665,17 @@ fn driven_columns(
     let run = lit_usize(reduce_task_work(c.out_n * c.red_n) / c.red_n.max(1));
     let run = quote!(fused::COL_RUN.max(#run));
     let (init, x) = (c.init, var(c.operand));
-    let comb = quote!(fused::Combine { id: #id, v: #vcomb, lanes: #vred, s: #scomb });
-    quote! {
-        fused::reduce_cols(#w, #k, #on, #ri, #run, #init, #comb, |g, o, i, j| {
-            #kept_binds #red_binds let #iv = i; #v_stmts #x
-        });
-    }
+    driver_call(&DriverCall {
+        dispatch,
+        t: c.t,
+        vt: &c.vt,
+        bop: c.bop,
+        driver: quote!(reduce_cols),
+        args: quote!(#w, #k, #on, #ri, #run, #init),
+        params: quote!(g, o, i, j),
+        ret: bv,
+        body: quote!(#kept_binds #red_binds let #iv = i; #v_stmts #x),
+    })
 }
 
 /// Vector mode when the innermost operand dim is kept (column sums): the outputs themselves
@@ -646,6 +701,13 @@ fn column_reduce(
         vars: &vars_v,
         local: &no_local,
     };
+    let (last_red, outer_red) = c
+        .red
+        .split_last()
+        .map_or((None, &[][..]), |(l, o)| (Some(*l), o));
+    if ki >= max_lanes(c.t) {
+        return driven_columns(c, &acc, outer_red, last_red, w);
+    }
     let v_stmts = vector_stmts(c.exprs, &[c.operand], &acc, &c.vt, inner);
     let t_stmts = vector_tail_stmts(c.exprs, &[c.operand], &acc, &c.vt, inner, &quote!(rem));
     let et = rust_type(c.t);
@@ -654,10 +716,6 @@ fn column_reduce(
     // The innermost reduced group runs four elements at a time, combined pairwise
     // (`(x0 + x1) + (x2 + x3)`) before meeting the accumulator: a fixed order, a quarter of
     // the accumulator traffic.
-    let (last_red, outer_red) = c
-        .red
-        .split_last()
-        .map_or((None, &[][..]), |(l, o)| (Some(*l), o));
     let ri = last_red.map_or(1, |g| c.space.ext[g]);
     let ri_l = lit_usize(ri);
     let iv = last_red.map_or(quote!(_unused), |g| c.vars[g].clone());
@@ -682,9 +740,6 @@ fn column_reduce(
             };)
         })
         .collect();
-    if ki >= max_lanes(c.t) {
-        return driven_columns(c, &v_stmts, outer_red, last_red, w);
-    }
     // Rows shorter than the widest vector: full vectors, then the valid lanes of a partial one.
     let mut body = quote! {
         for ib in 0..#ri_l / 4 {

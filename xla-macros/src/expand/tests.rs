@@ -166,6 +166,18 @@ fn row_softmax_fuses_producers_into_reductions() {
         text.contains("reduce_max_xla") && text.contains("reduce_add"),
         "vector reductions"
     );
+    // The max is a compare per element: the build's vectors. The exp-and-sum pass (32K
+    // elements of `exp`) and the division take the run-time level's (`fused::isa`).
+    assert!(text.contains("fused :: reduce_rows (w0"), "plain max: {text}");
+    assert!(
+        text.contains("__isa_map ! (reduce_rows_storing")
+            && text.contains("per_level (fused :: Combine")
+            && text.contains("__isa_map ! (map_rows_in_place"),
+        "dispatched exp-and-sum and division: {text}"
+    );
+    // A small softmax stays on the build's vectors (one body, not three).
+    let small = expand_text(&row_softmax(4, 100));
+    assert!(!small.contains("__isa_map"), "{small}");
 }
 
 #[test]
