@@ -31,7 +31,10 @@ pub(super) fn mm<T: LinalgElem>(
 }
 
 /// `out (nb x nb, row-major) = -inv(t)` for the triangular `t` read as `at(i, j)` in its
-/// `lower` (else upper) triangle, its diagonal as `diag(i)`: column by column, by substitution.
+/// `lower` (else upper) triangle, its diagonal as `diag(i)`: row by row, by substitution
+/// (`inv_ij = -(Σ_c t_ic inv_cj) / t_ii` for `j != i`, `c` ascending over the nonzero
+/// `inv_cj`): each `t_ic` scales a finished row into the current one, a contiguous loop the
+/// compiler vectorizes (the column-by-column form read `inv` with a stride of `nb`, scalar).
 pub(super) fn neg_inverse<T: LinalgElem>(
     nb: usize,
     lower: bool,
@@ -41,23 +44,48 @@ pub(super) fn neg_inverse<T: LinalgElem>(
 ) {
     let out = &mut out[..nb * nb];
     out.fill(T::default());
-    for j in 0..nb {
-        // y = inv(t) e_j: rows j.. (lower) or ..=j (upper) are the only nonzero ones.
-        out[j * nb + j] = T::one() / diag(j);
-        // Rows below j ascending (lower) or above j descending (upper): no allocation.
-        let count = if lower { nb - j - 1 } else { j };
-        for step in 0..count {
-            let i = if lower { j + 1 + step } else { j - 1 - step };
-            let (lo, hi) = if lower { (j, i) } else { (i + 1, j + 1) };
-            let mut s = T::default();
-            for c in lo..hi {
-                s = s + at(i, c) * out[c * nb + j];
+    if lower {
+        // Row i: columns 0..i from rows 0..i (row c nonzero in columns 0..=c).
+        for i in 0..nb {
+            let (done, rest) = out.split_at_mut(i * nb);
+            let row = &mut rest[..nb];
+            for c in 0..i {
+                axpy(&mut row[..=c], at(i, c), &done[c * nb..c * nb + c + 1]);
             }
-            out[i * nb + j] = -s / diag(i);
+            finish_row(&mut row[..i], diag(i));
+            row[i] = T::one() / diag(i);
+        }
+    } else {
+        // Row i, last first: columns i+1.. from rows i+1.. (row c nonzero in columns c..).
+        for i in (0..nb).rev() {
+            let (head, done) = out.split_at_mut((i + 1) * nb);
+            let row = &mut head[i * nb..];
+            for c in i + 1..nb {
+                let rc = &done[(c - i - 1) * nb..(c - i) * nb];
+                axpy(&mut row[c..], at(i, c), &rc[c..]);
+            }
+            finish_row(&mut row[i + 1..], diag(i));
+            row[i] = T::one() / diag(i);
         }
     }
     for v in out.iter_mut() {
         *v = -*v;
+    }
+}
+
+/// `y += a x`, element by element.
+#[inline(always)]
+fn axpy<T: LinalgElem>(y: &mut [T], a: T, x: &[T]) {
+    for (y, &x) in y.iter_mut().zip(x) {
+        *y = *y + a * x;
+    }
+}
+
+/// `s = -s / d` for the sums of one row's off-diagonal entries.
+#[inline(always)]
+fn finish_row<T: LinalgElem>(s: &mut [T], d: T) {
+    for v in s.iter_mut() {
+        *v = -*v / d;
     }
 }
 
