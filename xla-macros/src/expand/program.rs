@@ -253,8 +253,13 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
     } else {
         (quote!(), quote!())
     };
+    let inline = if tiny_kernel(f, k) {
+        quote!(#[inline])
+    } else {
+        quote!(#[inline(never)])
+    };
     let item = quote! {
-        #[inline(never)]
+        #inline
         fn #name(#(#names: #types),*) #ret { #body }
         #items
     };
@@ -263,6 +268,28 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
         item,
         scratch,
     })
+}
+
+/// Output elements up to which an elementwise or reduce kernel is left for LLVM to inline:
+/// a While step on a small state (a counter, a vector of 16) is then one loop body with the
+/// state in registers, not three calls passing it through memory (`while_1000` in
+/// `benches/vs_xla.rs`). Such a kernel is a few instructions, so build time stays linear.
+const TINY_KERNEL_ELEMENTS: i64 = 64;
+
+/// Whether `k` is an elementwise or reduce kernel writing at most [`TINY_KERNEL_ELEMENTS`].
+fn tiny_kernel(f: &Fused, k: &Kernel) -> bool {
+    let small = k.outputs.iter().all(|&v| {
+        let s = f.graph.shape(v);
+        // Reductions read more than they write: count what they read.
+        let read: i64 = f.graph.nodes[k.node]
+            .inputs
+            .iter()
+            .map(|&u| f.graph.shape(u).element_count())
+            .max()
+            .unwrap_or(0);
+        s.element_count().max(read) <= TINY_KERNEL_ELEMENTS
+    });
+    small && matches!(k.kind, KernelKind::Loop { .. } | KernelKind::Reduce { .. })
 }
 
 /// A collective or host I/O, or a While or Conditional whose computations hold one: the kernel needs the
