@@ -12,6 +12,33 @@ use xla_core::RandomAlgorithm;
 
 use crate::error::{element_count, KernelError};
 use crate::par;
+use crate::fused::isa::{pick, run_widest, Pick};
+
+/// `f::<V, ..>(args)` with `V` the ThreeFry registers of the level [`pick`] chooses, inside a
+/// function of that level (`wide::u32x8` as the build has it, else AVX2's or AVX-512's).
+macro_rules! at_level {
+    ($($f:ident)::+ ::<V, $t:ty>($($a:expr),*)) => {
+        match pick() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `pick` found AVX2 (and FMA) on this CPU; `Avx2U32` runs nowhere else.
+            Pick::Avx2 => unsafe {
+                crate::cpu::run_avx2(
+                    #[inline(always)]
+                    || $($f)::+::<block::Avx2U32, $t>($($a),*),
+                )
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `pick` found AVX-512F on this CPU; `Avx512U32` runs nowhere else.
+            Pick::Avx512 => unsafe {
+                crate::cpu::run_avx512(
+                    #[inline(always)]
+                    || $($f)::+::<block::Avx512U32, $t>($($a),*),
+                )
+            },
+            _ => $($f)::+::<wide::u32x8, $t>($($a),*),
+        }
+    };
+}
 
 mod block;
 mod draw;
@@ -84,7 +111,9 @@ pub fn bit_generator<T: Bits>(
         RandomAlgorithm::ThreeFry => {
             let c = state[1];
             let used = if T::WIDTH == 64 {
-                par::rows(out, 1, |i0, o| block::threefry_wide(key, c, i0, o));
+                par::rows(out, 1, |i0, o| {
+                    at_level!(block::threefry_wide::<V, T>(key, c, i0, o))
+                });
                 n
             } else {
                 threefry_pairs(key, c, dims, out)
@@ -94,9 +123,13 @@ pub fn bit_generator<T: Bits>(
         RandomAlgorithm::Philox | RandomAlgorithm::Default => {
             let (lo, hi) = r::philox_counter(state);
             let per = if T::WIDTH == 64 { 2 } else { 4 };
-            // Rows of 8 blocks: a task starts on a block boundary.
-            par::rows(out, 8 * per, |row, o| {
-                block::philox_fill(key, lo, hi, row * 8, o);
+            // Rows of one call's blocks: a task starts on a block boundary.
+            let l = block::PHILOX_LANES;
+            par::rows(out, l * per, |row, o| {
+                run_widest(
+                    #[inline(always)]
+                    || block::philox_fill(key, lo, hi, row * l, o),
+                )
             });
             // The counter advances by the blocks used (`xla_core::rng::philox_advance`, here
             // without its Vec: `into` does not allocate).
@@ -153,7 +186,8 @@ fn split_pairs<T: Bits>(
     per_task: usize,
 ) {
     if !parallel || q1 - q0 <= per_task {
-        block::threefry_pair_rows(key, c, (q0, q1), (geo.half, geo.d, geo.inner), out);
+        let g = (geo.half, geo.d, geo.inner);
+        at_level!(block::threefry_pair_rows::<V, T>(key, c, (q0, q1), g, out));
         return;
     }
     let mid = q0 + (q1 - q0) / 2;

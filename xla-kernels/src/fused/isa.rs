@@ -129,6 +129,21 @@ pub(crate) fn run_at_level<S, R>(
     }
 }
 
+/// `g()` compiled for the build, inside an AVX2 + FMA function and inside an AVX-512 one, run
+/// as [`pick`] chooses: for kernels of plain lane loops that LLVM vectorizes at the width of the
+/// function they are inlined into (rng's ciphers). Pass an `#[inline(always)]` closure whose
+/// callees are all inlined.
+#[inline(always)]
+pub(crate) fn run_widest<R>(g: impl FnOnce() -> R) -> R {
+    match pick() {
+        Pick::Build => g(),
+        // SAFETY: `pick` checked the level's features.
+        Pick::Avx2 => unsafe { OnAvx2::run(g) },
+        // SAFETY: as above.
+        Pick::Avx512 => unsafe { OnAvx512::run(g) },
+    }
+}
+
 /// [`super::map_flat`] with the body for the level [`pick`] chooses.
 #[inline(always)]
 pub fn map_flat<T: Split, V: VFloat<Elem = T>, V2: VFloat<Elem = T>, V5: VFloat<Elem = T>>(
