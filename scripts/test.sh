@@ -39,7 +39,8 @@ fi
 # The GEMM tests (and the convolutions': Winograd's point products dispatch the same way, and
 # the direct kernels give way to im2col where the build's vectors are narrower than the level's;
 # the dispatched elementwise loops' "at_the_running_level" tests, the loop drivers' fused::
-# tests, pooling's window:: tests and the rng:: ciphers, which run at the level's width)
+# tests, pooling's window:: tests, reduce::'s column sums and the rng:: ciphers, which run at the
+# level's width)
 # again at each instruction-set level below this CPU's widest (the workspace run
 # used the widest; XLA_KERNELS_MAX_ISA caps the kernels' run-time dispatch). --workspace --lib
 # keeps the workspace run's features and profile, so nothing is rebuilt.
@@ -49,7 +50,7 @@ grep -qw avx512f /proc/cpuinfo && isas+=(avx2)
 grep -qw amx_tile /proc/cpuinfo && isas+=(avx512)
 for isa in "${isas[@]}"; do
   echo "GEMM, convolution, pooling, rng and dispatched-loop tests with the kernels capped at $isa:"
-  XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast "$@" -- gemm:: conv:: at_the_running_level window:: fused:: rng::
+  XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast "$@" -- gemm:: conv:: at_the_running_level window:: fused:: rng:: reduce::
   XLA_KERNELS_MAX_ISA=$isa cargo test -q -p xla-aot --test dispatched_loops --no-fail-fast "$@"
 done
 # The optional features, off in the workspace run, built once together (one more build of
