@@ -245,7 +245,13 @@ fn moderate(n: usize, seed: u64) -> Vec<f32> {
     f32s(n, seed)
         .iter()
         .enumerate()
-        .map(|(i, &v)| if v.is_finite() { v % 10.0 } else { i as f32 % 7.0 })
+        .map(|(i, &v)| {
+            if v.is_finite() {
+                v % 10.0
+            } else {
+                i as f32 % 7.0
+            }
+        })
         .collect()
 }
 
@@ -278,9 +284,15 @@ fn reductions(all: &mut Vec<Vec<u64>>) {
     close("softmax", &up(y.as_slice()), &want, 1e-5);
     all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
 
-    let x: Vec<f64> = moderate(32 * 517, 11).iter().map(|&v| f64::from(v)).collect();
+    let x: Vec<f64> = moderate(32 * 517, 11)
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
     let y = sum_exp_f64(&Tensor::<f64, D2<32, 517>>::from_vec(x.clone()).unwrap());
-    let want: Vec<f64> = x.chunks(517).map(|r| r.iter().map(|v| v.exp()).sum()).collect();
+    let want: Vec<f64> = x
+        .chunks(517)
+        .map(|r| r.iter().map(|v| v.exp()).sum())
+        .collect();
     close("sum_exp_f64", y.as_slice(), &want, 1e-13);
     all.push(y.as_slice().iter().map(|v| v.to_bits()).collect());
 

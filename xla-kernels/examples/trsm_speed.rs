@@ -40,5 +40,8 @@ fn main() {
             .expect("valid solve");
         best = best.min(t.elapsed().as_secs_f64());
     }
-    println!("triangular_solve f32[{m},{m}] x f32[{m},{k}]: best of {runs} {:.3} ms", best * 1e3);
+    println!(
+        "triangular_solve f32[{m},{m}] x f32[{m},{k}]: best of {runs} {:.3} ms",
+        best * 1e3
+    );
 }

@@ -12,7 +12,9 @@
 pub mod isa;
 mod reduce;
 
-pub use reduce::{reduce_cols, reduce_rows, reduce_rows_storing, Combine, Reducer, COL_RUN, ROW_LEAF};
+pub use reduce::{
+    reduce_cols, reduce_rows, reduce_rows_storing, Combine, Reducer, COL_RUN, ROW_LEAF,
+};
 
 use rayon::prelude::*;
 
@@ -456,7 +458,6 @@ fn chunks2<T: Send>(
         f(0, a, b);
     }
 }
-
 
 #[cfg(test)]
 mod tests;

@@ -11,8 +11,8 @@ use xla_core::rng as r;
 use xla_core::RandomAlgorithm;
 
 use crate::error::{element_count, KernelError};
-use crate::par;
 use crate::fused::isa::{pick, run_widest, Pick};
+use crate::par;
 
 /// `f::<V, ..>(args)` with `V` the ThreeFry registers of the level [`pick`] chooses, inside a
 /// function of that level (`wide::u32x8` as the build has it, else AVX2's or AVX-512's).

@@ -109,7 +109,10 @@ impl U32Vec for Avx2U32 {
     fn rotl<const L: i32, const R: i32>(self) -> Self {
         // SAFETY: as above.
         Avx2U32(unsafe {
-            _mm256_or_si256(_mm256_slli_epi32::<L>(self.0), _mm256_srli_epi32::<R>(self.0))
+            _mm256_or_si256(
+                _mm256_slli_epi32::<L>(self.0),
+                _mm256_srli_epi32::<R>(self.0),
+            )
         })
     }
 }
@@ -224,10 +227,7 @@ pub(super) const PHILOX_LANES: usize = 32;
 /// Philox-4x32 (10 rounds) of `PHILOX_LANES` 128-bit counters, word `w` of lane `j` in
 /// `x[w][j]`: `xla_core::rng::philox4x32` lane by lane.
 #[inline(always)]
-pub(super) fn philox(
-    x: [[u32; PHILOX_LANES]; 4],
-    key: [u32; 2],
-) -> [[u32; PHILOX_LANES]; 4] {
+pub(super) fn philox(x: [[u32; PHILOX_LANES]; 4], key: [u32; 2]) -> [[u32; PHILOX_LANES]; 4] {
     let m = [u64::from(r::PHILOX_M[0]), u64::from(r::PHILOX_M[1])];
     let (mut x, mut k) = (x, key);
     for _ in 0..10 {
@@ -331,7 +331,12 @@ pub(super) fn threefry_pair_rows<V: U32Vec, T: Bits>(
 
 /// One pair row: blocks `base + i`, `x0` into `first[i]`, `x1` into `second[i]`.
 #[inline(always)]
-fn pair_row<V: U32Vec, T: Bits>(key: [u32; 2], base: u64, first: &mut [T], mut second: Option<&mut [T]>) {
+fn pair_row<V: U32Vec, T: Bits>(
+    key: [u32; 2],
+    base: u64,
+    first: &mut [T],
+    mut second: Option<&mut [T]>,
+) {
     let n = first.len();
     let mut i = 0;
     while i + LANES <= n {

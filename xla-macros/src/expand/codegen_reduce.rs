@@ -9,10 +9,10 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use xla_core::{BinaryOp, Computation, ElementType, Op};
 
+use super::codegen_expr::reachable;
 use super::codegen_expr::{
     no_local, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
 };
-use super::codegen_expr::reachable;
 use super::codegen_loops::{
     access_vectors, bind_groups, dispatch, isa_lanes, worth_isa_dispatch, Space,
 };
@@ -508,7 +508,12 @@ fn driven_rows(d: &DrivenRows<'_>) -> Option<TokenStream> {
         Some(e) => {
             let (wu, s) = (&d.ws[1], var(e));
             let pair = quote!((#bv, #bv));
-            (quote!(reduce_rows_storing), quote!(#wu,), quote!((#x, #s)), pair)
+            (
+                quote!(reduce_rows_storing),
+                quote!(#wu,),
+                quote!((#x, #s)),
+                pair,
+            )
         }
         None => (quote!(reduce_rows), quote!(), quote!(#x), bv.clone()),
     };

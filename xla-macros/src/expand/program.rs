@@ -278,17 +278,17 @@ const TINY_KERNEL_ELEMENTS: i64 = 64;
 
 /// Whether `k` is an elementwise or reduce kernel writing at most [`TINY_KERNEL_ELEMENTS`].
 fn tiny_kernel(f: &Fused, k: &Kernel) -> bool {
-    let small = k.outputs.iter().all(|&v| {
-        let s = f.graph.shape(v);
-        // Reductions read more than they write: count what they read.
-        let read: i64 = f.graph.nodes[k.node]
-            .inputs
-            .iter()
-            .map(|&u| f.graph.shape(u).element_count())
-            .max()
-            .unwrap_or(0);
-        s.element_count().max(read) <= TINY_KERNEL_ELEMENTS
-    });
+    // Reductions read more than they write: count the largest operand too.
+    let read = f.graph.nodes[k.node]
+        .inputs
+        .iter()
+        .map(|&u| f.graph.shape(u).element_count())
+        .max()
+        .unwrap_or(0);
+    let small = k
+        .outputs
+        .iter()
+        .all(|&v| f.graph.shape(v).element_count().max(read) <= TINY_KERNEL_ELEMENTS);
     small && matches!(k.kind, KernelKind::Loop { .. } | KernelKind::Reduce { .. })
 }
 

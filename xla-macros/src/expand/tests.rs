@@ -168,7 +168,10 @@ fn row_softmax_fuses_producers_into_reductions() {
     );
     // The max is a compare per element: the build's vectors. The exp-and-sum pass (32K
     // elements of `exp`) and the division take the run-time level's (`fused::isa`).
-    assert!(text.contains("fused :: reduce_rows (w0"), "plain max: {text}");
+    assert!(
+        text.contains("fused :: reduce_rows (w0"),
+        "plain max: {text}"
+    );
     assert!(
         text.contains("__isa_map ! (reduce_rows_storing")
             && text.contains("per_level (fused :: Combine")
