@@ -135,13 +135,15 @@ pub(crate) fn run_at_level<S, R>(
 /// callees are all inlined.
 #[inline(always)]
 pub(crate) fn run_widest<R>(g: impl FnOnce() -> R) -> R {
-    match pick() {
-        Pick::Build => g(),
-        // SAFETY: `pick` checked the level's features.
-        Pick::Avx2 => unsafe { OnAvx2::run(g) },
-        // SAFETY: as above.
-        Pick::Avx512 => unsafe { OnAvx512::run(g) },
-    }
+    run_at_level(
+        g,
+        #[inline(always)]
+        |g| g(),
+        #[inline(always)]
+        |g| g(),
+        #[inline(always)]
+        |g| g(),
+    )
 }
 
 /// [`super::map_flat`] with the body for the level [`pick`] chooses.
