@@ -8,8 +8,7 @@
 //! time: on a loaded machine that compares two single-thread builds fairly
 //! (`RAYON_NUM_THREADS=1`), since time spent descheduled is not counted.
 //!
-//! The peak is a loop of independent `f32` vector FMAs (12 chains: enough to cover a 4-cycle
-//! latency on 2 pipes), on 1 thread and on every rayon thread at once, with the vectors of the
+//! The peak is `gemm::fma_chains`: independent `f32` vector FMAs (12 chains), on 1 thread and on every rayon thread at once, with the vectors of the
 //! instruction-set level the kernels dispatch to (`xla_kernels::cpu::level()`, capped by
 //! `XLA_KERNELS_MAX_ISA=sse2|avx2|avx512|amx`), which the first line prints.
 
@@ -18,106 +17,29 @@ use std::time::Instant;
 
 use half::bf16;
 use rayon::prelude::*;
-use xla_kernels::cpu::{self, IsaLevel};
-use xla_kernels::gemm::{gemm, gemm_s8_s32, GemmDesc, GemmElem, GemmScratch};
+use xla_kernels::cpu;
+use xla_kernels::gemm::{fma_chains, gemm, gemm_s8_s32, GemmDesc, GemmElem, GemmScratch};
 use xla_kernels::simd::{VFloat, F32V};
 
-/// Independent FMA chains in the peak loop.
-const CHAINS: usize = 12;
 /// Iterations of the peak loop per sample.
 const PEAK_ITERS: usize = 5_000_000;
 
-/// Flops of `PEAK_ITERS` iterations of `CHAINS` vector FMAs on one thread (build-target
-/// vectors); returns a value derived from every chain so nothing is optimised away.
-#[inline(never)]
-fn fma_loop(seed: f32) -> f32 {
-    let x = F32V::splat(black_box(0.999_999));
-    let y = F32V::splat(black_box(1e-7));
-    let mut acc = [F32V::splat(seed); CHAINS];
-    for _ in 0..PEAK_ITERS {
-        for a in acc.iter_mut() {
-            *a = VFloat::mul_add(*a, x, y);
-        }
-    }
-    acc.iter()
-        .fold(F32V::splat(0.0), |s, &a| s + a)
-        .reduce_add()
-}
-
-/// [`fma_loop`] with `LANES`-wide registers of the instruction set the kernels dispatch to:
-/// the peak they can reach.
-#[cfg(target_arch = "x86_64")]
-mod dispatched {
-    use super::{black_box, CHAINS, PEAK_ITERS};
-    use core::arch::x86_64::*;
-
-    /// `fma_loop` on `__m256` (8 lanes).
-    #[target_feature(enable = "avx2,fma")]
-    pub fn avx2(seed: f32) -> f32 {
-        let (x, y) = (
-            _mm256_set1_ps(black_box(0.999_999)),
-            _mm256_set1_ps(black_box(1e-7)),
-        );
-        let mut acc = [_mm256_set1_ps(seed); CHAINS];
-        for _ in 0..PEAK_ITERS {
-            for a in acc.iter_mut() {
-                *a = _mm256_fmadd_ps(*a, x, y);
-            }
-        }
-        let mut out = [0.0f32; 8];
-        // SAFETY: `out` holds the 8 floats the store writes.
-        unsafe {
-            _mm256_storeu_ps(
-                out.as_mut_ptr(),
-                acc.iter().fold(x, |s, &a| _mm256_add_ps(s, a)),
-            )
-        };
-        out.iter().sum()
-    }
-
-    /// `fma_loop` on `__m512` (16 lanes).
-    #[target_feature(enable = "avx512f")]
-    pub fn avx512(seed: f32) -> f32 {
-        let (x, y) = (
-            _mm512_set1_ps(black_box(0.999_999)),
-            _mm512_set1_ps(black_box(1e-7)),
-        );
-        let mut acc = [_mm512_set1_ps(seed); CHAINS];
-        for _ in 0..PEAK_ITERS {
-            for a in acc.iter_mut() {
-                *a = _mm512_fmadd_ps(*a, x, y);
-            }
-        }
-        _mm512_reduce_add_ps(acc.iter().fold(x, |s, &a| _mm512_add_ps(s, a)))
-    }
-}
-
-/// The FMA loop of `level` and its f32 lanes.
-fn peak_loop(level: IsaLevel) -> (fn(f32) -> f32, usize) {
-    #[cfg(target_arch = "x86_64")]
-    match level {
-        // SAFETY (both): `cpu::level()` never exceeds what the CPU runs (cpu::supported).
-        IsaLevel::Avx512 | IsaLevel::Amx => return (|s| unsafe { dispatched::avx512(s) }, 16),
-        IsaLevel::Avx2 => return (|s| unsafe { dispatched::avx2(s) }, 8),
-        IsaLevel::Baseline => {}
-    }
-    let _ = level;
-    (fma_loop, <F32V as VFloat>::LANES)
-}
-
 /// Best-of-`samples` peak GFLOP/s of independent f32 FMAs on `threads` threads at once, with
-/// the vectors of `level`.
-fn peak(level: IsaLevel, threads: usize, samples: usize) -> f64 {
-    let (f, lanes) = peak_loop(level);
-    let flops = (PEAK_ITERS * CHAINS * 2 * lanes * threads) as f64;
+/// the vectors of the level the kernels dispatch to (`gemm::fma_chains`).
+fn peak(threads: usize, samples: usize) -> f64 {
     let mut best = f64::INFINITY;
+    let mut flops = 0;
     for _ in 0..samples {
         let t = Instant::now();
-        let s: f32 = (0..threads).into_par_iter().map(|i| f(i as f32)).sum();
+        let (f, s): (u64, f32) = (0..threads)
+            .into_par_iter()
+            .map(|_| fma_chains(PEAK_ITERS))
+            .reduce(|| (0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
         black_box(s);
         best = best.min(t.elapsed().as_secs_f64());
+        flops = f;
     }
-    flops / best / 1e9
+    flops as f64 / best / 1e9
 }
 
 /// Seconds of wall time, or of CPU time of the whole process with `GEMM_SPEED_CLOCK=cpu`.
@@ -230,8 +152,8 @@ fn main() {
         }
         return;
     }
-    let p1 = peak(level, 1, samples);
-    let pn = peak(level, threads, samples);
+    let p1 = peak(1, samples);
+    let pn = peak(threads, samples);
     println!(
         "peak f32 FMA ({level:?}): 1 thread {p1:.1} GFLOP/s, {threads} threads {pn:.1} GFLOP/s"
     );

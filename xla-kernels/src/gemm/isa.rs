@@ -86,3 +86,49 @@ where
         VFloat::mul_add(a, b, c)
     }
 }
+
+/// Independent multiply-add chains in [`fma_chains`]: enough to cover a 4-cycle FMA latency on
+/// two pipes, with room to spare.
+pub const PEAK_CHAINS: usize = 12;
+
+/// The f32 multiply-add peak the GEMM kernels can reach, to be timed by the caller: `iters`
+/// steps of [`PEAK_CHAINS`] independent chains `a = a * x + y` on the calling thread, with the
+/// vectors of the kernels' level ([`crate::cpu::level`]; fused at AVX2 and AVX-512). Returns
+/// the flops done (2 per lane per step) and a value derived from every chain (so nothing is
+/// optimised away).
+pub fn fma_chains(iters: usize) -> (u64, f32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::x86::{Avx2, Avx512};
+        use crate::cpu::{level, IsaLevel};
+        if let Some(t) = Avx512::<f32>::new().filter(|_| level() >= IsaLevel::Avx512) {
+            return chains(t, iters);
+        }
+        if let Some(t) = Avx2::<f32>::new().filter(|_| level() >= IsaLevel::Avx2) {
+            return chains(t, iters);
+        }
+    }
+    chains(Portable::<crate::simd::F32V>::default(), iters)
+}
+
+/// [`fma_chains`] with token `s`, inside its instruction set's function.
+fn chains<S: Isa<E = f32>>(s: S, iters: usize) -> (u64, f32) {
+    s.vectorize(
+        #[inline(always)]
+        move || {
+            let x = s.splat(core::hint::black_box(0.999_999));
+            let y = s.splat(core::hint::black_box(1e-7));
+            let mut acc = [s.splat(1.0); PEAK_CHAINS];
+            for _ in 0..iters {
+                for a in acc.iter_mut() {
+                    *a = s.mul_add(*a, x, y);
+                }
+            }
+            let sum = acc.iter().fold(s.splat(0.0), |t, &a| s.add(t, a));
+            let mut lanes = [0.0f32; 16];
+            s.store(sum, &mut lanes);
+            let flops = (iters * PEAK_CHAINS * 2 * S::LANES) as u64;
+            (flops, lanes[..S::LANES].iter().sum())
+        },
+    )
+}

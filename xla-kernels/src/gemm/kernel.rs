@@ -5,7 +5,7 @@
 //!
 //! Run-time dispatch: the loop nest is generic over a [`Kernel`] (tile shape, block sizes,
 //! instruction set), and [`FloatElem::with_kernel`] picks the one of [`cpu::level`]: AVX-512F
-//! (8 x 32 f32 / 8 x 16 f64), AVX2 + FMA (6 x 16 / 6 x 8), or the portable `wide` vectors of
+//! (12 x 32 f32 / 12 x 16 f64), AVX2 + FMA (6 x 16 / 6 x 8), or the portable `wide` vectors of
 //! the build (6 x 2 vectors). `KC` is shared by all, so every level adds the same products in
 //! the same order into each element; only a build without FMA rounds them differently.
 //!
@@ -21,12 +21,25 @@
 //! | 14 x 32 | 97.8 | 95.3 | 45.8 | 109.5 | 49.3 | 22.6 |
 //! | 6 x 64 | 42.2 | 42.2 | 45.1 | 49.3 | 21.2 | 22.4 |
 //!
-//! 8 x 32 is as fast as the taller tiles on large products, and 12 or 14 rows read in place
-//! (64^3) need more row pointers than there are general registers (spills); 8 rows also make
-//! 8x784x128 (a batch of 8 through a dense layer) one tile high. With 2 threads, 256^3 ran at
-//! 173 GFLOP/s with 8 x 32 and 150 with 6 x 32. 6 x 64 (4 vectors per row) is slow, not
-//! investigated further. `MC` 64 / 120 / 240 measured within the noise for 8 x 32.
+//! On that Zen 4, 8 x 32 was as fast as the taller tiles on large products, and 12 or 14 rows
+//! read in place (64^3) needed more row pointers than there are general registers (spills).
+//! On the 2-core AVX-512 Intel Xeon (2 full 512-bit FMA pipes, 1-thread peak 247 GFLOP/s;
+//! same command, 2 alternating rounds, GFLOP/s) the taller tile wins everywhere:
 //!
+//! | MR x NR, MC | 1024^3 | 256^3 | 64^3 | 8x784x128 | f64 1024^3 | 2 threads 1024^3 | 2 threads 256^3 |
+//! |---|---|---|---|---|---|---|---|
+//! | 8 x 32, 120 | 184-186 | 176 | 174-179 | 151-155 | 92-95 | 335-337 | 282 |
+//! | 8 x 32, 240 | 187-189 | 186 | - | - | - | - | - |
+//! | 12 x 32, 120 | 179-192 | 171-189 | 165-182 | 137-153 | 96 | - | - |
+//! | 12 x 32, 240 | 190-192 | 192-193 | 190 | 147-155 | 93-95 | 352-366 | 269-303 |
+//! | 14 x 32, 112 | 192-194 | 191-195 | 190-192 | 151-154 | 95-96 | 357-360 | 294-298 |
+//! | 14 x 32, 224 | 191 | 191 | 195-196 | 152-153 | 95 | 347-355 | 303-307 |
+//!
+//! 12 x 32 (24 accumulators, 12 broadcasts + 2 loads per 24 FMAs) with `MC` = 240 is kept:
+//! as fast as 14 x 32 and its edge panels split into fewer pieces. An 8 + 4-row register
+//! transpose for packing its A panels measured 1-3% slower than the scalar interleave in a
+//! default build, so A is packed by the interleave.
+
 //! Why the AVX2 shape (measured on the 2-core AVX2+FMA EPYC of this project, 16 vector
 //! registers):
 //! - 6 x 16 tile: 12 accumulators + 2 B vectors + 1 broadcast. In L1 it runs at 88-91 GFLOP/s
@@ -119,7 +132,7 @@ type PortableTiles<V> = Tiles<Portable<V>, 6, 2, 120>;
 type Avx2Tiles<E> = Tiles<super::x86::Avx2<E>, 6, 2, 120>;
 /// AVX-512F: 32 registers hold a taller tile (see the module docs for the measurements).
 #[cfg(target_arch = "x86_64")]
-type Avx512Tiles<E> = Tiles<super::x86::Avx512<E>, 8, 2, 120>;
+type Avx512Tiles<E> = Tiles<super::x86::Avx512<E>, 12, 2, 240>;
 
 /// `FloatElem` for `$t`, with its portable vector `$v` and dot-form sum count.
 macro_rules! float_elem {

@@ -208,3 +208,25 @@ fn k_zero_and_broadcast_b() {
     check::<f32>(&d, [batch * m * k, k * n, batch * m * n], 5);
     check::<f64>(&d, [batch * m * k, k * n, batch * m * n], 5);
 }
+
+#[test]
+fn fma_chains_counts_its_flops_and_computes_the_recurrence() {
+    let iters = 1000;
+    let (flops, sum) = super::fma_chains(iters);
+    let per_lane = (iters * super::PEAK_CHAINS * 2) as u64;
+    assert_eq!(flops % per_lane, 0, "{flops} flops");
+    let lanes = (flops / per_lane) as usize;
+    assert!([4, 8, 16].contains(&lanes), "{lanes} lanes");
+    // Every lane of every chain runs a = a * 0.999999 + 1e-7 from 1.
+    let mut a = 1.0f64;
+    for _ in 0..iters {
+        a = a * f64::from(0.999_999f32) + f64::from(1e-7f32);
+    }
+    let want = a * (super::PEAK_CHAINS * lanes) as f64;
+    // Two roundings per step at most (one fused), and the final sum's.
+    let bound = (2 * iters + 64) as f64 * f32::EPSILON as f64 / 2.0;
+    assert!(
+        ((sum as f64) - want).abs() <= bound * want,
+        "{sum} vs {want}"
+    );
+}

@@ -2,7 +2,7 @@
 //! operand addressed by element strides, for every element type XLA's `dot` accepts.
 //!
 //! - f32 / f64: packed panels and a register-tile micro-kernel (`kernel`, `micro`) for the
-//!   instruction set chosen at run time ([`crate::cpu::level`]): AVX-512F 8 x 32 (f32),
+//!   instruction set chosen at run time ([`crate::cpu::level`]): AVX-512F 12 x 32 (f32),
 //!   AVX2 + FMA 6 x 16, or the build's own `wide` vectors (`isa`, `x86`); threads over row
 //!   blocks (and column panels when rows are few), batch items whole per task when they are
 //!   small; small operands and small `m` read A and B in place (no
@@ -87,6 +87,7 @@ pub(crate) use isa::{Isa, Portable};
 pub(crate) use x86::{Avx2, Avx512};
 
 pub use int8::gemm_s8_s32;
+pub use isa::{fma_chains, PEAK_CHAINS};
 pub(crate) use kernel::{split_min_flops, PAR_MIN_FLOPS};
 
 use std::fmt;

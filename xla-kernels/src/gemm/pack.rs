@@ -19,35 +19,6 @@ pub(crate) fn ensure_len<T: Copy + Default>(buf: &mut Vec<T>, len: usize) {
     }
 }
 
-/// One 8-row panel of a row-major f32 A (row `i` at `a[at[i]..]`, `kc` elements) into `dst`
-/// (`dst[p * 8 + i] = row_i[p]`) by 8 x 8 register transposes (`wide`); `false` (nothing
-/// written) unless `T` is f32-sized and plain (see `transpose::view`). The scalar interleave
-/// took 3.3 cycles per element, 7% of a 1024^3 product on the Xeon.
-fn pack_rows_f32x8<T: 'static>(dst: &mut [T], a: &[T], at: [usize; 8], kc: usize) -> bool {
-    use crate::transpose::{view, view_mut};
-    let (Some(a), Some(dst)) = (view::<T, f32>(a), view_mut::<T, f32>(dst)) else {
-        return false;
-    };
-    let rows: [&[f32]; 8] = core::array::from_fn(|i| &a[at[i]..][..kc]);
-    let dst = &mut dst[..8 * kc];
-    let mut blocks = dst.chunks_exact_mut(64);
-    for (q, d) in (&mut blocks).enumerate() {
-        let v = wide::f32x8::transpose(core::array::from_fn(|i| {
-            wide::f32x8::new(rows[i][8 * q..8 * q + 8].try_into().expect("8 elements"))
-        }));
-        for (d, v) in d.chunks_exact_mut(8).zip(&v) {
-            d.copy_from_slice(v.as_array());
-        }
-    }
-    let done = kc - kc % 8;
-    for (p, d) in blocks.into_remainder().chunks_exact_mut(8).enumerate() {
-        for (x, row) in d.iter_mut().zip(&rows) {
-            *x = row[done + p];
-        }
-    }
-    true
-}
-
 /// Asks for the cache lines of `s` (no effect on any value).
 #[inline]
 fn prefetch<T>(s: &[T]) {
@@ -94,10 +65,6 @@ pub(crate) fn pack_a<T: Copy + Default + 'static, const MR: usize>(
                 for i in 0..MR {
                     prefetch(&a[offset(bi, r0 + MR + i, col0, sa)..][..kc]);
                 }
-            }
-            let at = |i| offset(bi, r0 + i, col0, sa);
-            if MR == 8 && pack_rows_f32x8(dst, a, core::array::from_fn(at), kc) {
-                continue;
             }
             // Row-major A: MR contiguous row streams, interleaved.
             // Blocks of 8 steps through fixed-size arrays: no bounds checks in the transpose.
