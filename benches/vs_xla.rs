@@ -17,6 +17,8 @@
 //!
 //! Other arguments select program rows by name: `bash scripts/bench.sh programs CNN Sort While`
 //! runs only the rows whose names contain one of them (and not the views table).
+//! With `BENCH_PROFILE_SECS=N` the selected rows run only our side, for N seconds each, so that
+//! `perf record` sees no XLA (the XLA time is not measured then).
 
 mod common;
 mod models;
@@ -202,6 +204,12 @@ fn filters() -> Vec<String> {
         .collect()
 }
 
+/// `BENCH_PROFILE_SECS=N`: each selected row runs only our side, in a loop for N seconds (to
+/// profile it with `perf record`), and prints no table row.
+fn profile_secs() -> Option<f64> {
+    std::env::var("BENCH_PROFILE_SECS").ok()?.parse().ok()
+}
+
 /// Times `ours` (the generated `into`), runs `mlir` on XLA with `args`, checks agreement;
 /// `None` when the command line's filters leave the row out.
 #[allow(clippy::too_many_arguments)]
@@ -228,6 +236,17 @@ fn row(
         "{name}: generated code and XLA disagree (max rel diff {max_rel:e})"
     );
     let mut ours = ours;
+    if let Some(secs) = profile_secs() {
+        // Only ours, in a loop, for a profiler (`perf record`): no XLA time in the samples.
+        let t = std::time::Instant::now();
+        let mut calls = 0u64;
+        while t.elapsed().as_secs_f64() < secs {
+            ours();
+            calls += 1;
+        }
+        eprintln!("{name}: {calls} calls in {secs} s (BENCH_PROFILE_SECS), not timed against XLA");
+        return None;
+    }
     let (ours_t, xla_t) = alternate(oracle, name, mlir, args, ROUNDS, 0.08, &mut ours);
     Some(Row {
         name,

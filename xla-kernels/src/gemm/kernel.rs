@@ -2,6 +2,14 @@
 //! slices of k (B packed once per slice, shared by the threads), row blocks of A (whole
 //! `MR`-row panels dealt out evenly, about `MC` rows each, packed per task, run on rayon), and
 //! an `MR x NR` register tile (`NR = 2 * LANES`) accumulated with vector multiply-adds.
+//! Products of at most [`COLUMN_SPLIT_MAX_M`] rows split over threads by columns instead: each
+//! thread runs the whole nest on its columns, one fork in all. Measured on the 2-core AVX-512
+//! Xeon (`gemm_speed 40 <shapes>`, 2 threads, 4 alternating rounds, GFLOP/s, row split vs
+//! column split): 128x1024x256 216-238 vs 300-326, 128x256x1024 169-199 vs 243-264,
+//! 128x768x256 171-213 vs 311-337, 128x256x256 177-241 vs 277-309, 256^3 289-306 vs 257-306:
+//! a fork wakes the other core (tens of microseconds on a shared VM), and at 128 rows the two
+//! forks per k slice cost more than packing all of A on both threads. The transformer block of
+//! the program benchmark went from 0.92x to 1.23x XLA's time in a default build.
 //!
 //! Run-time dispatch: the loop nest is generic over a [`Kernel`] (tile shape, block sizes,
 //! instruction set), and [`FloatElem::with_kernel`] picks the one of [`cpu::level`]: AVX-512F
@@ -61,7 +69,7 @@
 //!
 //! Speed: see the table in the `gemm` module docs.
 
-use core::ops::{Add, Mul};
+use core::ops::{Add, Mul, Range};
 
 use std::sync::Mutex;
 
@@ -98,6 +106,12 @@ pub(crate) fn split_min_flops(level: IsaLevel) -> u128 {
         IsaLevel::Avx2 | IsaLevel::Baseline => PAR_MIN_FLOPS,
     }
 }
+
+/// Products of at most this many rows split over threads by columns: each thread runs the
+/// whole loop nest on its own columns (packing all of A and its part of B), one fork for the
+/// product instead of two per k slice, which cost more than the duplicated A packing while
+/// there are few row blocks to share a packed B.
+pub(crate) const COLUMN_SPLIT_MAX_M: usize = 480;
 
 /// Batch items of at most this many flops each are spread over threads whole (one chunk of
 /// items per thread, no fork/join per item) when the chunks balance.
@@ -292,17 +306,37 @@ fn packed<K: Kernel>(
         (0..d.batch).into_par_iter().for_each(|bi| {
             let slot = rayon::current_thread_index().and_then(|t| per_thread.get(t));
             match slot.and_then(|m| m.try_lock().ok()) {
-                Some(mut bufs) => packed_item(k, d, bi, a, b, out, &mut bufs, false),
-                None => packed_item(k, d, bi, a, b, out, &mut Buffers::default(), false),
+                Some(mut bufs) => packed_item(k, d, bi, a, b, out, &mut bufs, 0..d.n),
+                None => packed_item(k, d, bi, a, b, out, &mut Buffers::default(), 0..d.n),
             }
         });
     } else {
         // One thread: no fork at all (a fork from outside a one-thread pool still hands the
         // job to its worker and waits: measured 18 GFLOP/s for 128x768x128 that way).
         let parallel = per_item >= split_min_flops(cpu::level()) && threads > 1;
+        let panels = d.n.div_ceil(K::NR);
+        if parallel && d.m <= COLUMN_SPLIT_MAX_M && panels >= 2 * threads {
+            if bufs.per_thread.len() < threads {
+                bufs.per_thread.resize_with(threads, Default::default);
+            }
+            let per_thread = &bufs.per_thread[..];
+            return crate::par::in_pool(|| {
+                for bi in 0..d.batch {
+                    (0..threads).into_par_iter().for_each(|g| {
+                        let (p0, p1) = (g * panels / threads, (g + 1) * panels / threads);
+                        let cols = p0 * K::NR..(p1 * K::NR).min(d.n);
+                        let slot = rayon::current_thread_index().and_then(|t| per_thread.get(t));
+                        match slot.and_then(|m| m.try_lock().ok()) {
+                            Some(mut bufs) => packed_item(k, d, bi, a, b, out, &mut bufs, cols),
+                            None => packed_item(k, d, bi, a, b, out, &mut Buffers::default(), cols),
+                        }
+                    });
+                }
+            });
+        }
         let items = |bufs: &mut Buffers<K::E>| {
             for bi in 0..d.batch {
-                packed_item(k, d, bi, a, b, out, bufs, parallel);
+                packed_item_split(k, d, bi, a, b, out, bufs, parallel);
             }
         };
         // Each k slice forks twice (B packing, row blocks): enter the pool once for all.
@@ -351,8 +385,7 @@ impl RowBlocks {
     }
 }
 
-/// One batch item through the packed loop nest; `parallel` splits row blocks (and column
-/// panels when there are too few row blocks) over rayon.
+/// Columns `cols` of one batch item through the packed loop nest on the calling thread.
 #[allow(clippy::too_many_arguments)]
 fn packed_item<K: Kernel>(
     k: K,
@@ -362,7 +395,40 @@ fn packed_item<K: Kernel>(
     b: &[K::E],
     out: &OutPtr<'_, K::E>,
     bufs: &mut Buffers<K::E>,
+    cols: Range<usize>,
+) {
+    nest(k, d, bi, a, b, out, bufs, false, cols)
+}
+
+/// One batch item through the packed loop nest, whose k slices fork over rayon when
+/// `parallel`: row blocks (and column panels when there are too few row blocks) split, B
+/// packed once per slice for all of them.
+#[allow(clippy::too_many_arguments)]
+fn packed_item_split<K: Kernel>(
+    k: K,
+    d: &GemmDesc,
+    bi: usize,
+    a: &[K::E],
+    b: &[K::E],
+    out: &OutPtr<'_, K::E>,
+    bufs: &mut Buffers<K::E>,
     parallel: bool,
+) {
+    nest(k, d, bi, a, b, out, bufs, parallel, 0..d.n)
+}
+
+/// The loop nest over columns `cols` of batch item `bi` (see [`packed_item_split`]).
+#[allow(clippy::too_many_arguments)]
+fn nest<K: Kernel>(
+    k: K,
+    d: &GemmDesc,
+    bi: usize,
+    a: &[K::E],
+    b: &[K::E],
+    out: &OutPtr<'_, K::E>,
+    bufs: &mut Buffers<K::E>,
+    parallel: bool,
+    cols: Range<usize>,
 ) {
     let (sa, sb, _) = strides(d);
     let nr = K::NR;
@@ -382,8 +448,8 @@ fn packed_item<K: Kernel>(
     let small = (d.m * d.k + d.k * d.n) * elem <= UNPACKED_MAX_BYTES;
     let direct_b = sb[2] == 1 && sb[1] >= 0 && (d.m <= K::DIRECT_MAX_M || small);
     let direct_a = sa[2] == 1 && sa[1] >= 0 && (d.m <= K::DIRECT_MAX_M || small);
-    for jc in (0..d.n).step_by(NC) {
-        let nc = NC.min(d.n - jc);
+    for jc in cols.clone().step_by(NC) {
+        let nc = NC.min(cols.end - jc);
         let panels = nc.div_ceil(nr);
         let n_jr = threads.div_ceil(blocks.count).min(panels).max(1);
         let per_task = panels.div_ceil(n_jr);

@@ -6,7 +6,7 @@
 //! block sizes; outputs start as NaN (an element left unwritten shows) with NaN gaps between
 //! rows and matrices (an element written out of place shows).
 
-use super::kernel::{gemm_at, Buffers, FloatElem, KC};
+use super::kernel::{gemm_at, Buffers, FloatElem, COLUMN_SPLIT_MAX_M, KC};
 use super::tests::{blocking, desc, fill, layout, naive, with_threads, Layout};
 use super::{validate, GemmDesc};
 use crate::cpu::{self, IsaLevel};
@@ -195,6 +195,18 @@ fn parallel_splits_and_batches() {
     case(3, 1, 1000, 800, [RowMajor; 3], false);
     case(1, 700, 1, 900, [ColMajor, RowMajor, RowMajor], false);
     case(1, 250, 300, 600, [Padded, Padded, ColMajor], true);
+    // Split by columns (at most COLUMN_SPLIT_MAX_M rows, one fork) and by row blocks with a
+    // fork per k slice (more rows), both above every level's split threshold.
+    let m = COLUMN_SPLIT_MAX_M;
+    case(1, m, 6 * 32 + 5, KC + 7, [RowMajor; 3], false);
+    case(
+        1,
+        m + 2 * 12 + 1,
+        150,
+        2 * KC + 3,
+        [RowMajor, Padded, RowMajor],
+        true,
+    );
 }
 
 #[test]

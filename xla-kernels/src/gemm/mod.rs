@@ -4,8 +4,8 @@
 //! - f32 / f64: packed panels and a register-tile micro-kernel (`kernel`, `micro`) for the
 //!   instruction set chosen at run time ([`crate::cpu::level`]): AVX-512F 12 x 32 (f32),
 //!   AVX2 + FMA 6 x 16, or the build's own `wide` vectors (`isa`, `x86`); threads over row
-//!   blocks (and column panels when rows are few), batch items whole per task when they are
-//!   small; small operands and small `m` read A and B in place (no
+//!   blocks with a fork per k slice, or over columns with one fork for products of at most
+//!   `COLUMN_SPLIT_MAX_M` rows, batch items whole per task when they are small; small operands and small `m` read A and B in place (no
 //!   packing); `m == 1` / `n == 1` take a no-packing matrix-vector path (`small`); a
 //!   column-major C is computed as `C^T = B^T A^T`.
 //! - f16 / bf16: widened to dense f32 by vectorised slice conversions into the scratch, the
