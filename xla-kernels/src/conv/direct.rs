@@ -5,15 +5,20 @@
 //! Each output plane `(b, o)` reads one input plane, copied first into a zero-padded buffer
 //! holding exactly the rows and columns its windows touch, so the tap loop has no bounds
 //! checks: `out[y][x..x+L] = sum_{ky,kx} w[ky][kx] * P[y*sy + ky*dy][x + kx*dx ..]`, taps in
-//! row-major order, `L` = [`F32V`] lanes, up to [`DW_NV`] vectors per segment (rows flattened
-//! when the row stride is 1, as in [`super::direct_nchw`]).
+//! row-major order, `L` lanes, up to [`DW_NV`] vectors per segment (rows flattened when the
+//! row stride is 1, as in [`super::direct_nchw`]). The vectors are those of [`cpu::level`]
+//! (AVX-512, AVX2 + FMA or the build's own, as the GEMM's tokens): on the Intel Xeon a default
+//! build's SSE2 loop made `[8,64,56,56]` 1.4x slower than a native build.
+//!
+//! [`cpu::level`]: crate::cpu::level
 
 use rayon::prelude::*;
 
 use super::direct_nchw::Rows;
 use super::im2col::Geom;
+use super::winograd::PointIsa;
 use super::{strides_of, ConvDesc};
-use crate::simd::{VFloat, F32V};
+use crate::gemm::Isa;
 
 /// Most output vectors per segment: 8 independent FMA chains hide the FMA latency and, with
 /// the weight and one input vector, fit AVX2's 16 registers.
@@ -64,8 +69,9 @@ pub(crate) fn depthwise_f32(
     let (dy, dx) = (g.rhs_dil[0], g.rhs_dil[1]);
     // The padded plane the windows reach, and (in the slot) one vector of slack after it for
     // the last flattened segment.
-    let l = F32V::LANES;
-    let (hp, rows) = Rows::padded_plane(&g);
+    let isa = PointIsa::new();
+    let l = isa.lanes();
+    let (hp, rows) = Rows::padded_plane(&g, l);
     let wp = rows.wpp;
     bufs.offs.clear();
     bufs.offs
@@ -100,19 +106,13 @@ pub(crate) fn depthwise_f32(
             wp,
             pad,
         );
-        rows.for_each_segment(DW_NV, |base, q0, nv| {
-            let acc = match nv {
-                8 => seg::<8>(pad, taps, offs, base),
-                7 => seg::<7>(pad, taps, offs, base),
-                6 => seg::<6>(pad, taps, offs, base),
-                5 => seg::<5>(pad, taps, offs, base),
-                4 => seg::<4>(pad, taps, offs, base),
-                3 => seg::<3>(pad, taps, offs, base),
-                2 => seg::<2>(pad, taps, offs, base),
-                _ => seg::<1>(pad, taps, offs, base),
-            };
-            rows.store(&acc[..nv], q0, dst);
-        });
+        match isa {
+            PointIsa::Portable(s) => plane_with(s, &rows, pad, taps, offs, dst),
+            #[cfg(target_arch = "x86_64")]
+            PointIsa::Avx2(s) => plane_with(s, &rows, pad, taps, offs, dst),
+            #[cfg(target_arch = "x86_64")]
+            PointIsa::Avx512(s) => plane_with(s, &rows, pad, taps, offs, dst),
+        }
     };
     // Planes in `nslots` contiguous groups, one slot each; every plane is computed the same
     // way whatever the grouping, so results do not depend on the number of threads.
@@ -176,20 +176,61 @@ pub(super) fn fill_padded(
     }
 }
 
+/// One output plane `dst` from its padded input plane, with the vectors of `isa` (compiled
+/// with its features).
+fn plane_with<S: Isa<E = f32>>(
+    isa: S,
+    rows: &Rows,
+    pad: &[f32],
+    taps: &[f32],
+    offs: &[usize],
+    dst: &mut [f32],
+) {
+    isa.vectorize(
+        #[inline(always)]
+        || {
+            rows.for_each_segment(
+                DW_NV,
+                #[inline(always)]
+                |base, q0, nv| {
+                    let acc = match nv {
+                        8 => seg::<S, 8>(isa, pad, taps, offs, base),
+                        7 => seg::<S, 7>(isa, pad, taps, offs, base),
+                        6 => seg::<S, 6>(isa, pad, taps, offs, base),
+                        5 => seg::<S, 5>(isa, pad, taps, offs, base),
+                        4 => seg::<S, 4>(isa, pad, taps, offs, base),
+                        3 => seg::<S, 3>(isa, pad, taps, offs, base),
+                        2 => seg::<S, 2>(isa, pad, taps, offs, base),
+                        _ => seg::<S, 1>(isa, pad, taps, offs, base),
+                    };
+                    rows.store_with(&acc[..nv], q0, dst, |v, o| isa.store(v, o));
+                },
+            )
+        },
+    )
+}
+
 /// `NV` output vectors from the segment whose first tap reads `pad[base]`: taps in order,
 /// one independent FMA chain per vector.
 #[inline(always)]
-fn seg<const NV: usize>(pad: &[f32], taps: &[f32], offs: &[usize], base: usize) -> [F32V; DW_NV] {
-    let l = F32V::LANES;
-    let mut a = [F32V::splat(0.0); NV];
+fn seg<S: Isa<E = f32>, const NV: usize>(
+    isa: S,
+    pad: &[f32],
+    taps: &[f32],
+    offs: &[usize],
+    base: usize,
+) -> [S::V; DW_NV] {
+    let l = S::LANES;
+    let zero = isa.splat(0.0);
+    let mut a = [zero; NV];
     for (&w, &off) in taps.iter().zip(offs) {
-        let wv = F32V::splat(w);
+        let wv = isa.splat(w);
         let src = &pad[base + off..base + off + NV * l];
         for (v, acc) in a.iter_mut().enumerate() {
-            *acc = wv.mul_add(F32V::load(&src[v * l..]), *acc);
+            *acc = isa.mul_add(wv, isa.load(&src[v * l..]), *acc);
         }
     }
-    let mut out = [F32V::splat(0.0); DW_NV];
+    let mut out = [zero; DW_NV];
     out[..NV].copy_from_slice(&a);
     out
 }

@@ -63,7 +63,7 @@ pub(crate) fn conv_nchw_f32(
     let (ho, wo) = (g.out_size[0], g.out_size[1]);
     let (kh, kw) = (g.k_size[0], g.k_size[1]);
     let (dy, dx) = (g.rhs_dil[0], g.rhs_dil[1]);
-    let (hp, rows) = Rows::padded_plane(&g);
+    let (hp, rows) = Rows::padded_plane(&g, F32V::LANES);
     let wpp = rows.wpp;
     // Channel pitch: the plane plus one vector of slack, read (as zeros) by the last
     // flattened segment.
@@ -195,6 +195,8 @@ fn pack_pairs(d: &ConvDesc, g: &Geom, kernel: &[f32], ocb: usize, w: &mut Vec<f3
 /// The output rows of one plane, `ho x wo`, as computed: positions `q = y * wpp + x` on a
 /// grid of pitch `wpp` over padded input rows `sy` apart.
 pub(super) struct Rows {
+    /// Lanes of the vectors the segments are made of.
+    pub l: usize,
     pub wpp: usize,
     pub sy: usize,
     pub wo: usize,
@@ -205,8 +207,8 @@ impl Rows {
     /// The padded plane a pass over `g`'s first two spatial dims reads, as `(hp, rows)`:
     /// `hp = (ho - 1) * sy + (kh - 1) * dy + 1` padded input rows (0 if `kh == 0`), at pitch
     /// `wpp = ceil_L(wo) + (kw - 1) * dx`: whole vectors of output plus the window's reach,
-    /// all readable.
-    pub(super) fn padded_plane(g: &Geom) -> (usize, Rows) {
+    /// all readable, for vectors of `l` lanes.
+    pub(super) fn padded_plane(g: &Geom, l: usize) -> (usize, Rows) {
         let (ho, wo) = (g.out_size[0], g.out_size[1]);
         let (kh, kw) = (g.k_size[0], g.k_size[1]);
         let (sy, dy, dx) = (g.stride[0], g.rhs_dil[0], g.rhs_dil[1]);
@@ -215,8 +217,8 @@ impl Rows {
         } else {
             (ho - 1) * sy + (kh - 1) * dy + 1
         };
-        let wpp = wo.next_multiple_of(F32V::LANES) + if kw == 0 { 0 } else { (kw - 1) * dx };
-        (hp, Rows { wpp, sy, wo, ho })
+        let wpp = wo.next_multiple_of(l) + if kw == 0 { 0 } else { (kw - 1) * dx };
+        (hp, Rows { l, wpp, sy, wo, ho })
     }
 
     /// Calls `f(input_base, q0, nv)` for every output segment of `nv <= max_nv` vectors, in
@@ -225,23 +227,40 @@ impl Rows {
     /// stride the rows are flattened at pitch `wpp` (a window shifted by `wpp` is the window of
     /// the next row), so segments run across rows and only the `wpp - wo` columns past each
     /// row are wasted; otherwise each row is split on its own.
+    /// Inlined (with [`Rows::split`]), so that `f` compiles inside a caller's
+    /// `#[target_feature]` function.
+    #[inline(always)]
     pub(super) fn for_each_segment(&self, max_nv: usize, mut f: impl FnMut(usize, usize, usize)) {
-        let l = F32V::LANES;
-        let mut split = |nvec: usize, mut q0: usize, mut base: usize| {
-            let nseg = nvec.div_ceil(max_nv);
-            let mut left = nvec;
-            for s in 0..nseg {
-                let nv = left.div_ceil(nseg - s);
-                f(base, q0, nv);
-                (q0, base, left) = (q0 + nv * l, base + nv * l, left - nv);
-            }
-        };
+        let l = self.l;
         if self.sy == 1 {
-            split(((self.ho - 1) * self.wpp + self.wo).div_ceil(l), 0, 0);
+            let nvec = ((self.ho - 1) * self.wpp + self.wo).div_ceil(l);
+            self.split(max_nv, nvec, 0, 0, &mut f);
         } else {
             for y in 0..self.ho {
-                split(self.wo.div_ceil(l), y * self.wpp, y * self.sy * self.wpp);
+                let (q0, base) = (y * self.wpp, y * self.sy * self.wpp);
+                self.split(max_nv, self.wo.div_ceil(l), q0, base, &mut f);
             }
+        }
+    }
+
+    /// `nvec` vectors from output position `q0` (input offset `base`) in segments of at most
+    /// `max_nv`, as even as can be, each passed to `f`.
+    #[inline(always)]
+    fn split(
+        &self,
+        max_nv: usize,
+        nvec: usize,
+        mut q0: usize,
+        mut base: usize,
+        f: &mut impl FnMut(usize, usize, usize),
+    ) {
+        let l = self.l;
+        let nseg = nvec.div_ceil(max_nv);
+        let mut left = nvec;
+        for s in 0..nseg {
+            let nv = left.div_ceil(nseg - s);
+            f(base, q0, nv);
+            (q0, base, left) = (q0 + nv * l, base + nv * l, left - nv);
         }
     }
 
@@ -249,19 +268,32 @@ impl Rows {
     /// the `ho x wo` plane `dst`.
     #[inline(always)]
     pub(super) fn store(&self, acc: &[F32V], q0: usize, dst: &mut [f32]) {
-        let l = F32V::LANES;
+        self.store_with(acc, q0, dst, |a, o| a.store(o))
+    }
+
+    /// [`Rows::store`] for vectors of any kind: `put(v, out)` writes the `l` lanes of `v` to
+    /// the start of `out`.
+    #[inline(always)]
+    pub(super) fn store_with<V: Copy>(
+        &self,
+        acc: &[V],
+        q0: usize,
+        dst: &mut [f32],
+        put: impl Fn(V, &mut [f32]),
+    ) {
+        let l = self.l;
         let (mut y, mut x) = (q0 / self.wpp, q0 % self.wpp);
-        for a in acc {
+        for &a in acc {
             if y >= self.ho {
                 return;
             }
             if x + l <= self.wo {
-                a.store(&mut dst[y * self.wo + x..]);
+                put(a, &mut dst[y * self.wo + x..]);
             } else {
                 // A vector spans at most two rows (wpp >= L): the end of row y, then the start
                 // of row y + 1 after the wpp - wo columns that are not outputs.
                 let mut lanes = [0f32; 16];
-                a.store(&mut lanes[..l]);
+                put(a, &mut lanes[..l]);
                 if x < self.wo {
                     let n = self.wo - x;
                     dst[y * self.wo + x..(y + 1) * self.wo].copy_from_slice(&lanes[..n]);

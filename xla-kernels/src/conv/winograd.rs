@@ -533,7 +533,7 @@ fn input_transform<V: VFloat<Elem = f32>>(p: &Plan, nt: usize, rows: &[f32], v: 
 /// runs them as wide as the CPU allows, like the GEMM (on the Intel Xeon the SSE2 products of a
 /// default build made a 3x3 convolution 2.7x slower than a native build).
 #[derive(Clone, Copy)]
-enum PointIsa {
+pub(super) enum PointIsa {
     Portable(Portable<F32V>),
     #[cfg(target_arch = "x86_64")]
     Avx2(crate::gemm::Avx2<f32>),
@@ -542,7 +542,8 @@ enum PointIsa {
 }
 
 impl PointIsa {
-    fn new() -> Self {
+    /// The token of [`cpu::level`].
+    pub(super) fn new() -> Self {
         #[cfg(target_arch = "x86_64")]
         {
             use crate::gemm::{Avx2, Avx512};
@@ -555,6 +556,11 @@ impl PointIsa {
             }
         }
         PointIsa::Portable(Portable::default())
+    }
+
+    /// f32 lanes of one vector.
+    pub(super) fn lanes(self) -> usize {
+        self.nr() / 2
     }
 
     /// Output features per register tile: two vectors.
