@@ -296,19 +296,17 @@ fn packed<K: Kernel>(
     let by_item = chunks > 1
         && d.flops() >= PAR_MIN_FLOPS
         && (per_item < PAR_MIN_FLOPS || (per_item <= BATCH_PAR_MAX_ITEM_FLOPS && balance8 >= 7));
+    if bufs.per_thread.len() < threads {
+        bufs.per_thread.resize_with(threads, Default::default);
+    }
+    let per_thread = &bufs.per_thread[..];
     if by_item {
         // One task per item (work stealing evens out a core shared with another process),
         // each with the buffers of the worker running it.
-        if bufs.per_thread.len() < threads {
-            bufs.per_thread.resize_with(threads, Default::default);
-        }
-        let per_thread = &bufs.per_thread[..];
         (0..d.batch).into_par_iter().for_each(|bi| {
-            let slot = rayon::current_thread_index().and_then(|t| per_thread.get(t));
-            match slot.and_then(|m| m.try_lock().ok()) {
-                Some(mut bufs) => packed_item(k, d, bi, a, b, out, &mut bufs, 0..d.n),
-                None => packed_item(k, d, bi, a, b, out, &mut Buffers::default(), 0..d.n),
-            }
+            with_worker_buffers(per_thread, |bufs| {
+                packed_item(k, d, bi, a, b, out, bufs, false, 0..d.n)
+            })
         });
     } else {
         // One thread: no fork at all (a fork from outside a one-thread pool still hands the
@@ -316,27 +314,21 @@ fn packed<K: Kernel>(
         let parallel = per_item >= split_min_flops(cpu::level()) && threads > 1;
         let panels = d.n.div_ceil(K::NR);
         if parallel && d.m <= COLUMN_SPLIT_MAX_M && panels >= 2 * threads {
-            if bufs.per_thread.len() < threads {
-                bufs.per_thread.resize_with(threads, Default::default);
-            }
-            let per_thread = &bufs.per_thread[..];
             return crate::par::in_pool(|| {
                 for bi in 0..d.batch {
                     (0..threads).into_par_iter().for_each(|g| {
                         let (p0, p1) = (g * panels / threads, (g + 1) * panels / threads);
                         let cols = p0 * K::NR..(p1 * K::NR).min(d.n);
-                        let slot = rayon::current_thread_index().and_then(|t| per_thread.get(t));
-                        match slot.and_then(|m| m.try_lock().ok()) {
-                            Some(mut bufs) => packed_item(k, d, bi, a, b, out, &mut bufs, cols),
-                            None => packed_item(k, d, bi, a, b, out, &mut Buffers::default(), cols),
-                        }
+                        with_worker_buffers(per_thread, |bufs| {
+                            packed_item(k, d, bi, a, b, out, bufs, false, cols)
+                        })
                     });
                 }
             });
         }
         let items = |bufs: &mut Buffers<K::E>| {
             for bi in 0..d.batch {
-                packed_item_split(k, d, bi, a, b, out, bufs, parallel);
+                packed_item(k, d, bi, a, b, out, bufs, parallel, 0..d.n);
             }
         };
         // Each k slice forks twice (B packing, row blocks): enter the pool once for all.
@@ -385,41 +377,21 @@ impl RowBlocks {
     }
 }
 
-/// Columns `cols` of one batch item through the packed loop nest on the calling thread.
+/// `f` with the packing buffers of the rayon worker running it (fresh ones off the pool, or if
+/// they are taken).
+fn with_worker_buffers<T>(per_thread: &[Mutex<Buffers<T>>], f: impl FnOnce(&mut Buffers<T>)) {
+    let slot = rayon::current_thread_index().and_then(|t| per_thread.get(t));
+    match slot.and_then(|m| m.try_lock().ok()) {
+        Some(mut bufs) => f(&mut bufs),
+        None => f(&mut Buffers::default()),
+    }
+}
+
+/// Columns `cols` of batch item `bi` through the packed loop nest, whose k slices fork over
+/// rayon when `parallel`: row blocks (and column panels when there are too few row blocks)
+/// split, B packed once per slice for all of them.
 #[allow(clippy::too_many_arguments)]
 fn packed_item<K: Kernel>(
-    k: K,
-    d: &GemmDesc,
-    bi: usize,
-    a: &[K::E],
-    b: &[K::E],
-    out: &OutPtr<'_, K::E>,
-    bufs: &mut Buffers<K::E>,
-    cols: Range<usize>,
-) {
-    nest(k, d, bi, a, b, out, bufs, false, cols)
-}
-
-/// One batch item through the packed loop nest, whose k slices fork over rayon when
-/// `parallel`: row blocks (and column panels when there are too few row blocks) split, B
-/// packed once per slice for all of them.
-#[allow(clippy::too_many_arguments)]
-fn packed_item_split<K: Kernel>(
-    k: K,
-    d: &GemmDesc,
-    bi: usize,
-    a: &[K::E],
-    b: &[K::E],
-    out: &OutPtr<'_, K::E>,
-    bufs: &mut Buffers<K::E>,
-    parallel: bool,
-) {
-    nest(k, d, bi, a, b, out, bufs, parallel, 0..d.n)
-}
-
-/// The loop nest over columns `cols` of batch item `bi` (see [`packed_item_split`]).
-#[allow(clippy::too_many_arguments)]
-fn nest<K: Kernel>(
     k: K,
     d: &GemmDesc,
     bi: usize,
