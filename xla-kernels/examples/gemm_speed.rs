@@ -8,8 +8,9 @@
 //! time: on a loaded machine that compares two single-thread builds fairly
 //! (`RAYON_NUM_THREADS=1`), since time spent descheduled is not counted.
 //!
-//! The peak is `gemm::fma_chains`: independent `f32` vector FMAs (12 chains), on 1 thread and on every rayon thread at once, with the vectors of the
-//! instruction-set level the kernels dispatch to (`xla_kernels::cpu::level()`, capped by
+//! The peak is `gemm::fma_chains`: independent `f32` vector FMAs (12 chains), on 1 thread and
+//! on every rayon thread at once, with the vectors of the instruction-set level the kernels
+//! dispatch to (`xla_kernels::cpu::level()`, capped by
 //! `XLA_KERNELS_MAX_ISA=sse2|avx2|avx512|amx`), which the first line prints.
 
 use std::hint::black_box;

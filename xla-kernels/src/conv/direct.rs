@@ -16,9 +16,8 @@ use rayon::prelude::*;
 
 use super::direct_nchw::Rows;
 use super::im2col::Geom;
-use super::winograd::PointIsa;
 use super::{strides_of, ConvDesc};
-use crate::gemm::Isa;
+use crate::gemm::{F32Isa, Isa};
 
 /// Most output vectors per segment: 8 independent FMA chains hide the FMA latency and, with
 /// the weight and one input vector, fit AVX2's 16 registers.
@@ -69,7 +68,7 @@ pub(crate) fn depthwise_f32(
     let (dy, dx) = (g.rhs_dil[0], g.rhs_dil[1]);
     // The padded plane the windows reach, and (in the slot) one vector of slack after it for
     // the last flattened segment.
-    let isa = PointIsa::new();
+    let isa = F32Isa::new();
     let l = isa.lanes();
     let (hp, rows) = Rows::padded_plane(&g, l);
     let wp = rows.wpp;
@@ -107,11 +106,11 @@ pub(crate) fn depthwise_f32(
             pad,
         );
         match isa {
-            PointIsa::Portable(s) => plane_with(s, &rows, pad, taps, offs, dst),
+            F32Isa::Portable(s) => plane_with(s, &rows, pad, taps, offs, dst),
             #[cfg(target_arch = "x86_64")]
-            PointIsa::Avx2(s) => plane_with(s, &rows, pad, taps, offs, dst),
+            F32Isa::Avx2(s) => plane_with(s, &rows, pad, taps, offs, dst),
             #[cfg(target_arch = "x86_64")]
-            PointIsa::Avx512(s) => plane_with(s, &rows, pad, taps, offs, dst),
+            F32Isa::Avx512(s) => plane_with(s, &rows, pad, taps, offs, dst),
         }
     };
     // Planes in `nslots` contiguous groups, one slot each; every plane is computed the same

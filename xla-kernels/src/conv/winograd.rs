@@ -32,9 +32,8 @@ use rayon::prelude::*;
 
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc, MAX_RANK};
-use crate::cpu::{self, IsaLevel};
 use crate::fused::isa::{pick, run_at_level, Pick};
-use crate::gemm::{Isa, Portable};
+use crate::gemm::{F32Isa, Isa};
 use crate::simd::{VFloat, F32V, L16F32, L8F32};
 
 /// Most tiles per task (a row of 56 outputs is 28 tiles: one task). Keeps a slot's `V` and
@@ -104,8 +103,8 @@ struct Plan {
     /// Lanes of the transforms' vectors (`cp` is a multiple): those of the level the
     /// transforms run at (`fused::isa::pick`).
     l: usize,
-    /// The point products' instruction set; `isa.nr()` output features per register tile.
-    isa: PointIsa,
+    /// The point products' instruction set; `2 * isa.lanes()` output features per register tile.
+    isa: F32Isa,
 }
 
 impl Plan {
@@ -207,8 +206,8 @@ pub(crate) fn conv_winograd_f32(
     let chunks = tw.div_ceil(TMAX);
     let tcx = tw.div_ceil(chunks);
     let (ci, o) = (g.ci, g.og);
-    let isa = PointIsa::new();
-    let (cp, op) = (ci.next_multiple_of(l), o.next_multiple_of(isa.nr()));
+    let isa = F32Isa::new();
+    let (cp, op) = (ci.next_multiple_of(l), o.next_multiple_of(2 * isa.lanes()));
     let plan = Plan {
         ho,
         wo,
@@ -373,7 +372,7 @@ fn transform_weights(
     let n = d.rank();
     let ks = strides_of(&d.kernel_shape[..n]);
     let dm = &d.dims;
-    let nr = p.isa.nr();
+    let nr = 2 * p.isa.lanes();
     let obs = p.op / nr;
     u.clear();
     u.resize(16 * obs * p.cp * nr, 0.0);
@@ -528,61 +527,14 @@ fn input_transform<V: VFloat<Elem = f32>>(p: &Plan, nt: usize, rows: &[f32], v: 
     }
 }
 
-/// The instruction set of the point products, chosen once per convolution: that of
-/// [`cpu::level`] (AVX-512, AVX2 + FMA, or the build's own `wide` vectors), so a default build
-/// runs them as wide as the CPU allows, like the GEMM (on the Intel Xeon the SSE2 products of a
-/// default build made a 3x3 convolution 2.7x slower than a native build).
-#[derive(Clone, Copy)]
-pub(super) enum PointIsa {
-    Portable(Portable<F32V>),
-    #[cfg(target_arch = "x86_64")]
-    Avx2(crate::gemm::Avx2<f32>),
-    #[cfg(target_arch = "x86_64")]
-    Avx512(crate::gemm::Avx512<f32>),
-}
-
-impl PointIsa {
-    /// The token of [`cpu::level`].
-    pub(super) fn new() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use crate::gemm::{Avx2, Avx512};
-            let level = cpu::level();
-            if let Some(t) = Avx512::new().filter(|_| level >= IsaLevel::Avx512) {
-                return PointIsa::Avx512(t);
-            }
-            if let Some(t) = Avx2::new().filter(|_| level >= IsaLevel::Avx2) {
-                return PointIsa::Avx2(t);
-            }
-        }
-        PointIsa::Portable(Portable::default())
-    }
-
-    /// f32 lanes of one vector.
-    pub(super) fn lanes(self) -> usize {
-        self.nr() / 2
-    }
-
-    /// Output features per register tile: two vectors.
-    fn nr(self) -> usize {
-        match self {
-            PointIsa::Portable(_) => 2 * F32V::LANES,
-            #[cfg(target_arch = "x86_64")]
-            PointIsa::Avx2(_) => 16,
-            #[cfg(target_arch = "x86_64")]
-            PointIsa::Avx512(_) => 32,
-        }
-    }
-}
-
 /// `m[(ξ * tcx + t) * op + o]` = `sum_c v[ξ][t][c] * u[ξ][c][o]` for tiles `0..nt`.
 fn gemm_point(p: &Plan, nt: usize, xi: usize, v: &[f32], u: &[f32], m: &mut [f32]) {
     match p.isa {
-        PointIsa::Portable(s) => gemm_point_with(s, p, nt, xi, v, u, m),
+        F32Isa::Portable(s) => gemm_point_with(s, p, nt, xi, v, u, m),
         #[cfg(target_arch = "x86_64")]
-        PointIsa::Avx2(s) => gemm_point_with(s, p, nt, xi, v, u, m),
+        F32Isa::Avx2(s) => gemm_point_with(s, p, nt, xi, v, u, m),
         #[cfg(target_arch = "x86_64")]
-        PointIsa::Avx512(s) => gemm_point_with(s, p, nt, xi, v, u, m),
+        F32Isa::Avx512(s) => gemm_point_with(s, p, nt, xi, v, u, m),
     }
 }
 

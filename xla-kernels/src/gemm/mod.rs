@@ -5,7 +5,8 @@
 //!   instruction set chosen at run time ([`crate::cpu::level`]): AVX-512F 12 x 32 (f32),
 //!   AVX2 + FMA 6 x 16, or the build's own `wide` vectors (`isa`, `x86`); threads over row
 //!   blocks with a fork per k slice, or over columns with one fork for products of at most
-//!   `COLUMN_SPLIT_MAX_M` rows, batch items whole per task when they are small; small operands and small `m` read A and B in place (no
+//!   `COLUMN_SPLIT_MAX_M` rows, batch items whole per task when they are small; small
+//!   operands and small `m` read A and B in place (no
 //!   packing); `m == 1` / `n == 1` take a no-packing matrix-vector path (`small`); a
 //!   column-major C is computed as `C^T = B^T A^T`.
 //! - f16 / bf16: widened to dense f32 by vectorised slice conversions into the scratch, the
@@ -81,10 +82,8 @@ mod widen;
 mod x86;
 
 /// The vector tokens of the run-time dispatch, for the other kernels that use them (the
-/// Winograd convolution's point products).
-pub(crate) use isa::{Isa, Portable};
-#[cfg(target_arch = "x86_64")]
-pub(crate) use x86::{Avx2, Avx512};
+/// Winograd convolution's point products, the depthwise loop).
+pub(crate) use isa::{F32Isa, Isa};
 
 pub use int8::gemm_s8_s32;
 pub use isa::{fma_chains, PEAK_CHAINS};
