@@ -1,7 +1,8 @@
 //! Generated elementwise loops and reductions with run-time instruction-set dispatch
 //! (`xla_kernels::fused::isa`): loops of 4K elements or more with a transcendental function, a
 //! root or a division run AVX-512, AVX2 + FMA or the build's own vectors, whichever
-//! `xla_kernels::cpu::level` picks. Each elementwise result is checked against the scalar op
+//! `xla_kernels::cpu::level` picks; so do loops of 64K elements or more whatever they compute
+//! (`plain_*` below). Each elementwise result is checked against the scalar op
 //! (the evaluator's) within the vector math's ulp budget (`xla_kernels::math`), special results
 //! and exact ops bit for bit; each reduction against the same sum in f64 (its order, lanes per
 //! accumulator, is the level's own); and every result the same bits on 1 and 3 threads. The test command reruns this file with `XLA_KERNELS_MAX_ISA` capped at each
@@ -59,6 +60,17 @@ xla! {
     /// Columns (`reduce_cols`): each output's own order at every level.
     pub fn sum_exp_columns(x: f32[301, 67]) -> f32[67] {
         Reduce(Exp(x), 0.0, dimensions = [0], |a, b| a + b)
+    }
+    /// 64K elements or more of adds, multiplies and compares: dispatched too, exact.
+    pub fn plain_affine(x: f32[257, 263], y: f32[257, 263]) -> f32[257, 263] {
+        Max(x * 3.0 + y, y - x)
+    }
+    /// XLA's max (NaN wins, -0 < +0) over rows, at the level's width.
+    pub fn plain_max_rows(x: f32[300, 259]) -> f32[300] {
+        Reduce(x, f32::NEG_INFINITY, dimensions = [1], |a, b| Max(a, b))
+    }
+    pub fn plain_sum_columns(x: f32[1001, 67]) -> f32[67] {
+        Reduce(x, 0.0, dimensions = [0], |a, b| a + b)
     }
 }
 
@@ -235,6 +247,16 @@ fn run_all(threads: usize) -> Vec<Vec<u64>> {
         let y = div_sqrt(&ta, &Tensor::<f32, D1<20001>>::from_vec(b.clone()).unwrap());
         check("div_sqrt", y.as_slice(), |i| a[i] / b[i].sqrt(), 0);
         all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+
+        let (a, b) = (f32s(257 * 263, 15), f32s(257 * 263, 16));
+        let ta = Tensor::<f32, D2<257, 263>>::from_vec(a.clone()).unwrap();
+        let y = plain_affine(
+            &ta,
+            &Tensor::<f32, D2<257, 263>>::from_vec(b.clone()).unwrap(),
+        );
+        let want = |i: usize| <f32 as Scalar>::max(a[i] * 3.0 + b[i], b[i] - a[i]);
+        check("plain_affine", y.as_slice(), want, 0);
+        all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
         reductions(&mut all);
         all
     })
@@ -317,6 +339,31 @@ fn reductions(all: &mut Vec<Vec<u64>>) {
         })
     };
     check("max_tanh", y.as_slice(), want, 6);
+    all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+
+    let x = f32s(300 * 259, 17);
+    let y = plain_max_rows(&Tensor::<f32, D2<300, 259>>::from_vec(x.clone()).unwrap());
+    let want = |g: usize| {
+        let r = &x[g * 259..(g + 1) * 259];
+        r.iter()
+            .fold(f32::NEG_INFINITY, |a, &b| <f32 as Scalar>::max(a, b))
+    };
+    check("plain_max_rows", y.as_slice(), want, 0);
+    all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+
+    let x = moderate(1001 * 67, 18);
+    let y = plain_sum_columns(&Tensor::<f32, D2<1001, 67>>::from_vec(x.clone()).unwrap());
+    let want: Vec<f64> = (0..67)
+        .map(|j| (0..1001).map(|i| f64::from(x[i * 67 + j])).sum())
+        .collect();
+    let got = up(y.as_slice());
+    for (j, (&g, &w)) in got.iter().zip(&want).enumerate() {
+        // 1001 terms below 10 in magnitude: the f32 sum's error stays under 1e-2.
+        assert!(
+            (g - w).abs() <= 1e-2,
+            "plain_sum_columns[{j}] = {g}, want {w}"
+        );
+    }
     all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
 
     let x = moderate(301 * 67, 14);

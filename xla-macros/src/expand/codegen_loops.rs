@@ -208,12 +208,21 @@ pub(crate) fn dispatch(
 /// more than the three copies cost to compile; below, the loop runs in a microsecond or two.
 const ISA_MIN_ELEMENTS: i64 = 1 << 12;
 
+/// Elements from which any loop gets the run-time dispatch, whatever it computes: a default
+/// build's SSE2 code is compute-bound well before memory is, even for adds and multiplies
+/// (BatchNormTraining's normalize and sums over f32[32,64,56,56]: 1.8x slower than AVX-512,
+/// a row max with XLA's NaN rule over f32[256,1024]: a quarter of row_softmax's time).
+const ISA_ANY_MIN_ELEMENTS: i64 = 1 << 16;
+
 /// Whether an elementwise loop of `total` elements computing the `live` expressions gets the
-/// run-time dispatch: large, and with an op whose vector code is long enough (the
-/// transcendental functions, roots, divisions) for vector width to matter; loops of adds and
-/// multiplies are bound by memory at any width.
+/// run-time dispatch: from [`ISA_ANY_MIN_ELEMENTS`] always; from [`ISA_MIN_ELEMENTS`] with an
+/// op whose vector code is long enough (the transcendental functions, roots, divisions) for
+/// vector width to matter even on small arrays.
 pub(super) fn worth_isa_dispatch(exprs: &[Expr], live: &[bool], total: i64) -> bool {
     use xla_core::{BinaryOp as B, UnaryOp as U};
+    if total >= ISA_ANY_MIN_ELEMENTS {
+        return true;
+    }
     total >= ISA_MIN_ELEMENTS
         && exprs.iter().zip(live).any(|(e, &l)| {
             l && matches!(

@@ -555,7 +555,16 @@ struct DriverCall<'a> {
 fn driver_call(c: &DriverCall<'_>) -> TokenStream {
     let bv = if c.dispatch { quote!(V) } else { c.vt.clone() };
     let (id, vcomb, vred, scomb) = combiners(c.bop, c.t, &vfloat_of(&bv));
-    let comb = quote!(fused::Combine { id: #id, v: #vcomb, lanes: #vred, s: #scomb });
+    // Closures marked inline rather than the functions' paths: a path is called through its
+    // `Fn::call` shim, compiled on its own with the build's features, which LLVM need not
+    // inline into the level's function (a row max at AVX-512 ran its combine as SSE2 code).
+    let st = rust_type(c.t);
+    let comb = quote!(fused::Combine::new(
+        #id,
+        #[inline(always)] |a: #bv, b: #bv| -> #bv { #vcomb(a, b) },
+        #[inline(always)] |x: #bv| -> #st { #vred(x) },
+        #[inline(always)] |a: #st, b: #st| -> #st { #scomb(a, b) },
+    ));
     let (driver, args, params, ret, body) = (&c.driver, &c.args, &c.params, &c.ret, &c.body);
     if c.dispatch {
         let (vt, (l2, l5)) = (c.vt, isa_lanes(c.t));

@@ -174,13 +174,19 @@ fn row_softmax_fuses_producers_into_reductions() {
     );
     assert!(
         text.contains("__isa_map ! (reduce_rows_storing")
-            && text.contains("per_level (fused :: Combine")
+            && text.contains("per_level (fused :: Combine :: new")
             && text.contains("__isa_map ! (map_rows_in_place"),
         "dispatched exp-and-sum and division: {text}"
     );
     // A small softmax stays on the build's vectors (one body, not three).
     let small = expand_text(&row_softmax(4, 100));
     assert!(!small.contains("__isa_map"), "{small}");
+    // From 64K elements the max takes the run-time level's vectors too.
+    let large = expand_text(&row_softmax(256, 1024));
+    assert!(
+        large.contains("__isa_map ! (reduce_rows ,") && !large.contains("fused :: reduce_rows (w0"),
+        "dispatched max: {large}"
+    );
 }
 
 #[test]
