@@ -36,8 +36,8 @@ if grep -qw avx512f /proc/cpuinfo; then
   echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
   XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
 fi
-# The GEMM tests (and the convolutions': Winograd's point products dispatch the same way, and
-# the direct kernels give way to im2col where the build's vectors are narrower than the level's;
+# The GEMM tests (and the convolutions': Winograd's point products and the direct kernels run
+# on the GEMM's tokens of the level;
 # the dispatched elementwise loops' "at_the_running_level" tests, the loop drivers' fused::
 # tests, pooling's window:: tests, reduce::'s column sums and the rng:: ciphers, which run at the
 # level's width)

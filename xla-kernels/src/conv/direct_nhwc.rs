@@ -3,15 +3,17 @@
 //!
 //! The input is first copied into zero-padded channels-last images `P[b][y][x][c]` holding the
 //! rows and columns windows touch, so no tap needs a bounds check. A register tile is
-//! [`MR`] output positions of one row x `2L` output features (`L` = [`F32V`] lanes):
+//! [`MR`] output positions of one row x `2L` output features (`L` lanes of the run-time
+//! level's vectors, [`F32Isa`]: AVX-512, AVX2 + FMA or the build's own):
 //! `acc[r][h] += P[b][y*sy + ky*dy][x_r*sx + kx*dx][c] * W[ky][kx][c][o + h*L ..]`, summed over
 //! `(ky, kx, c)` in that order (fixed, so results do not depend on threads): two weight loads
 //! and `MR` broadcasts per `2 * MR` FMAs, GEMM's register-tile ratio, with no im2col copy.
-//! Tasks are output rows.
+//! Tasks are output rows. The sums' order is the same at every level; the FMAs are fused at
+//! the AVX2 and AVX-512 levels (and in builds with FMA).
 
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc, MAX_RANK};
-use crate::simd::{VFloat, F32V};
+use crate::gemm::{F32Isa, Isa};
 
 /// Output positions per register tile (6 x 2 accumulators + 2 weights + 1 broadcast <= 16
 /// AVX2 registers).
@@ -48,7 +50,8 @@ pub(crate) fn conv_nhwc_f32(
     bufs: &mut Buffers,
 ) {
     let g = Geom::new(d, out_shape);
-    let nr = 2 * F32V::LANES;
+    let isa = F32Isa::new();
+    let nr = 2 * isa.lanes();
     let (ho, wo) = (g.out_size[0], g.out_size[1]);
     let (kh, kw) = (g.k_size[0], g.k_size[1]);
     let reach = |o: usize, k: usize, s: usize, dl: usize| {
@@ -89,50 +92,27 @@ pub(crate) fn conv_nhwc_f32(
             }
         }
     }
-    let (pad, w, offs) = (&bufs.pad[..], &bufs.w[..], &bufs.offs[..]);
-    let row_len = wo * o_total;
-    let run = |row: usize, dst: &mut [f32]| {
-        let (b, y) = (row / ho, row % ho);
-        let image = &pad[b * img..(b + 1) * img];
-        for grp in 0..g.groups {
-            for ob in 0..oblocks {
-                let o0 = ob * nr;
-                let cols = nr.min(g.og - o0);
-                let wk = &w[(grp * oblocks + ob) * wblock..][..wblock];
-                for x0 in (0..wo).step_by(MR) {
-                    let rows = MR.min(wo - x0);
-                    // Input offset of each position's first tap (feature g*Ci).
-                    let mut base = [0usize; MR];
-                    for (r, b) in base.iter_mut().enumerate().take(rows) {
-                        *b = ((y * g.stride[0]) * wp + (x0 + r) * g.stride[1]) * cin + grp * g.ci;
-                    }
-                    let acc = match rows {
-                        6 => tile::<6>(image, wk, &base, offs),
-                        5 => tile::<5>(image, wk, &base, offs),
-                        4 => tile::<4>(image, wk, &base, offs),
-                        3 => tile::<3>(image, wk, &base, offs),
-                        2 => tile::<2>(image, wk, &base, offs),
-                        _ => tile::<1>(image, wk, &base, offs),
-                    };
-                    for (r, a) in acc.iter().enumerate().take(rows) {
-                        let at = (x0 + r) * o_total + grp * g.og + o0;
-                        let dst = &mut dst[at..at + cols];
-                        if cols == nr {
-                            let (lo, hi) = dst.split_at_mut(F32V::LANES);
-                            a[0].store(lo);
-                            a[1].store(hi);
-                        } else {
-                            let mut lanes = [0f32; 32];
-                            a[0].store(&mut lanes[..F32V::LANES]);
-                            a[1].store(&mut lanes[F32V::LANES..nr]);
-                            dst.copy_from_slice(&lanes[..cols]);
-                        }
-                    }
-                }
-            }
-        }
+    let rows = Rows {
+        g: &g,
+        pad: &bufs.pad,
+        w: &bufs.w,
+        offs: &bufs.offs,
+        img,
+        wp,
+        cin,
+        oblocks,
+        wblock,
+        nr,
+    };
+    let run = |row: usize, dst: &mut [f32]| match isa {
+        F32Isa::Portable(s) => rows.row(s, row, dst),
+        #[cfg(target_arch = "x86_64")]
+        F32Isa::Avx2(s) => rows.row(s, row, dst),
+        #[cfg(target_arch = "x86_64")]
+        F32Isa::Avx512(s) => rows.row(s, row, dst),
     };
     let macs = out.len() * g.ci * taps;
+    let row_len = wo * o_total;
     crate::par::chunks(
         out,
         row_len,
@@ -141,26 +121,104 @@ pub(crate) fn conv_nhwc_f32(
     );
 }
 
+/// What every output row of one convolution reads.
+struct Rows<'a> {
+    g: &'a Geom,
+    /// Padded images, `img` f32 each, at pitch `wp` positions of `cin` features.
+    pad: &'a [f32],
+    img: usize,
+    wp: usize,
+    cin: usize,
+    /// Packed weights: `oblocks` blocks of `wblock` per group, `nr` features wide.
+    w: &'a [f32],
+    oblocks: usize,
+    wblock: usize,
+    nr: usize,
+    /// Input offset of each (tap, feature) from a position's first tap, in weight order.
+    offs: &'a [usize],
+}
+
+impl Rows<'_> {
+    /// Output row `row` (image `row / ho`, row `row % ho`) into `dst`, with the vectors of
+    /// `isa` (compiled with its features).
+    fn row<S: Isa<E = f32>>(&self, isa: S, row: usize, dst: &mut [f32]) {
+        isa.vectorize(
+            #[inline(always)]
+            || self.row_at(isa, row, dst),
+        )
+    }
+
+    #[inline(always)]
+    fn row_at<S: Isa<E = f32>>(&self, isa: S, row: usize, dst: &mut [f32]) {
+        let g = self.g;
+        let (l, nr) = (S::LANES, self.nr);
+        let (ho, wo) = (g.out_size[0], g.out_size[1]);
+        let o_total = g.groups * g.og;
+        let (b, y) = (row / ho, row % ho);
+        let image = &self.pad[b * self.img..(b + 1) * self.img];
+        for grp in 0..g.groups {
+            for ob in 0..self.oblocks {
+                let o0 = ob * nr;
+                let cols = nr.min(g.og - o0);
+                let wk = &self.w[(grp * self.oblocks + ob) * self.wblock..][..self.wblock];
+                for x0 in (0..wo).step_by(MR) {
+                    let rows = MR.min(wo - x0);
+                    // Input offset of each position's first tap (feature g*Ci).
+                    let mut base = [0usize; MR];
+                    for (r, b) in base.iter_mut().enumerate().take(rows) {
+                        *b = ((y * g.stride[0]) * self.wp + (x0 + r) * g.stride[1]) * self.cin
+                            + grp * g.ci;
+                    }
+                    let offs = self.offs;
+                    let acc = match rows {
+                        6 => tile::<S, 6>(isa, image, wk, &base, offs),
+                        5 => tile::<S, 5>(isa, image, wk, &base, offs),
+                        4 => tile::<S, 4>(isa, image, wk, &base, offs),
+                        3 => tile::<S, 3>(isa, image, wk, &base, offs),
+                        2 => tile::<S, 2>(isa, image, wk, &base, offs),
+                        _ => tile::<S, 1>(isa, image, wk, &base, offs),
+                    };
+                    for (r, a) in acc.iter().enumerate().take(rows) {
+                        let at = (x0 + r) * o_total + grp * g.og + o0;
+                        let dst = &mut dst[at..at + cols];
+                        if cols == nr {
+                            let (lo, hi) = dst.split_at_mut(l);
+                            isa.store(a[0], lo);
+                            isa.store(a[1], hi);
+                        } else {
+                            let mut lanes = [0f32; 32];
+                            isa.store(a[0], &mut lanes[..l]);
+                            isa.store(a[1], &mut lanes[l..nr]);
+                            dst.copy_from_slice(&lanes[..cols]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// `R` positions x `2L` features: `acc[r][h]` summed over taps `(ky, kx)` then features.
 #[inline(always)]
-fn tile<const R: usize>(
+fn tile<S: Isa<E = f32>, const R: usize>(
+    isa: S,
     image: &[f32],
     wk: &[f32],
     base: &[usize; MR],
     offs: &[usize],
-) -> [[F32V; 2]; MR] {
-    let l = F32V::LANES;
-    let zero = F32V::splat(0.0);
+) -> [[S::V; 2]; MR] {
+    let l = S::LANES;
+    let zero = isa.splat(0.0);
     let mut acc = [[zero; 2]; R];
     // One flat loop over (tap, feature) pairs with precomputed input offsets: a nested
     // tap/feature loop made LLVM keep the 12 accumulators on the stack (measured).
     for (wc, &off) in wk.chunks_exact(2 * l).zip(offs) {
-        let w0 = F32V::load(&wc[..l]);
-        let w1 = F32V::load(&wc[l..]);
+        let w0 = isa.load(&wc[..l]);
+        let w1 = isa.load(&wc[l..]);
         for r in 0..R {
-            let a = F32V::splat(image[base[r] + off]);
-            acc[r][0] = a.mul_add(w0, acc[r][0]);
-            acc[r][1] = a.mul_add(w1, acc[r][1]);
+            let a = isa.splat(image[base[r] + off]);
+            acc[r][0] = isa.mul_add(a, w0, acc[r][0]);
+            acc[r][1] = isa.mul_add(a, w1, acc[r][1]);
         }
     }
     let mut full = [[zero; 2]; MR];

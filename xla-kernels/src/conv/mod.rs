@@ -520,9 +520,6 @@ impl ConvElem for f32 {
         {
             return true;
         }
-        if narrow_build_prefers_gemm(d) {
-            return false;
-        }
         if direct_nchw::applies(d) {
             direct_nchw::conv_nchw_f32(d, out_shape, input, kernel, out, &mut scratch.nchw);
             return true;
@@ -533,22 +530,6 @@ impl ConvElem for f32 {
         }
         false
     }
-}
-
-/// Input features per group from which a build whose `wide` vectors are narrower than the
-/// CPU's (a default build on an AVX2 or AVX-512 machine) leaves the direct NCHW / NHWC kernels
-/// (compile-time width) for im2col, whose GEMM chooses its width at run time. Measured in a
-/// default build on the Intel Xeon (`cargo run --release -p xla-kernels --example
-/// conv_speed`, direct against im2col): 1x1 over 256 features 21.1 / 7.4 ms (NCHW) and 16.7 /
-/// 8.1 (NHWC), 3x3/2 64 -> 128 NHWC 17.5 / 13.1; over 16 features the direct kernels still
-/// win or tie (NHWC 2.2 / 5.3, NCHW 2.3 / 2.2), as over 3 (7x7/2: 34.8 / 34.9).
-const NARROW_BUILD_GEMM_MIN_FEATURES: usize = 32;
-
-/// Whether this build's vectors are narrower than the run-time level's and `d` has enough
-/// input features per group for im2col's dispatched GEMM to beat the direct kernels.
-fn narrow_build_prefers_gemm(d: &ConvDesc) -> bool {
-    let ci = d.input_shape[d.dims.input_feature] / d.feature_group_count.max(1);
-    ci >= NARROW_BUILD_GEMM_MIN_FEATURES && crate::fused::isa::build_is_narrow()
 }
 
 macro_rules! plain_elem {

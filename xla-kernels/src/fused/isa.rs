@@ -45,19 +45,6 @@ pub fn pick() -> Pick {
     }
 }
 
-/// Whether the run-time level has wider vectors (or FMA) than this build's own `wide` vectors:
-/// a default x86-64 build (SSE2) on an AVX2 or AVX-512 CPU, or an AVX2 build on AVX-512. Kernels
-/// still written at the build's width (the direct convolutions) step aside then where a
-/// dispatched one does better.
-pub fn build_is_narrow() -> bool {
-    let build_avx2 = cfg!(all(target_feature = "avx2", target_feature = "fma"));
-    match pick() {
-        Pick::Build => false,
-        Pick::Avx2 => !build_avx2,
-        Pick::Avx512 => !cfg!(target_feature = "avx512f"),
-    }
-}
-
 /// AVX2 + FMA.
 struct OnAvx2;
 /// AVX-512F (with AVX2 + FMA).
