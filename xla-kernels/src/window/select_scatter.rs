@@ -12,6 +12,7 @@
 
 use super::{pool_view, visit, Pool, WindowDesc};
 use crate::error::KernelError;
+use crate::fused::isa::run_widest;
 use crate::par;
 
 /// `out = SelectAndScatter(x, select, desc, source, init, scatter)`; `desc.out` holds the
@@ -40,11 +41,19 @@ where
         let [(h, oh, ..), (w, ow, ..)] = p.hw;
         let (ip, sp) = (h * w * p.inner, oh * ow * p.inner);
         par::rows(out, ip, |first, block| {
-            for (b, o) in block.chunks_mut(ip).enumerate() {
-                let plane = first + b;
-                let (xs, ss) = (&x[plane * ip..][..ip], &source[plane * sp..][..sp]);
-                plane_select_scatter(&p, xs, ss, init, o, &select, &scatter);
-            }
+            // Compiled three times and run at the CPU's level: the scalar window loop (with
+            // the caller's select and scatter inlined) gains from the wider ISA's compares and
+            // blends in a default build (MaxPool grad f32[8,64,112,112]: 34 -> 23 ms).
+            run_widest(
+                #[inline(always)]
+                || {
+                    for (b, o) in block.chunks_mut(ip).enumerate() {
+                        let plane = first + b;
+                        let (xs, ss) = (&x[plane * ip..][..ip], &source[plane * sp..][..sp]);
+                        plane_select_scatter(&p, xs, ss, init, o, &select, &scatter);
+                    }
+                },
+            )
         });
         return Ok(());
     }
@@ -71,6 +80,7 @@ where
 
 /// The taps `lo..hi` of a window starting at `start` (size `k`, dilation `d`) that land in
 /// `0..n`: `start + t * d` in range.
+#[inline(always)]
 fn tap_range(start: i64, k: usize, d: usize, n: usize) -> (usize, usize) {
     let d = d as i64;
     let lo = if start < 0 { (-start + d - 1) / d } else { 0 };
@@ -84,6 +94,7 @@ fn tap_range(start: i64, k: usize, d: usize, n: usize) -> (usize, usize) {
 /// filled with `init` first (here, so the fill runs on the plane's thread). The kept value
 /// stays in a register; the first tap is compared with itself, which keeps it whatever
 /// `select` says (it is the same index).
+#[inline(always)]
 fn plane_select_scatter<T: Copy>(
     p: &Pool,
     x: &[T],
