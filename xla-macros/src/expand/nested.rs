@@ -239,18 +239,20 @@ pub(crate) fn while_loop(
                         shared: false,
                     });
                 }
-                init.extend(quote!(#cur.copy_from_slice(&#x[..]);));
+                init.extend(
+                    quote!(::xla_aot::__rt::xla_kernels::par::copy(&mut #cur[..], &#x[..]);),
+                );
                 reads.push(quote!(&#cur[..]));
                 body_reads.push(quote!(&#cur[..]));
                 writes.push(quote!(&mut #next[..]));
                 swaps.extend(quote!(::core::mem::swap(#cur, #next);));
                 if live {
-                    fin.extend(quote!(#w.copy_from_slice(&#cur[..]);));
+                    fin.extend(quote!(::xla_aot::__rt::xla_kernels::par::copy(#w, &#cur[..]);));
                 }
             }
             // The body reads and writes the output itself.
             StateLeaf::Updated => {
-                init.extend(quote!(#w.copy_from_slice(&#x[..]);));
+                init.extend(quote!(::xla_aot::__rt::xla_kernels::par::copy(#w, &#x[..]);));
                 reads.push(quote!(&#w[..]));
                 writes.push(quote!(&mut #w[..]));
             }
@@ -259,7 +261,7 @@ pub(crate) fn while_loop(
                 reads.push(quote!(&#x[..]));
                 writes.push(quote!(&#x[..]));
                 if live {
-                    fin.extend(quote!(#w.copy_from_slice(&#x[..]);));
+                    fin.extend(quote!(::xla_aot::__rt::xla_kernels::par::copy(#w, &#x[..]);));
                 }
             }
         }

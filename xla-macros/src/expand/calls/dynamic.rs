@@ -25,7 +25,7 @@ pub(crate) fn update_slice(
     let copy = if in_place {
         quote!()
     } else {
-        quote!(#w.copy_from_slice(#x);)
+        quote!(::xla_aot::__rt::xla_kernels::par::copy(#w, #x);)
     };
     let starts = ins[2..]
         .iter()

@@ -136,7 +136,7 @@ pub(crate) fn scatter(
         scratch: Vec::new(),
         items: quote!(),
         body: quote! {
-            #(#ws.copy_from_slice(#xs);)*
+            #(::xla_aot::__rt::xla_kernels::par::copy(#ws, #xs);)*
             #(#bind_us)*
             let desc = #k::ScatterDesc {
                 operand: #operand,

@@ -85,8 +85,8 @@ fn an_update_of_a_dying_value_is_in_place() {
     let k = fu.kernels.last().unwrap();
     let operand = fu.graph.nodes[k.node].inputs[0];
     assert_eq!(pl.storage.get(&operand), Some(&Storage::Out(0)));
-    assert!(!expand_text(&f).contains("w0 . copy_from_slice"));
-    assert!(expand_text(&build(false)).contains("w0 . copy_from_slice"));
+    assert!(!expand_text(&f).contains("par :: copy (w0"));
+    assert!(expand_text(&build(false)).contains("par :: copy (w0"));
 }
 
 /// An update whose result is read again: operand and result share one scratch buffer.
@@ -115,7 +115,7 @@ fn an_update_in_scratch_reuses_its_operand_buffer() {
     ));
     assert_eq!(pl.storage.get(&operand), pl.storage.get(&k.outputs[0]));
     assert_eq!(pl.buffers.len(), 1);
-    assert!(!expand_text(&f).contains("w0 . copy_from_slice"));
+    assert!(!expand_text(&f).contains("par :: copy (w0"));
 }
 
 /// A While body writing one row of its state per step: the state leaf lives in the body's
@@ -161,7 +161,7 @@ fn a_loop_writing_rows_updates_its_state_in_place() {
     let body = &text[text.find("mod k1_body").unwrap()..];
     assert!(body.contains("update_slice"), "{body}");
     assert!(
-        !body.contains("w0 . copy_from_slice"),
+        !body.contains("par :: copy (w0"),
         "no copy of the array per step"
     );
 }
@@ -218,7 +218,7 @@ fn a_loop_carrying_a_leaf_unchanged_does_not_copy_it() {
         "no buffer for the weights, the loop reads its input: {text}"
     );
     // Nothing reads the loop's final weights: they are not copied out either.
-    assert!(!text.contains("w1 . copy_from_slice"), "{text}");
+    assert!(!text.contains("par :: copy (w1"), "{text}");
     assert!(text.contains("mem :: swap (cur2 , next2)"), "{text}");
     // The body writes the counter and the sum; nothing writes the weights' slot.
     let body = &text[text.find("mod k1_body").unwrap()..];
@@ -226,6 +226,6 @@ fn a_loop_carrying_a_leaf_unchanged_does_not_copy_it() {
     assert!(body.contains("mut * out2"), "{body}");
     // Returned, the final weights are copied out once, from the input.
     let all = carry(true);
-    assert!(all.contains("w1 . copy_from_slice"), "{all}");
+    assert!(all.contains("par :: copy (w1"), "{all}");
     assert!(!all.contains("cur1"), "{all}");
 }
