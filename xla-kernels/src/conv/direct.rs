@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use super::direct_nchw::Rows;
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc};
-use crate::gemm::{F32Isa, Isa};
+use crate::gemm::{with_f32_isa, F32Isa, Isa};
 
 /// Most output vectors per segment: 8 independent FMA chains hide the FMA latency and, with
 /// the weight and one input vector, fit AVX2's 16 registers.
@@ -105,13 +105,7 @@ pub(crate) fn depthwise_f32(
             wp,
             pad,
         );
-        match isa {
-            F32Isa::Portable(s) => plane_with(s, &rows, pad, taps, offs, dst),
-            #[cfg(target_arch = "x86_64")]
-            F32Isa::Avx2(s) => plane_with(s, &rows, pad, taps, offs, dst),
-            #[cfg(target_arch = "x86_64")]
-            F32Isa::Avx512(s) => plane_with(s, &rows, pad, taps, offs, dst),
-        }
+        with_f32_isa!(isa, |s| plane_with(s, &rows, pad, taps, offs, dst))
     };
     // Planes in `nslots` contiguous groups, one slot each; every plane is computed the same
     // way whatever the grouping, so results do not depend on the number of threads.

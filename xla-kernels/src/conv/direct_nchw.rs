@@ -20,7 +20,7 @@ use std::ops::Range;
 
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc, MAX_RANK};
-use crate::gemm::{F32Isa, Isa};
+use crate::gemm::{with_f32_isa, F32Isa, Isa};
 
 /// Most vectors per output-row segment (2 x 6 accumulators).
 const MAX_NV: usize = 6;
@@ -132,13 +132,7 @@ pub(crate) fn conv_nchw_f32(
         let grp = o0 / g.og;
         let pad_img = &pad[(b * cin + grp * g.ci) * chan..];
         let wb = &w[(o0 / ocb) * pairs * wpair..];
-        match isa {
-            F32Isa::Portable(s) => geo.task(s, pad_img, wb, dst),
-            #[cfg(target_arch = "x86_64")]
-            F32Isa::Avx2(s) => geo.task(s, pad_img, wb, dst),
-            #[cfg(target_arch = "x86_64")]
-            F32Isa::Avx512(s) => geo.task(s, pad_img, wb, dst),
-        }
+        with_f32_isa!(isa, |s| geo.task(s, pad_img, wb, dst))
     };
     let tasks = out.len() / (ocb * plane);
     let macs = out.len() * g.ci * taps;

@@ -13,7 +13,7 @@
 
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc, MAX_RANK};
-use crate::gemm::{F32Isa, Isa};
+use crate::gemm::{with_f32_isa, F32Isa, Isa};
 
 /// Output positions per register tile (6 x 2 accumulators + 2 weights + 1 broadcast <= 16
 /// AVX2 registers).
@@ -104,13 +104,7 @@ pub(crate) fn conv_nhwc_f32(
         wblock,
         nr,
     };
-    let run = |row: usize, dst: &mut [f32]| match isa {
-        F32Isa::Portable(s) => rows.row(s, row, dst),
-        #[cfg(target_arch = "x86_64")]
-        F32Isa::Avx2(s) => rows.row(s, row, dst),
-        #[cfg(target_arch = "x86_64")]
-        F32Isa::Avx512(s) => rows.row(s, row, dst),
-    };
+    let run = |row: usize, dst: &mut [f32]| with_f32_isa!(isa, |s| rows.row(s, row, dst));
     let macs = out.len() * g.ci * taps;
     let row_len = wo * o_total;
     crate::par::chunks(

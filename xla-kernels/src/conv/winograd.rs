@@ -22,7 +22,11 @@
 //! fewer multiplies could go further; F(2x2, 3x3) is the Winograd variant whose transforms
 //! are exact in binary (F(4x4, 3x3) would cut 4x but its 1/6, 1/24 weights cost accuracy).
 //! The GEMM part is ~70% of the time (perf); NCHW inputs and outputs go through 8x8 register
-//! transposes (`wide::f32x8::transpose`) to and from the channels-last slot buffers.
+//! transposes (`F32Isa::transpose8`) to and from the channels-last slot buffers. The copies,
+//! transforms and point GEMMs all run on the GEMM's tokens of the run-time level, with no
+//! closure passing vectors between them (see `input_transform`): a default build on the
+//! Intel Xeon went from 8.2-8.5 ms (`simd::Lanes` transforms, SSE2 copies) to 6.4-7.7 for
+//! NCHW `[8,64,56,56]*[64,64,3,3]`, a native build's time.
 //! Measured (`CONV_ROWS=SAME CONV_HOW=auto,direct` with `examples/conv_speed.rs`, loaded
 //! 2-core machine, alternating with XLA): `[8,64,56,56]*[64,64,3,3]` SAME NCHW 31.9 ms vs
 //! XLA:CPU 59.5 ms, NHWC 31.1 ms vs 47.9 ms (13.0 / 14.3 ms at a quiet moment); the table
@@ -32,8 +36,8 @@ use rayon::prelude::*;
 
 use super::im2col::Geom;
 use super::{strides_of, ConvDesc, MAX_RANK};
-use crate::fused::isa::{pick, run_at_level, Pick};
-use crate::gemm::{F32Isa, Isa};
+use crate::fused::isa::run_at_level;
+use crate::gemm::{with_f32_isa, F32Isa, Isa};
 use crate::simd::{VFloat, F32V, L16F32, L8F32};
 
 /// Most tiles per task (a row of 56 outputs is 28 tiles: one task). Keeps a slot's `V` and
@@ -195,18 +199,13 @@ pub(crate) fn conv_winograd_f32(
     bufs: &mut Buffers,
 ) -> bool {
     let g = Geom::new(d, out_shape);
-    let level = pick();
-    let l = match level {
-        Pick::Build => F32V::LANES,
-        Pick::Avx2 => L8F32::LANES,
-        Pick::Avx512 => L16F32::LANES,
-    };
+    let isa = F32Isa::new();
+    let l = isa.lanes();
     let (ho, wo) = (g.out_size[0], g.out_size[1]);
     let (th, tw) = (ho.div_ceil(2), wo.div_ceil(2));
     let chunks = tw.div_ceil(TMAX);
     let tcx = tw.div_ceil(chunks);
     let (ci, o) = (g.ci, g.og);
-    let isa = F32Isa::new();
     let (cp, op) = (ci.next_multiple_of(l), o.next_multiple_of(2 * isa.lanes()));
     let plan = Plan {
         ho,
@@ -253,7 +252,11 @@ pub(crate) fn conv_winograd_f32(
             let ty = (task / chunks) % th;
             let tx0 = (task % chunks) * tcx;
             let nt = tcx.min(tw - tx0);
-            fill_rows(&g, &plan, input, b, ty, tx0, nt, rows);
+            // At the level too: its 8 x 8 transposes (NCHW) are the level's shuffles.
+            with_f32_isa!(plan.isa, |s| s.vectorize(
+                #[inline(always)]
+                || fill_rows(&g, &plan, input, b, ty, tx0, nt, rows)
+            ));
             // The transforms are exact adds and subtracts: the same bits at every level.
             let p = &plan;
             let within = run_at_level(
@@ -268,25 +271,17 @@ pub(crate) fn conv_winograd_f32(
                 direct_task(&g, p, b, ty, tx0, nt, rows, wraw, &shared);
                 continue;
             }
-            run_at_level(
-                (&*rows, &mut *v),
-                |(r, v)| input_transform::<F32V>(p, nt, r, v),
+            with_f32_isa!(p.isa, |s| s.vectorize(
                 #[inline(always)]
-                |(r, v)| input_transform::<L8F32>(p, nt, r, v),
-                #[inline(always)]
-                |(r, v)| input_transform::<L16F32>(p, nt, r, v),
-            );
+                || input_transform(s, p, nt, rows, v)
+            ));
             for xi in 0..16 {
                 gemm_point(p, nt, xi, v, u, m);
             }
-            run_at_level(
-                (&*m, &mut *ybuf),
-                |(m, y)| output_transform::<F32V>(&g, p, b, ty, tx0, nt, m, y, &shared),
+            with_f32_isa!(p.isa, |s| s.vectorize(
                 #[inline(always)]
-                |(m, y)| output_transform::<L8F32>(&g, p, b, ty, tx0, nt, m, y, &shared),
-                #[inline(always)]
-                |(m, y)| output_transform::<L16F32>(&g, p, b, ty, tx0, nt, m, y, &shared),
-            );
+                || output_transform(s, &g, p, b, ty, tx0, nt, m, ybuf, &shared)
+            ));
         }
     };
     if nslots > 1 {
@@ -425,6 +420,7 @@ fn transform_weights(
 /// Copies padded input rows `2 * ty .. 2 * ty + 4` and columns `2 * tx0 .. 2 * (tx0 + nt) + 2`
 /// of image `b` into `rows[r * row + x * cp + c]` (zeros outside the input and past `ci`).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn fill_rows(
     g: &Geom,
     p: &Plan,
@@ -466,13 +462,13 @@ fn fill_rows(
             let (c8, n8) = (p.ci / 8 * 8, n / 8 * 8);
             for c0 in (0..c8).step_by(8) {
                 for j0 in (0..n8).step_by(8) {
-                    let rows: [wide::f32x8; 8] = std::array::from_fn(|k| {
+                    let rows: [[f32; 8]; 8] = std::array::from_fn(|k| {
                         let at = base + (c0 + k) * g.in_feat_stride + ix0 + j0;
-                        wide::f32x8::new(input[at..at + 8].try_into().expect("8 lanes"))
+                        input[at..at + 8].try_into().expect("8 lanes")
                     });
-                    for (j, v) in wide::f32x8::transpose(rows).into_iter().enumerate() {
+                    for (j, v) in p.isa.transpose8(&rows).iter().enumerate() {
                         let at = (x0 + j0 + j) * p.cp + c0;
-                        dst[at..at + 8].copy_from_slice(&v.to_array());
+                        dst[at..at + 8].copy_from_slice(v);
                     }
                 }
                 for c in c0..c0 + 8 {
@@ -500,42 +496,66 @@ fn fill_rows(
     }
 }
 
-/// `v[(ξ * tcx + t) * cp + c]` = `(B^T d B)[ξ]` of tile `t`'s 4x4 patch, vectorised over `c`.
+/// `v[(ξ * tcx + t) * cp + c]` = `(B^T d B)[ξ]` of tile `t`'s 4x4 patch, vectorised over `c`
+/// with the vectors of `isa` (inside its `vectorize`).
 #[inline(always)]
-fn input_transform<V: VFloat<Elem = f32>>(p: &Plan, nt: usize, rows: &[f32], v: &mut [f32]) {
-    let l = V::LANES;
+fn input_transform<S: Isa<E = f32>>(isa: S, p: &Plan, nt: usize, rows: &[f32], v: &mut [f32]) {
+    let l = S::LANES;
     debug_assert_eq!(l, p.l);
     let cp = p.cp;
     let plane = p.tcx * cp;
     for t in 0..nt {
         for c in (0..cp).step_by(l) {
-            let ld = |r: usize, x: usize| V::load(&rows[r * p.row + (2 * t + x) * cp + c..]);
-            // e = B^T d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3 (per column j).
-            let cols: [[V; 4]; 4] = std::array::from_fn(|j| {
-                let (d0, d1, d2, d3) = (ld(0, j), ld(1, j), ld(2, j), ld(3, j));
-                [d0 - d2, d1 + d2, d2 - d1, d1 - d3]
-            });
-            let e: [[V; 4]; 4] = std::array::from_fn(|i| std::array::from_fn(|j| cols[j][i]));
-            // (B^T d) B: the same combination along each row.
-            for (i, er) in e.iter().enumerate() {
-                let vals = [er[0] - er[2], er[1] + er[2], er[2] - er[1], er[1] - er[3]];
+            // e = B^T d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3 (per column j). No closure
+            // over vectors here (nor `array::from_fn`'s): LLVM does not inline a function
+            // passing 512-bit vectors into the AVX-512 one when it lacks the features, so its
+            // intrinsics stay calls.
+            let at0 = 2 * t * cp + c;
+            let mut cols = [[isa.splat(0.0); 4]; 4];
+            for (j, col) in cols.iter_mut().enumerate() {
+                let x = at0 + j * cp;
+                let d = [
+                    isa.load(&rows[x..]),
+                    isa.load(&rows[p.row + x..]),
+                    isa.load(&rows[2 * p.row + x..]),
+                    isa.load(&rows[3 * p.row + x..]),
+                ];
+                *col = bt(isa, d);
+            }
+            // (B^T d) B: the same combination along each row i of e (e[i][j] = cols[j][i]).
+            for i in 0..4 {
+                let vals = bt(isa, [cols[0][i], cols[1][i], cols[2][i], cols[3][i]]);
                 for (j, val) in vals.into_iter().enumerate() {
-                    val.store(&mut v[(4 * i + j) * plane + t * cp + c..]);
+                    isa.store(val, &mut v[(4 * i + j) * plane + t * cp + c..]);
                 }
             }
         }
     }
 }
 
+/// `B^T d` of one column `d`: `[d0 - d2, d1 + d2, d2 - d1, d1 - d3]`.
+#[inline(always)]
+fn bt<S: Isa<E = f32>>(isa: S, d: [S::V; 4]) -> [S::V; 4] {
+    [
+        isa.sub(d[0], d[2]),
+        isa.add(d[1], d[2]),
+        isa.sub(d[2], d[1]),
+        isa.sub(d[1], d[3]),
+    ]
+}
+
+/// `A^T m` of one column `m`: `[m0 + m1 + m2, m1 - m2 - m3]`.
+#[inline(always)]
+fn at<S: Isa<E = f32>>(isa: S, m: [S::V; 4]) -> [S::V; 2] {
+    [
+        isa.add(isa.add(m[0], m[1]), m[2]),
+        isa.sub(isa.sub(m[1], m[2]), m[3]),
+    ]
+}
+
 /// `m[(ξ * tcx + t) * op + o]` = `sum_c v[ξ][t][c] * u[ξ][c][o]` for tiles `0..nt`.
 fn gemm_point(p: &Plan, nt: usize, xi: usize, v: &[f32], u: &[f32], m: &mut [f32]) {
-    match p.isa {
-        F32Isa::Portable(s) => gemm_point_with(s, p, nt, xi, v, u, m),
-        #[cfg(target_arch = "x86_64")]
-        F32Isa::Avx2(s) => gemm_point_with(s, p, nt, xi, v, u, m),
-        #[cfg(target_arch = "x86_64")]
-        F32Isa::Avx512(s) => gemm_point_with(s, p, nt, xi, v, u, m),
-    }
+    with_f32_isa!(p.isa, |s| gemm_point_with(s, p, nt, xi, v, u, m))
 }
 
 /// [`gemm_point`] with the vectors of `isa` (compiled with its features).
@@ -612,7 +632,8 @@ fn tile<S: Isa<E = f32>, const R: usize>(
 /// (channels-last) and 8x8 transposes into runs along the output row (NCHW).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn output_transform<V: VFloat<Elem = f32>>(
+fn output_transform<S: Isa<E = f32>>(
+    isa: S,
     g: &Geom,
     p: &Plan,
     b: usize,
@@ -623,7 +644,7 @@ fn output_transform<V: VFloat<Elem = f32>>(
     ybuf: &mut [f32],
     out: &SharedOut,
 ) {
-    let l = V::LANES;
+    let l = S::LANES;
     let plane = p.tcx * p.op;
     let ob = b * g.out_batch_stride;
     let (sy, sx, sf) = (g.out_stride[0], g.out_stride[1], g.out_feat_stride);
@@ -631,19 +652,24 @@ fn output_transform<V: VFloat<Elem = f32>>(
     let mut lanes = [0f32; 16];
     for t in 0..nt {
         for o0 in (0..p.o).step_by(l) {
-            let ld = |xi: usize| V::load(&m[xi * plane + t * p.op + o0..]);
             // A^T m: rows m0 + m1 + m2 and m1 - m2 - m3 (per column j), then along rows.
-            let cols: [[V; 2]; 4] = std::array::from_fn(|j| {
-                let (m0, m1, m2, m3) = (ld(j), ld(4 + j), ld(8 + j), ld(12 + j));
-                [m0 + m1 + m2, m1 - m2 - m3]
-            });
-            let s: [[V; 4]; 2] = std::array::from_fn(|r| std::array::from_fn(|j| cols[j][r]));
+            let mut cols = [[isa.splat(0.0); 2]; 4];
+            for (j, col) in cols.iter_mut().enumerate() {
+                let at0 = t * p.op + o0;
+                let mv = [
+                    isa.load(&m[j * plane + at0..]),
+                    isa.load(&m[(4 + j) * plane + at0..]),
+                    isa.load(&m[(8 + j) * plane + at0..]),
+                    isa.load(&m[(12 + j) * plane + at0..]),
+                ];
+                *col = at(isa, mv);
+            }
             let nf = l.min(p.o - o0);
-            for (r, sr) in s.iter().enumerate() {
-                let ys = [sr[0] + sr[1] + sr[2], sr[1] - sr[2] - sr[3]];
+            for r in 0..2 {
+                let ys = at(isa, [cols[0][r], cols[1][r], cols[2][r], cols[3][r]]);
                 for (q, yv) in ys.into_iter().enumerate() {
                     if sf != 1 {
-                        yv.store(&mut ybuf[r * ypitch + (2 * t + q) * p.op + o0..]);
+                        isa.store(yv, &mut ybuf[r * ypitch + (2 * t + q) * p.op + o0..]);
                         continue;
                     }
                     let (y, x) = (2 * ty + r, 2 * (tx0 + t) + q);
@@ -652,7 +678,7 @@ fn output_transform<V: VFloat<Elem = f32>>(
                         if nf == l {
                             out.set_vec(at, yv);
                         } else {
-                            yv.store(&mut lanes[..l]);
+                            isa.store(yv, &mut lanes[..l]);
                             out.set_run(at, &lanes[..nf]);
                         }
                     }
@@ -663,13 +689,10 @@ fn output_transform<V: VFloat<Elem = f32>>(
     if sf == 1 {
         return;
     }
-    // Features apart: rows of x for each feature, 8 x 8 blocks transposed in registers by
-    // `wide` when its f32x8 is one register (an AVX build) or this is the build's own path; in
-    // a default build's AVX2 / AVX-512 path, `wide`'s pair of SSE2 halves stored and reloaded
-    // as one 32-byte vector stalled store forwarding (NCHW 3x3 [8,64,56,56]: 9.5 ms, 7.7-8.2
-    // with the element-by-element blocks).
-    let wide_transpose = cfg!(target_feature = "avx")
-        || core::any::TypeId::of::<V>() == core::any::TypeId::of::<F32V>();
+    // Features apart: rows of x for each feature, 8 x 8 blocks transposed in registers
+    // (`F32Isa::transpose8`: AVX shuffles at the AVX2 and AVX-512 levels, `wide`'s for the
+    // build's vectors). Element by element, a default build's AVX-512 path took 8.2 ms for NCHW
+    // 3x3 [8,64,56,56] against a native build's 6.7-7.0.
     let x0 = 2 * tx0;
     let nx = (2 * nt).min(p.wo - x0);
     for r in 0..2 {
@@ -685,13 +708,13 @@ fn output_transform<V: VFloat<Elem = f32>>(
             let mut ob8 = 0;
             while ob8 < p.o {
                 let bo = 8.min(p.o - ob8);
-                if bx == 8 && bo == 8 && sx == 1 && wide_transpose {
-                    let rows: [wide::f32x8; 8] = std::array::from_fn(|j| {
+                if bx == 8 && bo == 8 && sx == 1 {
+                    let rows: [[f32; 8]; 8] = std::array::from_fn(|j| {
                         let at = (xb + j) * p.op + ob8;
-                        wide::f32x8::new(yr[at..at + 8].try_into().expect("8 lanes"))
+                        yr[at..at + 8].try_into().expect("8 lanes")
                     });
-                    for (k, v) in wide::f32x8::transpose(rows).into_iter().enumerate() {
-                        out.set_vec(row0 + (ob8 + k) * sf + xb, v);
+                    for (k, run) in p.isa.transpose8(&rows).iter().enumerate() {
+                        out.set_run(row0 + (ob8 + k) * sf + xb, run);
                     }
                     ob8 += 8;
                     continue;

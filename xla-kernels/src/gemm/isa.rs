@@ -33,6 +33,8 @@ pub(crate) trait Isa: Copy + Send + Sync + 'static {
     fn store(self, v: Self::V, out: &mut [Self::E]);
     /// `a + b` lane by lane.
     fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a - b` lane by lane.
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a * b + c` lane by lane (fused where the instruction set has FMA).
     fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
 
@@ -82,6 +84,10 @@ where
         a + b
     }
     #[inline(always)]
+    fn sub(self, a: V, b: V) -> V {
+        a - b
+    }
+    #[inline(always)]
     fn mul_add(self, a: V, b: V, c: V) -> V {
         VFloat::mul_add(a, b, c)
     }
@@ -101,6 +107,22 @@ pub(crate) enum F32Isa {
     Avx512(super::x86::Avx512<f32>),
 }
 
+/// `$body` with `$s` bound to the token inside the [`F32Isa`] `$isa`, compiled once per level:
+/// the one match over the f32 levels that the token-generic kernels go through (the body
+/// still runs its vector code inside `$s.vectorize`).
+macro_rules! with_f32_isa {
+    ($isa:expr, |$s:ident| $body:expr) => {
+        match $isa {
+            $crate::gemm::F32Isa::Portable($s) => $body,
+            #[cfg(target_arch = "x86_64")]
+            $crate::gemm::F32Isa::Avx2($s) => $body,
+            #[cfg(target_arch = "x86_64")]
+            $crate::gemm::F32Isa::Avx512($s) => $body,
+        }
+    };
+}
+pub(crate) use with_f32_isa;
+
 impl F32Isa {
     /// The token of [`crate::cpu::level`], or of the widest level below it this CPU runs.
     pub(crate) fn new() -> Self {
@@ -117,6 +139,21 @@ impl F32Isa {
             }
         }
         F32Isa::Portable(Portable::default())
+    }
+
+    /// `out[k][j] = rows[j][k]` for an 8 x 8 block: AVX shuffles at the AVX2 and AVX-512
+    /// levels (inline into their `vectorize`), `wide`'s transpose of the build otherwise.
+    #[inline(always)]
+    pub(crate) fn transpose8(self, rows: &[[f32; 8]; 8]) -> [[f32; 8]; 8] {
+        match self {
+            F32Isa::Portable(_) => {
+                wide::f32x8::transpose(rows.map(wide::f32x8::new)).map(|v| v.to_array())
+            }
+            #[cfg(target_arch = "x86_64")]
+            F32Isa::Avx2(t) => t.transpose8(rows),
+            #[cfg(target_arch = "x86_64")]
+            F32Isa::Avx512(t) => t.transpose8(rows),
+        }
     }
 
     /// f32 lanes of one vector.
@@ -141,13 +178,7 @@ pub const PEAK_CHAINS: usize = 12;
 /// the flops done (2 per lane per step) and a value derived from every chain (so nothing is
 /// optimised away).
 pub fn fma_chains(iters: usize) -> (u64, f32) {
-    match F32Isa::new() {
-        F32Isa::Portable(s) => chains(s, iters),
-        #[cfg(target_arch = "x86_64")]
-        F32Isa::Avx2(s) => chains(s, iters),
-        #[cfg(target_arch = "x86_64")]
-        F32Isa::Avx512(s) => chains(s, iters),
-    }
+    with_f32_isa!(F32Isa::new(), |s| chains(s, iters))
 }
 
 /// [`fma_chains`] with token `s`, inside its instruction set's function.

@@ -242,3 +242,23 @@ fn fma_chains_counts_its_flops_and_computes_the_recurrence() {
         "{sum} vs {want}"
     );
 }
+
+#[test]
+fn transpose8_at_the_running_level_and_in_its_vectorize() {
+    use super::{with_f32_isa, F32Isa, Isa};
+    let rows: [[f32; 8]; 8] = core::array::from_fn(|j| {
+        core::array::from_fn(|k| (j * 8 + k) as f32 + if k % 3 == 0 { -0.0 } else { 0.5 })
+    });
+    let want: [[f32; 8]; 8] = core::array::from_fn(|k| core::array::from_fn(|j| rows[j][k]));
+    let isa = F32Isa::new();
+    // Called plainly (the intrinsics as calls) and inside the level's function (inlined).
+    assert_eq!(isa.transpose8(&rows), want);
+    let inside = with_f32_isa!(isa, |s| s.vectorize(
+        #[inline(always)]
+        || isa.transpose8(&rows)
+    ));
+    assert_eq!(
+        inside.map(|r| r.map(f32::to_bits)),
+        want.map(|r| r.map(f32::to_bits))
+    );
+}

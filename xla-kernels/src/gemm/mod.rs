@@ -83,7 +83,7 @@ mod x86;
 
 /// The vector tokens of the run-time dispatch, for the other kernels that use them (the
 /// Winograd convolution's point products, the depthwise loop).
-pub(crate) use isa::{F32Isa, Isa};
+pub(crate) use isa::{with_f32_isa, F32Isa, Isa};
 
 pub use int8::gemm_s8_s32;
 pub use isa::{fma_chains, PEAK_CHAINS};

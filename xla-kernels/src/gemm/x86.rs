@@ -36,10 +36,10 @@ impl<E> Avx512<E> {
 }
 
 /// One [`Isa`] impl: token, runner, element, register, lanes, then the intrinsics
-/// (`set1`, `loadu`, `storeu`, `add`, `fmadd`).
+/// (`set1`, `loadu`, `storeu`, `add`, `sub`, `fmadd`).
 macro_rules! isa_impl {
     ($tok:ident, $run:ident, $e:ty, $v:ty, $lanes:literal,
-     $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $fmadd:ident) => {
+     $set1:ident, $loadu:ident, $storeu:ident, $add:ident, $sub:ident, $fmadd:ident) => {
         impl Isa for $tok<$e> {
             type E = $e;
             type V = $v;
@@ -76,6 +76,11 @@ macro_rules! isa_impl {
                 unsafe { $add(a, b) }
             }
             #[inline(always)]
+            fn sub(self, a: $v, b: $v) -> $v {
+                // SAFETY: the token proves the CPU has the instruction; no memory is accessed.
+                unsafe { $sub(a, b) }
+            }
+            #[inline(always)]
             fn mul_add(self, a: $v, b: $v, c: $v) -> $v {
                 // SAFETY: the token proves the CPU has FMA (and AVX-512F for the 512-bit form);
                 // no memory is accessed.
@@ -95,6 +100,7 @@ isa_impl!(
     _mm256_loadu_ps,
     _mm256_storeu_ps,
     _mm256_add_ps,
+    _mm256_sub_ps,
     _mm256_fmadd_ps
 );
 isa_impl!(
@@ -107,6 +113,7 @@ isa_impl!(
     _mm256_loadu_pd,
     _mm256_storeu_pd,
     _mm256_add_pd,
+    _mm256_sub_pd,
     _mm256_fmadd_pd
 );
 isa_impl!(
@@ -119,6 +126,7 @@ isa_impl!(
     _mm512_loadu_ps,
     _mm512_storeu_ps,
     _mm512_add_ps,
+    _mm512_sub_ps,
     _mm512_fmadd_ps
 );
 isa_impl!(
@@ -131,5 +139,73 @@ isa_impl!(
     _mm512_loadu_pd,
     _mm512_storeu_pd,
     _mm512_add_pd,
+    _mm512_sub_pd,
     _mm512_fmadd_pd
 );
+
+/// `out[k][j] = rows[j][k]`: an 8 x 8 f32 block transposed in eight 256-bit registers (unpack,
+/// shuffle, cross-lane permute: 24 shuffles), for callers holding an AVX2 or AVX-512 token
+/// inside its `vectorize` (where these intrinsics inline to instructions).
+///
+/// # Safety
+/// The CPU must run AVX (every AVX2 or AVX-512 token proves it).
+#[inline(always)]
+unsafe fn transpose8_ps(rows: &[[f32; 8]; 8]) -> [[f32; 8]; 8] {
+    // SAFETY (all intrinsics): AVX is present (the caller's contract); each load reads and
+    // each store writes exactly the 8 f32 of one `[f32; 8]` row.
+    unsafe {
+        // No `array::from_fn`: its closure would be compiled without AVX (a call per load).
+        let ld = |j: usize| _mm256_loadu_ps(rows[j].as_ptr());
+        let r = [ld(0), ld(1), ld(2), ld(3), ld(4), ld(5), ld(6), ld(7)];
+        // Pairs of rows interleaved, then pairs of pairs, then the 128-bit halves swapped.
+        let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+        let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+        let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+        let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+        let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let s1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let s3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+        let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let s5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        let s7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+        let o = [
+            _mm256_permute2f128_ps::<0x20>(s0, s4),
+            _mm256_permute2f128_ps::<0x20>(s1, s5),
+            _mm256_permute2f128_ps::<0x20>(s2, s6),
+            _mm256_permute2f128_ps::<0x20>(s3, s7),
+            _mm256_permute2f128_ps::<0x31>(s0, s4),
+            _mm256_permute2f128_ps::<0x31>(s1, s5),
+            _mm256_permute2f128_ps::<0x31>(s2, s6),
+            _mm256_permute2f128_ps::<0x31>(s3, s7),
+        ];
+        let mut out = [[0f32; 8]; 8];
+        for (dst, v) in out.iter_mut().zip(o) {
+            _mm256_storeu_ps(dst.as_mut_ptr(), v);
+        }
+        out
+    }
+}
+
+impl Avx2<f32> {
+    /// [`transpose8_ps`]: `out[k][j] = rows[j][k]`.
+    #[inline(always)]
+    pub(crate) fn transpose8(self, rows: &[[f32; 8]; 8]) -> [[f32; 8]; 8] {
+        // SAFETY: this token proves AVX2, hence AVX.
+        unsafe { transpose8_ps(rows) }
+    }
+}
+
+impl Avx512<f32> {
+    /// [`transpose8_ps`]: `out[k][j] = rows[j][k]`.
+    #[inline(always)]
+    pub(crate) fn transpose8(self, rows: &[[f32; 8]; 8]) -> [[f32; 8]; 8] {
+        // SAFETY: this token proves AVX-512F and AVX2, hence AVX.
+        unsafe { transpose8_ps(rows) }
+    }
+}
