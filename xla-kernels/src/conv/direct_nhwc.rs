@@ -142,6 +142,7 @@ impl Rows<'_> {
         )
     }
 
+    /// [`Rows::row`]'s body, inlined into the level's function.
     #[inline(always)]
     fn row_at<S: Isa<E = f32>>(&self, isa: S, row: usize, dst: &mut [f32]) {
         let g = self.g;

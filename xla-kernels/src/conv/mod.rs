@@ -17,12 +17,17 @@
 //!   fewer multiplies, the rest as 16 small GEMMs per row of tiles; error measured below the
 //!   direct sum's (tests); ~1.7x faster than the direct kernels on `[8,64,56,56]`;
 //! - depthwise 2-D f32 (`feature_group_count` = input features, output `[N, O, H, W]`): a
-//!   direct `wide` loop over padded planes (`direct.rs`); ~5x faster than im2col here;
+//!   direct loop over padded planes (`direct.rs`); ~5x faster than im2col here;
 //! - other 2-D f32 with output `[N, O, H, W]`, unit innermost stride, no base dilation: a
 //!   direct kernel, 2 output channels x 6 vectors of a row per register tile
-//!   (`direct_nchw.rs`); 3x3 `[8,64,56,56]`: ~1.4x faster than im2col + GEMM;
-//! - 2-D f32 with output `[N, H, W, O]`, no base dilation: a direct kernel, 6 positions x 16
-//!   output features per register tile (`direct_nhwc.rs`); 3x3: ~2x faster than im2col;
+//!   (`direct_nchw.rs`); 3x3 `[8,64,56,56]`: ~1.4x faster than im2col + GEMM (1.9x on the
+//!   AVX-512 Xeon);
+//! - 2-D f32 with output `[N, H, W, O]`, no base dilation: a direct kernel, 6 positions x 2
+//!   vectors of output features per register tile (`direct_nhwc.rs`); 3x3: ~2x faster than
+//!   im2col;
+//!
+//! All the f32 kernels run on the GEMM's tokens of the run-time level (`gemm::F32Isa`), so a
+//! default build runs them as wide as the CPU allows.
 //! - everything else (1-D / 3-D, base dilation, batch groups, other layouts, every other
 //!   element type): im2col into a column buffer plus one [`gemm`](crate::gemm::gemm) per
 //!   group and output batch (`im2col.rs`), in column chunks that stay in cache. 1x1

@@ -1,6 +1,7 @@
 //! The elementwise and reduction drivers with the instruction set chosen at run time, for
 //! generated loops whose vector code is worth it (transcendental functions from 4K elements,
-//! any loop from 64K; the macro decides, `xla-macros`' `codegen_loops::worth_isa_dispatch`).
+//! any elementwise loop and max / min reductions from 64K; the macro decides, `xla-macros`'
+//! `codegen_loops::worth_isa_dispatch` and `worth_reduce_dispatch`).
 //!
 //! A default x86-64 build compiles `wide`'s vectors for SSE2 (see [`crate::cpu`]). These
 //! drivers take the loop body three times, written over three vector types: the build's own

@@ -30,16 +30,11 @@ pub struct Combine<V: VFloat, VC, VR, SC> {
     pub s: SC,
 }
 
-impl<V, VC, VR, SC> Combine<V, VC, VR, SC>
-where
-    V: VFloat,
-    VC: Fn(V, V) -> V + Sync + Send,
-    VR: Fn(V) -> V::Elem + Sync + Send,
-    SC: Fn(V::Elem, V::Elem) -> V::Elem + Sync + Send,
-{
-    /// The reducer of these parts. A constructor rather than the struct literal because call
-    /// arguments may carry `#[inline(always)]` closures (the generated code passes such, so
-    /// the combine is compiled inside a dispatched level's function; see `fused::isa`).
+impl<V: VFloat, VC, VR, SC> Combine<V, VC, VR, SC> {
+    /// The reducer of these parts (a [`Reducer`] when they are the functions it names). A
+    /// constructor rather than the struct literal because call arguments may carry
+    /// `#[inline(always)]` closures (the generated code passes such, with typed parameters,
+    /// so the combine is compiled inside a dispatched level's function; see `fused::isa`).
     #[inline(always)]
     pub fn new(id: V::Elem, v: VC, lanes: VR, s: SC) -> Self {
         Combine { id, v, lanes, s }

@@ -208,21 +208,39 @@ pub(crate) fn dispatch(
 /// more than the three copies cost to compile; below, the loop runs in a microsecond or two.
 const ISA_MIN_ELEMENTS: i64 = 1 << 12;
 
-/// Elements from which any loop gets the run-time dispatch, whatever it computes: a default
-/// build's SSE2 code is compute-bound well before memory is, even for adds and multiplies
-/// (BatchNormTraining's normalize and sums over f32[32,64,56,56]: 1.8x slower than AVX-512,
-/// a row max with XLA's NaN rule over f32[256,1024]: a quarter of row_softmax's time).
+/// Elements from which any elementwise loop gets the run-time dispatch, whatever it computes,
+/// and so does a reduction by max or min: a default build's SSE2 code is compute-bound well
+/// before memory is (BatchNormTraining's normalize over f32[32,64,56,56]: 1.8x slower than
+/// AVX-512; a row max with XLA's NaN rule over f32[256,1024]: a quarter of row_softmax's
+/// time). A sum of plain loads is not: its `simd::Lanes` accumulators, carried around the
+/// loop, vectorize worse than SSE2's registers (a row sum over f32[4096,4096]: 1.24 -> 1.51
+/// ms), so it stays on the build's vectors.
 const ISA_ANY_MIN_ELEMENTS: i64 = 1 << 16;
 
 /// Whether an elementwise loop of `total` elements computing the `live` expressions gets the
-/// run-time dispatch: from [`ISA_ANY_MIN_ELEMENTS`] always; from [`ISA_MIN_ELEMENTS`] with an
-/// op whose vector code is long enough (the transcendental functions, roots, divisions) for
-/// vector width to matter even on small arrays.
+/// run-time dispatch: from [`ISA_ANY_MIN_ELEMENTS`] always, else as [`worth_costly_dispatch`].
 pub(super) fn worth_isa_dispatch(exprs: &[Expr], live: &[bool], total: i64) -> bool {
+    total >= ISA_ANY_MIN_ELEMENTS || worth_costly_dispatch(exprs, live, total)
+}
+
+/// Whether a reduction by `bop` of `total` elements computing the `live` expressions gets the
+/// run-time dispatch: a max or min from [`ISA_ANY_MIN_ELEMENTS`], else as
+/// [`worth_costly_dispatch`].
+pub(super) fn worth_reduce_dispatch(
+    exprs: &[Expr],
+    live: &[bool],
+    total: i64,
+    bop: xla_core::BinaryOp,
+) -> bool {
+    use xla_core::BinaryOp as B;
+    (total >= ISA_ANY_MIN_ELEMENTS && matches!(bop, B::Max | B::Min))
+        || worth_costly_dispatch(exprs, live, total)
+}
+
+/// From [`ISA_MIN_ELEMENTS`], with an op whose vector code is long enough (the transcendental
+/// functions, roots, divisions) for vector width to matter even on small arrays.
+fn worth_costly_dispatch(exprs: &[Expr], live: &[bool], total: i64) -> bool {
     use xla_core::{BinaryOp as B, UnaryOp as U};
-    if total >= ISA_ANY_MIN_ELEMENTS {
-        return true;
-    }
     total >= ISA_MIN_ELEMENTS
         && exprs.iter().zip(live).any(|(e, &l)| {
             l && matches!(

@@ -14,7 +14,7 @@ use super::codegen_expr::{
     no_local, scalar_stmts, var, vector_stmts, vector_tail_stmts, vectorisable, Access,
 };
 use super::codegen_loops::{
-    access_vectors, bind_groups, dispatch, isa_lanes, worth_isa_dispatch, Space,
+    access_vectors, bind_groups, dispatch, isa_lanes, worth_reduce_dispatch, Space,
 };
 use super::codegen_rt::{
     f32_tokens, f64_tokens, lanes_of, lit_usize, max_lanes, offset_tokens, rust_type, scalar_of,
@@ -497,7 +497,8 @@ fn driven_rows(d: &DrivenRows<'_>) -> Option<TokenStream> {
         local: &no_local,
     };
     let roots: Vec<ExprId> = [d.operand].into_iter().chain(d.store).collect();
-    let dispatch = worth_isa_dispatch(d.exprs, &reachable(d.exprs, &roots), d.out_n * d.red_n);
+    let live = reachable(d.exprs, &roots);
+    let dispatch = worth_reduce_dispatch(d.exprs, &live, d.out_n * d.red_n, d.bop);
     let bv = if dispatch { quote!(V) } else { d.vt.clone() };
     let v_stmts = vector_stmts(d.exprs, &roots, &acc, &bv, inner);
     let (x, binds, init) = (var(d.operand), d.binds, d.init);
@@ -665,7 +666,7 @@ fn driven_columns(
     let red_binds = bind_groups(outer_red, ext, vars, &|_| true, &quote!(o));
     let iv = last_red.map_or(quote!(_unused), |g| c.vars[g].clone());
     let total = c.out_n * c.red_n;
-    let dispatch = worth_isa_dispatch(c.exprs, &reachable(c.exprs, &[c.operand]), total);
+    let dispatch = worth_reduce_dispatch(c.exprs, &reachable(c.exprs, &[c.operand]), total, c.bop);
     let bv = if dispatch { quote!(V) } else { c.vt.clone() };
     let v_stmts = vector_stmts(c.exprs, &[c.operand], acc, &bv, inner);
     let outer_n: i64 = outer_red.iter().map(|&g| c.space.ext[g]).product();
