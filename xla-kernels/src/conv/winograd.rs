@@ -161,8 +161,8 @@ impl SharedOut {
             "winograd output run {i}+{n} > {}",
             self.len
         );
-        // SAFETY: `V` is a vector of `n` f32 lanes (`F32V`, `f32x8` or `Lanes<f32, n>`: plain
-        // data without padding); the `n` elements at `i` lie inside the borrowed slice (checked
+        // SAFETY: `V` is a vector of `n` f32 lanes (a token's register, `__m256` / `__m512`,
+        // or the build's `F32V`: plain data without padding); the `n` elements at `i` lie inside the borrowed slice (checked
         // above) and are written by this task only. `write_unaligned` needs no alignment.
         unsafe { std::ptr::write_unaligned(self.ptr.add(i) as *mut V, v) }
     }

@@ -43,7 +43,7 @@ where
         par::rows(out, ip, |first, block| {
             // Compiled three times and run at the CPU's level: the scalar window loop (with
             // the caller's select and scatter inlined) gains from the wider ISA's compares and
-            // blends in a default build (MaxPool grad f32[8,64,112,112]: 34 -> 23 ms).
+            // blends in a default build (MaxPool grad f32[8,64,112,112]: 34 -> 24 ms).
             run_widest(
                 #[inline(always)]
                 || {
