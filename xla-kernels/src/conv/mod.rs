@@ -25,13 +25,13 @@
 //! - 2-D f32 with output `[N, H, W, O]`, no base dilation: a direct kernel, 6 positions x 2
 //!   vectors of output features per register tile (`direct_nhwc.rs`); 3x3: ~2x faster than
 //!   im2col;
-//!
-//! All the f32 kernels run on the GEMM's tokens of the run-time level (`gemm::F32Isa`), so a
-//! default build runs them as wide as the CPU allows.
 //! - everything else (1-D / 3-D, base dilation, batch groups, other layouts, every other
 //!   element type): im2col into a column buffer plus one [`gemm`](crate::gemm::gemm) per
 //!   group and output batch (`im2col.rs`), in column chunks that stay in cache. 1x1
 //!   convolutions measured within ~5% through im2col and the direct kernels.
+//!
+//! All the f32 kernels run on the GEMM's tokens of the run-time level (`gemm::F32Isa`), so a
+//! default build runs them as wide as the CPU allows.
 //!
 //! Measured (2-core AVX2 EPYC shared with other jobs, load average 5-7, so absolute times are
 //! ~2-3x the quiet machine's): three alternating rounds of XLA:CPU (jaxlib in

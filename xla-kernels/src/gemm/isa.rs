@@ -156,15 +156,12 @@ impl F32Isa {
         }
     }
 
-    /// f32 lanes of one vector.
+    /// f32 lanes of one vector (the token's [`Isa::LANES`]).
     pub(crate) fn lanes(self) -> usize {
-        match self {
-            F32Isa::Portable(_) => <crate::simd::F32V as VFloat>::LANES,
-            #[cfg(target_arch = "x86_64")]
-            F32Isa::Avx2(_) => 8,
-            #[cfg(target_arch = "x86_64")]
-            F32Isa::Avx512(_) => 16,
+        fn of<S: Isa>(_: S) -> usize {
+            S::LANES
         }
+        with_f32_isa!(self, |s| of(s))
     }
 }
 

@@ -154,9 +154,18 @@ unsafe fn transpose8_ps(rows: &[[f32; 8]; 8]) -> [[f32; 8]; 8] {
     // SAFETY (all intrinsics): AVX is present (the caller's contract); each load reads and
     // each store writes exactly the 8 f32 of one `[f32; 8]` row.
     unsafe {
-        // No `array::from_fn`: its closure would be compiled without AVX (a call per load).
-        let ld = |j: usize| _mm256_loadu_ps(rows[j].as_ptr());
-        let r = [ld(0), ld(1), ld(2), ld(3), ld(4), ld(5), ld(6), ld(7)];
+        // Written out: no closure returning vectors (nor `array::from_fn`'s shim), which LLVM
+        // may compile apart without AVX, leaving each intrinsic a call (see conv::winograd).
+        let r = [
+            _mm256_loadu_ps(rows[0].as_ptr()),
+            _mm256_loadu_ps(rows[1].as_ptr()),
+            _mm256_loadu_ps(rows[2].as_ptr()),
+            _mm256_loadu_ps(rows[3].as_ptr()),
+            _mm256_loadu_ps(rows[4].as_ptr()),
+            _mm256_loadu_ps(rows[5].as_ptr()),
+            _mm256_loadu_ps(rows[6].as_ptr()),
+            _mm256_loadu_ps(rows[7].as_ptr()),
+        ];
         // Pairs of rows interleaved, then pairs of pairs, then the 128-bit halves swapped.
         let t0 = _mm256_unpacklo_ps(r[0], r[1]);
         let t1 = _mm256_unpackhi_ps(r[0], r[1]);
