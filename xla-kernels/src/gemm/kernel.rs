@@ -86,6 +86,15 @@ use crate::cpu::{self, IsaLevel};
 pub(crate) const KC: usize = 256;
 /// Maximum columns of a packed B panel: `KC x NC` (4 MiB of f32) stays in L3.
 pub(crate) const NC: usize = 4096;
+/// Bytes of packed B micro-panels one A micro-panel runs against before the next A panel: the
+/// A panel (12 KiB at 12 x 256 f32) stays in L1 while these B panels stream from L2, instead
+/// of one B panel (32 KiB at 32 x 256) held in L1 against every A panel of the block, which
+/// left the 48 KiB L1 of the AVX-512 Xeon too full. Measured there (`RAYON_NUM_THREADS=1
+/// GEMM_SPEED_CLOCK=cpu gemm_speed 7`, 3 alternating rounds, GFLOP/s, one B panel vs 512 KiB):
+/// 1024^3 165-178 vs 172-176, 2048^3 159-168 vs 181-188, 2 threads 1024^3 249-320 vs 326-343;
+/// 256 KiB measured the same as 512 and leaves room in a 512 KiB L2 (Zen 3); at the AVX2 level
+/// on the Xeon the order measured neutral (1024^3 109-111 both).
+pub(crate) const B_STREAM_BYTES: usize = 256 << 10;
 /// When A and B together take at most this many bytes, neither is packed (row-major rows are
 /// read in place): they stay in L2 (512 KiB) for the whole product, so packing would only add
 /// a copy.
@@ -495,61 +504,87 @@ struct SliceJob<'x, 'o, 'c, T> {
 }
 
 impl<T: FloatElem> SliceJob<'_, '_, '_, T> {
-    /// Task `t`: packs its A block into `abuf` (unless read in place) and runs its tiles.
+    /// Task `t`: packs its A block into `abuf` (unless read in place) and runs its tiles, each
+    /// A micro-panel against [`B_STREAM_BYTES`] of B micro-panels at a time.
     fn run<K: Kernel<E = T>>(&self, k: K, t: usize, abuf: &mut Vec<T>) {
-        let (sa, sb, sc) = strides(self.d);
-        let (mr, nr, bi, kc) = (K::MR, K::NR, self.bi, self.kc);
+        let (sa, _, sc) = strides(self.d);
         let ((ic, rows), jr) = (self.blocks.get(t / self.n_jr), t % self.n_jr);
         if !self.direct_a {
-            k.pack_a(abuf, self.a, sa, bi, ic, rows, self.pc, kc);
+            k.pack_a(abuf, self.a, sa, self.bi, ic, rows, self.pc, self.kc);
         }
         let first = self.pc == 0 && !self.d.accumulate;
-        let tile = Tile { bi, sc, first };
-        let panels = self.nc.div_ceil(nr);
-        for jp in jr * self.per_task..((jr + 1) * self.per_task).min(panels) {
-            let cols = nr.min(self.nc - jp * nr);
-            let (bp, b_rs) = if jp < self.full {
-                (
-                    &self.b[offset(bi, self.pc, self.jc + jp * nr, sb)..],
-                    sb[1] as usize,
-                )
-            } else {
-                let q = jp - self.full;
-                (&self.bbuf[q * kc * nr..(q + 1) * kc * nr], nr)
-            };
-            for ip in 0..rows.div_ceil(mr) {
-                let rows_here = mr.min(rows - ip * mr);
-                let (row0, col0) = (ic + ip * mr, self.jc + jp * nr);
-                // The tile's C lines arrive while the k loop runs (C is read or written once
-                // per slice, too rarely to stay cached).
-                tile.prefetch(self.out, row0, col0, rows_here, cols);
-                let (ap, a_rs) = if self.direct_a {
-                    (&self.a[offset(bi, row0, self.pc, sa)..], sa[1] as usize)
-                } else {
-                    (&abuf[ip * kc * mr..(ip + 1) * kc * mr], mr)
-                };
-                let s = Src {
-                    ap,
-                    a_rs,
-                    bp,
-                    b_rs,
-                    kc,
-                };
-                let out = self.out;
-                let dst = Dst {
-                    tile: &tile,
-                    out,
-                    row0,
-                    col0,
-                    cols,
-                };
-                match (self.direct_a, jp < self.full) {
-                    (false, false) => k.tile::<false, false>(rows_here, s, dst),
-                    (false, true) => k.tile::<false, true>(rows_here, s, dst),
-                    (true, false) => k.tile::<true, false>(rows_here, s, dst),
-                    (true, true) => k.tile::<true, true>(rows_here, s, dst),
+        let tile = Tile {
+            bi: self.bi,
+            sc,
+            first,
+        };
+        let panels = self.nc.div_ceil(K::NR);
+        let mine = jr * self.per_task..((jr + 1) * self.per_task).min(panels);
+        let chunk = (B_STREAM_BYTES / (self.kc * K::NR * core::mem::size_of::<T>())).max(1);
+        let a_panels = rows.div_ceil(K::MR);
+        for c0 in mine.clone().step_by(chunk) {
+            for ip in 0..a_panels {
+                let rows_here = K::MR.min(rows - ip * K::MR);
+                for jp in c0..(c0 + chunk).min(mine.end) {
+                    self.tile(k, &tile, abuf, ic + ip * K::MR, rows_here, ip, jp);
                 }
             }
+        }
+    }
+
+    /// The tile of A micro-panel `ip` (rows `row0..row0 + rows`) and B micro-panel `jp`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn tile<K: Kernel<E = T>>(
+        &self,
+        k: K,
+        tile: &Tile,
+        abuf: &[T],
+        row0: usize,
+        rows: usize,
+        ip: usize,
+        jp: usize,
+    ) {
+        let (sa, sb, _) = strides(self.d);
+        let (mr, nr, bi, kc) = (K::MR, K::NR, self.bi, self.kc);
+        let cols = nr.min(self.nc - jp * nr);
+        let (bp, b_rs) = if jp < self.full {
+            (
+                &self.b[offset(bi, self.pc, self.jc + jp * nr, sb)..],
+                sb[1] as usize,
+            )
+        } else {
+            let q = jp - self.full;
+            (&self.bbuf[q * kc * nr..(q + 1) * kc * nr], nr)
+        };
+        let col0 = self.jc + jp * nr;
+        // The tile's C lines arrive while the k loop runs (C is read or written once per
+        // slice, too rarely to stay cached).
+        tile.prefetch(self.out, row0, col0, rows, cols);
+        let (ap, a_rs) = if self.direct_a {
+            (&self.a[offset(bi, row0, self.pc, sa)..], sa[1] as usize)
+        } else {
+            (&abuf[ip * kc * mr..(ip + 1) * kc * mr], mr)
+        };
+        let s = Src {
+            ap,
+            a_rs,
+            bp,
+            b_rs,
+            kc,
+        };
+        let dst = Dst {
+            tile,
+            out: self.out,
+            row0,
+            col0,
+            cols,
+        };
+        match (self.direct_a, jp < self.full) {
+            (false, false) => k.tile::<false, false>(rows, s, dst),
+            (false, true) => k.tile::<false, true>(rows, s, dst),
+            (true, false) => k.tile::<true, false>(rows, s, dst),
+            (true, true) => k.tile::<true, true>(rows, s, dst),
         }
     }
 }
