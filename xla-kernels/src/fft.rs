@@ -8,14 +8,15 @@
 //! complex-to-real pass last, every other pass complex.
 //!
 //! The one-axis transforms are `rustfft` plans (mixed radix with AVX butterflies, Rader
-//! and Bluestein for large primes: `O(n log n)` for every length) and `realfft` on top of them
-//! for real data. Chosen by measurement against XLA:CPU (DUCC's FFT) in the same run
-//! (`bash scripts/bench.sh kernels fft`, 2-thread AMD EPYC, AVX-512): c64[1M] 5.0 ms vs XLA
-//! 14.0 ms, 2-D c64[1024,1024] 3.3 ms vs 4.8 ms, RFFT f32[64,4096] 156 us vs 242 us. Our own
+//! and Bluestein for large primes: `O(n log n)` for every length); real data pairs the bins of
+//! a half-length complex transform (`real`, vectorized at the CPU's level). Chosen by
+//! measurement against XLA:CPU (DUCC's FFT) in the same run (`bash scripts/bench.sh kernels
+//! fft`, 2-thread AMD EPYC, AVX-512): c64[1M] 5.0 ms vs XLA 14.0 ms, 2-D c64[1024,1024] 3.3 ms
+//! vs 4.8 ms, RFFT f32[64,4096] 156 us vs 242 us (with realfft then; see `real` for now). Our own
 //! mixed-radix SIMD FFT would have to beat rustfft's hand-written AVX butterflies just to tie;
 //! the work here is around it: plans once, passes over outer axes, threads. The
-//! complex-to-real transform drops the imaginary parts of bins 0 and `n/2` (`realfft` reports
-//! them as an error after computing; we ignore that report), which is what XLA does.
+//! complex-to-real transform drops the imaginary parts of bins 0 and `n/2`, which is what XLA
+//! does.
 //!
 //! A [`FftPlan`] is built once (the generated fn keeps it in its `Scratch`): the planner's
 //! work, the scratch of every task and the transposition buffer are allocated there, so a
@@ -31,11 +32,16 @@ use std::sync::Arc;
 
 use num_complex::Complex;
 use rayon::prelude::*;
-use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
 use rustfft::{Fft, FftDirection, FftNum, FftPlanner};
 use xla_core::FftType;
 
+use crate::cpu::IsaLevel;
 use crate::par::PAR_MIN_ELEMENTS;
+use real::RealFft;
+
+mod real;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 /// The most tasks one pass splits into (each owns a scratch slot): enough to balance the
 /// cores of a workstation, few enough that the slots stay small.
@@ -75,6 +81,10 @@ pub trait FftFloat: FftNum + num_traits::Float {
     fn r2c(p: &mut FftPlan<Self>, x: &[Self], y: &mut [Complex<Self>]) -> Result<(), FftError>;
     #[doc(hidden)]
     fn c2r(p: &mut FftPlan<Self>, x: &[Complex<Self>], y: &mut [Self]) -> Result<(), FftError>;
+    /// The real transforms' butterflies (see `real`) with the vectors of `level` (capped by
+    /// what the CPU runs).
+    #[doc(hidden)]
+    fn pairs(level: IsaLevel, io: &mut [Complex<Self>], tw_re: &[Self], tw_im: &[Self], half: Self);
 }
 
 macro_rules! fft_float {
@@ -91,6 +101,20 @@ macro_rules! fft_float {
             }
             fn c2r(p: &mut FftPlan<Self>, x: &[Complex<Self>], y: &mut [Self]) -> Result<(), FftError> {
                 p.c2r_here(x, y)
+            }
+            fn pairs(level: IsaLevel, io: &mut [Complex<Self>], tw_re: &[Self], tw_im: &[Self], half: Self) {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    use crate::gemm::{Avx2, Avx512};
+                    if let Some(t) = Avx512::<$t>::new().filter(|_| level >= IsaLevel::Avx512) {
+                        return real::pairs_on(t, io, tw_re, tw_im, half);
+                    }
+                    if let Some(t) = Avx2::<$t>::new().filter(|_| level >= IsaLevel::Avx2) {
+                        return real::pairs_on(t, io, tw_re, tw_im, half);
+                    }
+                }
+                let _ = level;
+                real::pairs_scalar(io, tw_re, tw_im, half)
             }
         }
     )*};
@@ -116,14 +140,13 @@ pub struct FftPlan<T: FftFloat> {
     /// Complex passes per transformed axis, outermost first (`None` for RFFT/IRFFT's
     /// innermost, which `r2c`/`c2r` transform).
     passes: Vec<Option<Pass<T>>>,
-    r2c: Option<Arc<dyn RealToComplex<T>>>,
-    c2r: Option<Arc<dyn ComplexToReal<T>>>,
+    /// RFFT's or IRFFT's transform of the innermost axis.
+    real: Option<RealFft<T>>,
     /// Slots of complex scratch (one per task of the widest split, at most `MAX_TASKS`),
     /// `slot` elements each (at least 1).
     scratch: Vec<Complex<T>>,
     slot: usize,
-    /// Per-task copies of one real row (RFFT's input, which `realfft` overwrites): `n + 1`
-    /// elements per task for RFFT, 1 otherwise.
+    /// One unused element per task (`split`'s auxiliary slot).
     real_rows: Vec<T>,
     /// The column tiles of outer-axis passes (one per task, see [`columns`]).
     tmp: Vec<Complex<T>>,
@@ -195,21 +218,15 @@ impl<T: FftFloat> FftPlan<T> {
                 })
             })
             .collect();
-        let mut real_planner = RealFftPlanner::<T>::new();
-        let r2c = (kind == FftType::Rfft).then(|| real_planner.plan_fft_forward(n));
-        let c2r = (kind == FftType::Irfft).then(|| real_planner.plan_fft_inverse(n));
+        let real = (real && n > 0).then(|| RealFft::new(n, kind == FftType::Irfft, &mut planner));
         let mut slot = passes
             .iter()
             .flatten()
             .map(|p| p.fft.get_inplace_scratch_len())
             .max()
             .unwrap_or(0);
-        if let Some(p) = &r2c {
-            slot = slot.max(p.get_scratch_len());
-        }
-        if let Some(p) = &c2r {
-            // The c2r input (it is overwritten) lives in the slot, its scratch after it.
-            slot = slot.max(half + p.get_scratch_len());
+        if let Some(p) = &real {
+            slot = slot.max(p.scratch_len());
         }
         // Never empty: `split` cuts slots out of it.
         let slot = slot + 1;
@@ -247,11 +264,10 @@ impl<T: FftFloat> FftPlan<T> {
             batch_rows,
             cdims,
             passes,
-            r2c,
-            c2r,
+            real,
             scratch: vec![Complex::new(T::zero(), T::zero()); slots * slot],
             slot,
-            real_rows: vec![T::zero(); slots * if kind == FftType::Rfft { n + 1 } else { 1 }],
+            real_rows: vec![T::zero(); slots],
             tmp: vec![Complex::new(T::zero(), T::zero()); tmp_len],
             work: if kind == FftType::Irfft && l > 1 {
                 vec![Complex::new(T::zero(), T::zero()); total]
@@ -304,12 +320,15 @@ impl<T: FftFloat> FftPlan<T> {
 
     fn r2c_here(&mut self, x: &[T], y: &mut [Complex<T>]) -> Result<(), FftError> {
         self.check(FftType::Rfft, x.len(), y.len())?;
-        let (Some(plan), Some(&n)) = (&self.r2c, self.lens.last()) else {
-            return Err(FftError("an RFFT plan without its real transform".into()));
+        let Some(&n) = self.lens.last() else {
+            return Err(FftError("an RFFT plan without axes".into()));
         };
         if y.is_empty() || n == 0 {
             return Ok(());
         }
+        let Some(plan) = &self.real else {
+            return Err(FftError("an RFFT plan without its real transform".into()));
+        };
         let (half, slot) = (n / 2 + 1, self.slot);
         split(
             y,
@@ -318,14 +337,11 @@ impl<T: FftFloat> FftPlan<T> {
             &mut self.scratch,
             slot,
             &mut self.real_rows,
-            n + 1,
-            |first, out, s, row| {
+            1,
+            |first, out, s, _| {
                 for (r, o) in out.chunks_mut(half).enumerate() {
                     let at = (first + r) * n;
-                    row[..n].copy_from_slice(&x[at..at + n]);
-                    // Lengths are the plan's own: realfft cannot fail here.
-                    let done = plan.process_with_scratch(&mut row[..n], o, s);
-                    debug_assert!(done.is_ok());
+                    plan.r2c(&x[at..at + n], o, s);
                 }
             },
         );
@@ -352,12 +368,11 @@ impl<T: FftFloat> FftPlan<T> {
         } else {
             x
         };
-        let Some(plan) = &self.c2r else {
+        let Some(plan) = &self.real else {
             self.work = work;
             return Err(FftError("an IRFFT plan without its real transform".into()));
         };
         let (half, slot) = (n / 2 + 1, self.slot);
-        let scale = T::one() / from_usize::<T>(n);
         split(
             y,
             n,
@@ -367,16 +382,9 @@ impl<T: FftFloat> FftPlan<T> {
             &mut self.real_rows,
             1,
             |first, out, s, _| {
-                let (bins, rest) = s.split_at_mut(half);
                 for (r, o) in out.chunks_mut(n).enumerate() {
                     let at = (first + r) * half;
-                    bins.copy_from_slice(&src[at..at + half]);
-                    // An `InputValues` report means nonzero imaginary parts in bins 0 or n/2:
-                    // realfft has transformed them as zero, which is XLA's semantics.
-                    let _ = plan.process_with_scratch(bins, o, rest);
-                    for v in o.iter_mut() {
-                        *v = *v * scale;
-                    }
+                    plan.c2r(&src[at..at + half], o, s);
                 }
             },
         );

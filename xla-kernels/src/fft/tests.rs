@@ -227,3 +227,113 @@ fn wrong_shapes_are_errors() {
     let mut e = FftPlan::<f32>::new(FftType::Fft, &[2, 0], &[0]).unwrap();
     assert!(e.c2c(&[], &mut []).is_ok());
 }
+
+/// Every row length up to 80 and a few long ones (the butterflies' vector loop, its tail and
+/// the middle bin): RFFT against the defining sum, IRFFT of a spectrum with nonzero imaginary
+/// parts in bins 0 and n/2 against the sum over the Hermitian spectrum without them, in f64
+/// and f32.
+#[test]
+fn real_transforms_of_every_length_match_the_sum() {
+    let lens = (1..=80).chain([96, 130, 257, 1000, 4096]);
+    for n in lens {
+        let half = n / 2 + 1;
+        let x: Vec<f64> = signal(n, n).iter().map(|c| c.re).collect();
+        let full = dft(
+            &x.iter().map(|&r| C::new(r, 0.0)).collect::<Vec<_>>(),
+            false,
+        );
+        let mut y = vec![C::default(); half];
+        FftPlan::<f64>::new(FftType::Rfft, &[n], &[n])
+            .unwrap()
+            .r2c(&x, &mut y)
+            .unwrap();
+        let scale = (n as f64).sqrt();
+        assert!(
+            max_diff(&y, &full[..half]) < 1e-13 * scale,
+            "f64 RFFT n = {n}"
+        );
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let mut y32 = vec![Complex::<f32>::default(); half];
+        FftPlan::<f32>::new(FftType::Rfft, &[n], &[n])
+            .unwrap()
+            .r2c(&x32, &mut y32)
+            .unwrap();
+        let y32: Vec<C> = y32
+            .iter()
+            .map(|c| C::new(c.re.into(), c.im.into()))
+            .collect();
+        assert!(
+            max_diff(&y32, &full[..half]) < 1e-5 * scale,
+            "f32 RFFT n = {n}"
+        );
+
+        let mut bins = signal(half, n + 1);
+        let mut herm = vec![C::default(); n];
+        for k in 0..half {
+            herm[k] = bins[k];
+            herm[(n - k) % n] = bins[k].conj();
+        }
+        herm[0].im = 0.0;
+        if n % 2 == 0 {
+            herm[n / 2].im = 0.0;
+        }
+        let want: Vec<f64> = dft(&herm, true).iter().map(|c| c.re).collect();
+        let mut back = vec![0.0; n];
+        FftPlan::<f64>::new(FftType::Irfft, &[half], &[n])
+            .unwrap()
+            .c2r(&bins, &mut back)
+            .unwrap();
+        let d = back
+            .iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(d < 1e-14 * scale, "f64 IRFFT n = {n}: {d:e}");
+        bins[0].im = 7.0;
+        let bins32: Vec<Complex<f32>> = bins
+            .iter()
+            .map(|c| Complex::new(c.re as f32, c.im as f32))
+            .collect();
+        let mut back32 = vec![0.0f32; n];
+        FftPlan::<f32>::new(FftType::Irfft, &[half], &[n])
+            .unwrap()
+            .c2r(&bins32, &mut back32)
+            .unwrap();
+        let d = back32
+            .iter()
+            .zip(&want)
+            .map(|(&a, b)| (f64::from(a) - b).abs())
+            .fold(0.0, f64::max);
+        assert!(d < 1e-6 * scale, "f32 IRFFT n = {n}: {d:e}");
+    }
+}
+
+/// The butterflies at every level this CPU runs give the scalar loop's bits, for every pair
+/// count up to 70 (whole vectors, tails, with and without a middle bin), forward and inverse.
+#[test]
+fn real_butterflies_are_the_same_bits_at_every_level() {
+    use super::FftFloat;
+    use crate::cpu::{self, IsaLevel};
+    fn check<T: FftFloat + std::fmt::Debug>(of: impl Fn(f64) -> T) {
+        for len in 0..=70usize {
+            let io: Vec<Complex<T>> = signal(len, len)
+                .iter()
+                .map(|c| Complex::new(of(c.re), of(c.im)))
+                .collect();
+            let tw = signal(len / 2 + 1, 3 * len + 1);
+            let tw_re: Vec<T> = tw.iter().flat_map(|c| [of(c.re), of(c.re)]).collect();
+            let tw_im: Vec<T> = tw.iter().flat_map(|c| [of(c.im), of(c.im)]).collect();
+            for half in [of(0.5), of(1.0)] {
+                let mut want = io.clone();
+                T::pairs(IsaLevel::Baseline, &mut want, &tw_re, &tw_im, half);
+                for level in IsaLevel::ALL.into_iter().filter(|&l| l <= cpu::supported()) {
+                    let mut got = io.clone();
+                    T::pairs(level, &mut got, &tw_re, &tw_im, half);
+                    assert_eq!(got, want, "{} pairs of {len} bins", level.name());
+                }
+            }
+        }
+    }
+    check(|v| v as f32);
+    check(|v| v);
+}

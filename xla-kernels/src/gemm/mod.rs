@@ -84,6 +84,10 @@ mod x86;
 /// The vector tokens of the run-time dispatch, for the other kernels that use them (the
 /// Winograd convolution's point products, the depthwise loop).
 pub(crate) use isa::{with_f32_isa, F32Isa, Isa};
+/// The x86-64 tokens themselves, for kernels with vector operations of their own (the real
+/// FFT's butterflies).
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::{Avx2, Avx512};
 
 pub use int8::gemm_s8_s32;
 pub use isa::{fma_chains, PEAK_CHAINS};
