@@ -32,6 +32,11 @@ pub(crate) trait F32Lanes:
     fn min_keep_nan(x: Self, hi: f32) -> Self;
     /// Whether every lane of the mask is set (one movemask with AVX).
     fn all(mask: Self) -> bool;
+    /// Whether every lane of `x` is below `bound` (false for a NaN lane).
+    #[inline(always)]
+    fn all_lt(x: Self, bound: f32) -> bool {
+        Self::all(x.cmp_lt(Self::splat(bound)))
+    }
     /// `x * 2^n` by adding `n` to the exponent field, where `k = n + ROUND_MAGIC` as computed
     /// by [`round_magic`] (its low mantissa bits hold `n`); exact when `x` and the result are
     /// normal.
@@ -200,7 +205,7 @@ const EXP_FAST_MAX: f32 = 86.5;
 /// [`exp_any`]. Both give the same bits where both apply.
 #[inline(always)]
 pub(crate) fn exp<V: F32Lanes>(x: V) -> V {
-    if V::all(x.abs().cmp_lt(V::splat(EXP_FAST_MAX))) {
+    if V::all_lt(x.abs(), EXP_FAST_MAX) {
         exp_normal(x)
     } else {
         exp_any(x)

@@ -35,6 +35,11 @@ pub(crate) trait F64Lanes:
     fn mul_pow2_magic(x: Self, k: Self) -> Self;
     /// Whether every lane of the mask is set.
     fn all(mask: Self) -> bool;
+    /// Whether every lane of `x` is below `bound` (false for a NaN lane).
+    #[inline(always)]
+    fn all_lt(x: Self, bound: f64) -> bool {
+        Self::all(x.cmp_lt(Self::splat(bound)))
+    }
     /// Whether any lane of the mask is set.
     fn any(mask: Self) -> bool;
     /// `x` clamped to `[lo, hi]` with one max and one min (NaN lanes: unspecified).
@@ -313,7 +318,7 @@ const EXP_FAST_MAX: f64 = 708.0;
 /// [`exp_any`]. Both give the same bits where both apply.
 #[inline(always)]
 pub(crate) fn exp<V: F64Lanes>(x: V) -> V {
-    if V::all(x.abs().cmp_lt(V::splat(EXP_FAST_MAX))) {
+    if V::all_lt(x.abs(), EXP_FAST_MAX) {
         let (k, _, r) = reduce_ln2(x);
         V::mul_pow2_magic(expm1_reduced(r) + V::splat(1.0), k)
     } else {
@@ -611,7 +616,7 @@ pub(crate) fn pow<V: F64Lanes>(x: V, y: V) -> V {
     let r = phc - n * V::splat(LN2_HI);
     let r = r + (pl - n * V::splat(LN2_LO));
     let er = expm1_reduced(r) + V::splat(1.0);
-    let mag = if V::all(phc.abs().cmp_lt(V::splat(EXP_FAST_MAX))) {
+    let mag = if V::all_lt(phc.abs(), EXP_FAST_MAX) {
         V::mul_pow2_magic(er, k)
     } else {
         ldexp(er, n)

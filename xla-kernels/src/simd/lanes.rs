@@ -46,7 +46,11 @@ impl<T: Copy, const N: usize> Lanes<T, N> {
     /// vectorizer builds one tree of vector code from each store backwards, and a function's
     /// long body sharing values with the code that computed its argument made it give up on
     /// that code and run it lane by lane (`tanh(2x + 1)` on 16 lanes: 4.2 ms per 4M elements
-    /// instead of 0.8). Split at the argument, both trees are vectorized.
+    /// instead of 0.8). Split at the argument, both trees are vectorized. `exp` alone takes its
+    /// argument whole: its body is short, and without the split (with [`F32Lanes::all_lt`]'s
+    /// reduction) `exp`, `exp(2x + 1)`, `exp(xy - 1) y` and `log(exp(x) + 1)` stayed vectors
+    /// and the 4M-element `exp` of a default build went from 652-673 to 579-619 us (native
+    /// build 580-607) on the AVX-512 Xeon (`bash scripts/bench.sh kernels exp`).
     #[inline(always)]
     fn split(self) -> Self {
         core::hint::black_box(self)
@@ -253,7 +257,7 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn exp(self) -> Self {
-                $math::exp(self.split())
+                $math::exp(self)
             }
             #[inline(always)]
             fn expm1(self) -> Self {
@@ -438,6 +442,12 @@ macro_rules! impl_f32_lanes {
                 mask.all_set()
             }
             #[inline(always)]
+            fn all_lt(x: Self, bound: f32) -> bool {
+                // Compared here rather than through a mask vector: LLVM then reduces the
+                // comparison's bits (one `kortest` at AVX-512) instead of ANDing a vector.
+                x.0.iter().fold(true, |acc, &v| acc & (v < bound))
+            }
+            #[inline(always)]
             fn mul_pow2_magic(x: Self, k: Self) -> Self {
                 let (xb, kb) = (x.bits(), k.bits());
                 Self::from_bits_lanes(core::array::from_fn(|i| xb[i].wrapping_add(kb[i] << 23)))
@@ -478,6 +488,11 @@ macro_rules! impl_f64_lanes {
             #[inline(always)]
             fn all(mask: Self) -> bool {
                 mask.all_set()
+            }
+            #[inline(always)]
+            fn all_lt(x: Self, bound: f64) -> bool {
+                // As the f32 one: the comparison's bits reduced (`kortest`), no mask vector.
+                x.0.iter().fold(true, |acc, &v| acc & (v < bound))
             }
             #[inline(always)]
             fn any(mask: Self) -> bool {
