@@ -40,6 +40,25 @@ pub type L4F64 = Lanes<f64, 4>;
 /// 8 f64 lanes: one AVX-512 register.
 pub type L8F64 = Lanes<f64, 8>;
 
+/// `[f(0), ..., f(N - 1)]` by a plain loop (as `map` and `zip` below). `core::array::from_fn`
+/// (and an array's `map`) go through `try_from_fn`, which LLVM left out of line in the
+/// dispatched loops, compiled for the build: the AVX-512 row max of a default build called an
+/// SSE2 `try_from_fn` to combine its accumulators.
+#[inline(always)]
+fn build<T: Copy + Default, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
+    let mut out = [T::default(); N];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = f(i);
+    }
+    out
+}
+
+/// `[f(a[0]), ..., f(a[N - 1])]` (see [`build`]).
+#[inline(always)]
+fn each<A: Copy, B: Copy + Default, const N: usize>(a: [A; N], f: impl Fn(A) -> B) -> [B; N] {
+    build(|i| f(a[i]))
+}
+
 impl<T: Copy, const N: usize> Lanes<T, N> {
     /// `self`, through memory the optimizer cannot see into (`black_box`: one 64-byte store
     /// and load). Each transcendental function's argument goes through it: LLVM's SLP
@@ -58,12 +77,20 @@ impl<T: Copy, const N: usize> Lanes<T, N> {
     /// Lane `i` = `f(self[i])`.
     #[inline(always)]
     fn map(self, f: impl Fn(T) -> T) -> Self {
-        Lanes(core::array::from_fn(|i| f(self.0[i])))
+        let mut out = self.0;
+        for (o, &a) in out.iter_mut().zip(&self.0) {
+            *o = f(a);
+        }
+        Lanes(out)
     }
     /// Lane `i` = `f(self[i], o[i])`.
     #[inline(always)]
     fn zip(self, o: Self, f: impl Fn(T, T) -> T) -> Self {
-        Lanes(core::array::from_fn(|i| f(self.0[i], o.0[i])))
+        let mut out = self.0;
+        for ((r, &a), &b) in out.iter_mut().zip(&self.0).zip(&o.0) {
+            *r = f(a, b);
+        }
+        Lanes(out)
     }
 }
 
@@ -151,12 +178,12 @@ macro_rules! ops {
             /// `x` with the bits `b` (lane by lane).
             #[inline(always)]
             fn from_bits_lanes(b: [$bits; N]) -> Self {
-                Lanes(b.map(<$t>::from_bits))
+                Lanes(each(b, <$t>::from_bits))
             }
             /// The bits of each lane.
             #[inline(always)]
             fn bits(self) -> [$bits; N] {
-                self.0.map(<$t>::to_bits)
+                each(self.0, <$t>::to_bits)
             }
         }
     };
@@ -199,7 +226,7 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn from_fn(f: impl FnMut(usize) -> $t) -> Self {
-                Lanes(core::array::from_fn(f))
+                Lanes(build(f))
             }
             #[inline(always)]
             fn lane(self, i: usize) -> $t {
@@ -207,18 +234,26 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn max_xla(self, o: Self) -> Self {
-                // Whole-vector selects, no branch per lane (which LLVM would not vectorize):
-                // equal lanes differ only for ±0, where the bitwise and picks +0.
-                let ordered =
-                    Self::select(self.cmp_lt(o), o, Self::select(self.cmp_eq(o), self & o, self));
-                Self::select(self.is_nan(), self, Self::select(o.is_nan(), o, ordered))
+                // Lane by lane as selects of comparisons (each `if` picks between values
+                // computed anyway): LLVM keeps the comparisons as AVX-512 mask registers and
+                // blends under them, where whole-vector masks cost a materialising move and a
+                // bitwise blend each. Equal lanes differ only for ±0, where the and picks +0.
+                self.zip(o, |a, b| {
+                    let m = if a < b { b } else { a };
+                    let m = if a == b { <$t>::from_bits(a.to_bits() & b.to_bits()) } else { m };
+                    let m = if b.is_nan() { b } else { m };
+                    if a.is_nan() { a } else { m }
+                })
             }
             #[inline(always)]
             fn min_xla(self, o: Self) -> Self {
                 // As max_xla; the bitwise or picks -0.
-                let ordered =
-                    Self::select(o.cmp_lt(self), o, Self::select(self.cmp_eq(o), self | o, self));
-                Self::select(self.is_nan(), self, Self::select(o.is_nan(), o, ordered))
+                self.zip(o, |a, b| {
+                    let m = if b < a { b } else { a };
+                    let m = if a == b { <$t>::from_bits(a.to_bits() | b.to_bits()) } else { m };
+                    let m = if b.is_nan() { b } else { m };
+                    if a.is_nan() { a } else { m }
+                })
             }
             #[inline(always)]
             fn abs(self) -> Self {
@@ -313,7 +348,7 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn mul_add(self, b: Self, c: Self) -> Self {
-                Lanes(core::array::from_fn(|i| self.0[i].mul_add(b.0[i], c.0[i])))
+                Lanes(build(|i| self.0[i].mul_add(b.0[i], c.0[i])))
             }
             #[inline(always)]
             fn reduce_add(self) -> $t {
@@ -367,7 +402,7 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn from_bools(s: &[bool]) -> Self {
-                Lanes(core::array::from_fn(|i| {
+                Lanes(build(|i| {
                     <$t>::from_bits(if s.get(i).copied().unwrap_or(false) {
                         !0
                     } else {
@@ -401,13 +436,13 @@ macro_rules! impl_f32_lanes {
             #[inline(always)]
             fn to_halves(x: Self) -> (Self::Half, Self::Half) {
                 (
-                    Lanes(core::array::from_fn(|i| x.0[i] as f64)),
-                    Lanes(core::array::from_fn(|i| x.0[$h + i] as f64)),
+                    Lanes(build(|i| x.0[i] as f64)),
+                    Lanes(build(|i| x.0[$h + i] as f64)),
                 )
             }
             #[inline(always)]
             fn from_halves(lo: Self::Half, hi: Self::Half) -> Self {
-                Lanes(core::array::from_fn(|i| {
+                Lanes(build(|i| {
                     if i < $h {
                         lo.0[i] as f32
                     } else {
@@ -420,13 +455,13 @@ macro_rules! impl_f32_lanes {
                 // `n + 127 + ROUND_MAGIC` holds `n + 127` (in [1, 254]) in its low mantissa
                 // bits; shifting them into the exponent field drops the rest.
                 let k = (n + Self::splat(ROUND_MAGIC_F32 + 127.0)).bits();
-                Self::from_bits_lanes(k.map(|b| b << 23))
+                Self::from_bits_lanes(each(k, |b| b << 23))
             }
             #[inline(always)]
             fn split_exponent(x: Self) -> (Self, Self) {
                 let b = x.bits();
-                let e = Lanes(b.map(|b| ((b >> 23) as i32 - 127) as f32));
-                let m = Self::from_bits_lanes(b.map(|b| (b & 0x007f_ffff) | 0x3f80_0000));
+                let e = Lanes(each(b, |b| ((b >> 23) as i32 - 127) as f32));
+                let m = Self::from_bits_lanes(each(b, |b| (b & 0x007f_ffff) | 0x3f80_0000));
                 (m, e)
             }
             #[inline(always)]
@@ -450,7 +485,7 @@ macro_rules! impl_f32_lanes {
             #[inline(always)]
             fn mul_pow2_magic(x: Self, k: Self) -> Self {
                 let (xb, kb) = (x.bits(), k.bits());
-                Self::from_bits_lanes(core::array::from_fn(|i| xb[i].wrapping_add(kb[i] << 23)))
+                Self::from_bits_lanes(build(|i| xb[i].wrapping_add(kb[i] << 23)))
             }
         }
     };
@@ -469,21 +504,21 @@ macro_rules! impl_f64_lanes {
             #[inline(always)]
             fn pow2i(n: Self) -> Self {
                 let k = (n + Self::splat(POW2_MAGIC_F64)).bits();
-                Self::from_bits_lanes(k.map(|b| b << 52))
+                Self::from_bits_lanes(each(k, |b| b << 52))
             }
             #[inline(always)]
             fn split_exponent(x: Self) -> (Self, Self) {
                 let b = x.bits();
-                let eb = Self::from_bits_lanes(b.map(|b| (b >> 52) | 0x4330_0000_0000_0000));
-                let m = Self::from_bits_lanes(
-                    b.map(|b| (b & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000),
-                );
+                let eb = Self::from_bits_lanes(each(b, |b| (b >> 52) | 0x4330_0000_0000_0000));
+                let m = Self::from_bits_lanes(each(b, |b| {
+                    (b & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000
+                }));
                 (m, eb - Self::splat(POW2_MAGIC_F64))
             }
             #[inline(always)]
             fn mul_pow2_magic(x: Self, k: Self) -> Self {
                 let (xb, kb) = (x.bits(), k.bits());
-                Self::from_bits_lanes(core::array::from_fn(|i| xb[i].wrapping_add(kb[i] << 52)))
+                Self::from_bits_lanes(build(|i| xb[i].wrapping_add(kb[i] << 52)))
             }
             #[inline(always)]
             fn all(mask: Self) -> bool {
