@@ -2,7 +2,7 @@
 //! (`xla_kernels::fused::isa`): loops of 4K elements or more with a transcendental function, a
 //! root or a division run AVX-512, AVX2 + FMA or the build's own vectors, whichever
 //! `xla_kernels::cpu::level` picks; so do elementwise loops of 64K elements or more whatever
-//! they compute, and max / min reductions of that size (`plain_*` below). Each elementwise result is checked against the scalar op
+//! they compute, and max / min / sum reductions of that size (`plain_*` below). Each elementwise result is checked against the scalar op
 //! (the evaluator's) within the vector math's ulp budget (`xla_kernels::math`), special results
 //! and exact ops bit for bit; each reduction against the same sum in f64 (its order, lanes per
 //! accumulator, is the level's own); and every result the same bits on 1 and 3 threads. The test command reruns this file with `XLA_KERNELS_MAX_ISA` capped at each
@@ -71,6 +71,13 @@ xla! {
     }
     pub fn plain_min_columns(x: f32[1001, 67]) -> f32[67] {
         Reduce(x, f32::INFINITY, dimensions = [0], |a, b| Min(a, b))
+    }
+    /// Plain sums of 64K elements or more, rows and columns, f32 and f64.
+    pub fn plain_sum_rows(x: f32[300, 259]) -> f32[300] {
+        Reduce(x, 0.0, dimensions = [1], |a, b| a + b)
+    }
+    pub fn plain_sum_columns_f64(x: f64[1001, 67]) -> f64[67] {
+        Reduce(x, 0.0, dimensions = [0], |a, b| a + b)
     }
 }
 
@@ -357,6 +364,36 @@ fn reductions(all: &mut Vec<Vec<u64>>) {
         |j: usize| (0..1001).fold(f32::INFINITY, |a, i| <f32 as Scalar>::min(a, x[i * 67 + j]));
     check("plain_min_columns", y.as_slice(), want, 0);
     all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+
+    let x = moderate(300 * 259, 19);
+    let y = plain_sum_rows(&Tensor::<f32, D2<300, 259>>::from_vec(x.clone()).unwrap());
+    for (g, &got) in y.as_slice().iter().enumerate() {
+        let r = &x[g * 259..(g + 1) * 259];
+        let want: f64 = r.iter().map(|&v| f64::from(v)).sum();
+        let scale: f64 = r.iter().map(|&v| f64::from(v).abs()).sum();
+        let err = (f64::from(got) - want).abs();
+        assert!(
+            err <= 1e-6 * scale,
+            "plain_sum_rows[{g}] = {got:e}, want {want:e}"
+        );
+    }
+    all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
+
+    let x: Vec<f64> = moderate(1001 * 67, 20)
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
+    let y = plain_sum_columns_f64(&Tensor::<f64, D2<1001, 67>>::from_vec(x.clone()).unwrap());
+    for (j, &got) in y.as_slice().iter().enumerate() {
+        let want: f64 = (0..1001).map(|i| x[i * 67 + j]).sum();
+        let scale: f64 = (0..1001).map(|i| x[i * 67 + j].abs()).sum();
+        let err = (got - want).abs();
+        assert!(
+            err <= 1e-14 * scale,
+            "plain_sum_columns_f64[{j}] = {got:e}, want {want:e}"
+        );
+    }
+    all.push(y.as_slice().iter().map(|v| v.to_bits()).collect());
 
     let x = moderate(301 * 67, 14);
     let y = sum_exp_columns(&Tensor::<f32, D2<301, 67>>::from_vec(x.clone()).unwrap());
