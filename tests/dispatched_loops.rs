@@ -377,6 +377,15 @@ fn reductions(all: &mut Vec<Vec<u64>>) {
             "plain_sum_rows[{g}] = {got:e}, want {want:e}"
         );
     }
+    // The library's row reduction runs the same driver at the same level: the same bits.
+    let mut lib = vec![0.0f32; 300];
+    xla_kernels::reduce::sum_rows_f32(&x, 300, 259, &mut lib).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(&lib),
+        bits(y.as_slice()),
+        "xla_kernels::reduce vs generated row sums"
+    );
     all.push(y.as_slice().iter().map(|v| v.to_bits() as u64).collect());
 
     let x: Vec<f64> = moderate(1001 * 67, 20)

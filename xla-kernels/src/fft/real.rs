@@ -39,7 +39,7 @@ pub(super) struct RealFft<T: FftFloat> {
 }
 
 /// `c` as its real and imaginary parts in turn.
-pub(super) fn reals<T>(c: &[Complex<T>]) -> &[T] {
+fn reals<T>(c: &[Complex<T>]) -> &[T] {
     // SAFETY: `Complex<T>` is `#[repr(C)] { re: T, im: T }` (num-complex documents the layout
     // as that of `[T; 2]`), so `c` is `2 * c.len()` initialised `T`s at the same address, with
     // `T`'s alignment; the result borrows `c`.
@@ -47,7 +47,7 @@ pub(super) fn reals<T>(c: &[Complex<T>]) -> &[T] {
 }
 
 /// [`reals`] for writing.
-pub(super) fn reals_mut<T>(c: &mut [Complex<T>]) -> &mut [T] {
+fn reals_mut<T>(c: &mut [Complex<T>]) -> &mut [T] {
     // SAFETY: as in `reals`; the result borrows `c` mutably, so nothing else sees it meanwhile,
     // and every bit pattern of two `T`s is a valid `Complex<T>`.
     unsafe { core::slice::from_raw_parts_mut(c.as_mut_ptr().cast::<T>(), 2 * c.len()) }

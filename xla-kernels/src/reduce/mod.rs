@@ -329,13 +329,39 @@ fn rows<T: FastFloat>(src: &[T], len: usize, op: ReduceOp, init: T, dst: &mut [T
         return;
     }
     let per_task = (PAR_TASK_ELEMENTS / len).max(1);
+    if src.len() < ROWS_DISPATCH_MIN_ELEMENTS || len < T::V5::LANES {
+        with_combiner!(op, |K| {
+            let c = Combiner::<T::V, K>(PhantomData);
+            fused::reduce_rows(dst, len, per_task, init, c, |o, j| {
+                T::V::load(&src[o * len + j..])
+            })
+        });
+        return;
+    }
+    // At the run-time level's width, as the generated code's reductions of this size: a sum's
+    // order (lanes per accumulator) is the level's own, the same as theirs.
     with_combiner!(op, |K| {
-        let c = Combiner::<T::V, K>(PhantomData);
-        fused::reduce_rows(dst, len, per_task, init, c, |o, j| {
-            T::V::load(&src[o * len + j..])
-        })
+        fused::isa::reduce_rows(
+            dst,
+            len,
+            per_task,
+            init,
+            Combiner::<T::V, K>(PhantomData),
+            |o, j| T::V::load(&src[o * len + j..]),
+            Combiner::<T::V2, K>(PhantomData),
+            #[inline(always)]
+            |o, j| T::V2::load(&src[o * len + j..]),
+            Combiner::<T::V5, K>(PhantomData),
+            #[inline(always)]
+            |o, j| T::V5::load(&src[o * len + j..]),
+        )
     });
 }
+
+/// Input elements from which rows are reduced at the run-time level's width: the generated
+/// code's threshold for sums, max and min (`ISA_ANY_MIN_ELEMENTS` in xla-macros'
+/// `codegen_loops.rs`), so both give the same bits.
+const ROWS_DISPATCH_MIN_ELEMENTS: usize = 1 << 16;
 
 /// `dst[k1, j] = init (+) (src[k1, 0, j] (+) src[k1, 1, j] (+) ...)` for `src` of shape
 /// `[dst.len() / k2, r, k2]`: the generated code's column driver ([`fused::reduce_cols`]), or
