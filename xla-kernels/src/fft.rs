@@ -146,8 +146,6 @@ pub struct FftPlan<T: FftFloat> {
     /// `slot` elements each (at least 1).
     scratch: Vec<Complex<T>>,
     slot: usize,
-    /// One unused element per task (`split`'s auxiliary slot).
-    real_rows: Vec<T>,
     /// The column tiles of outer-axis passes (one per task, see [`columns`]).
     tmp: Vec<Complex<T>>,
     /// IRFFT's copy of its input (its outer passes run in place on it).
@@ -267,7 +265,6 @@ impl<T: FftFloat> FftPlan<T> {
             real,
             scratch: vec![Complex::new(T::zero(), T::zero()); slots * slot],
             slot,
-            real_rows: vec![T::zero(); slots],
             tmp: vec![Complex::new(T::zero(), T::zero()); tmp_len],
             work: if kind == FftType::Irfft && l > 1 {
                 vec![Complex::new(T::zero(), T::zero()); total]
@@ -336,9 +333,7 @@ impl<T: FftFloat> FftPlan<T> {
             self.batch_rows,
             &mut self.scratch,
             slot,
-            &mut self.real_rows,
-            1,
-            |first, out, s, _| {
+            |first, out, s| {
                 for (r, o) in out.chunks_mut(half).enumerate() {
                     let at = (first + r) * n;
                     plan.r2c(&x[at..at + n], o, s);
@@ -379,9 +374,7 @@ impl<T: FftFloat> FftPlan<T> {
             self.batch_rows,
             &mut self.scratch,
             slot,
-            &mut self.real_rows,
-            1,
-            |first, out, s, _| {
+            |first, out, s| {
                 for (r, o) in out.chunks_mut(n).enumerate() {
                     let at = (first + r) * half;
                     plan.c2r(&src[at..at + half], o, s);
@@ -416,23 +409,13 @@ impl<T: FftFloat> FftPlan<T> {
                 }
             }
         };
-        let none: &mut [T] = &mut self.real_rows;
         if after == 1 {
-            split(
-                y,
-                n,
-                before,
-                &mut self.scratch,
-                slot,
-                &mut *none,
-                1,
-                |first, rows, s, _| {
-                    if let Some(x) = src {
-                        rows.copy_from_slice(&x[first * n..][..rows.len()]);
-                    }
-                    transform(rows, s)
-                },
-            );
+            split(y, n, before, &mut self.scratch, slot, |first, rows, s| {
+                if let Some(x) = src {
+                    rows.copy_from_slice(&x[first * n..][..rows.len()]);
+                }
+                transform(rows, s)
+            });
             return;
         }
         columns(
@@ -620,38 +603,33 @@ fn from_usize<T: FftFloat>(n: usize) -> T {
     T::from_usize(n).unwrap_or_else(T::one)
 }
 
-/// Runs `f(first_row, rows, scratch, aux)` over `out` cut into tasks of whole rows of
-/// `row_len` (`rows` of them), each task with its own `slot` elements of `scratch` and
-/// `aux_len` of `aux`. On rayon when `out` has at least [`PAR_MIN_ELEMENTS`] elements, in at
-/// most `MAX_TASKS` tasks (and no more than the slots given) whose bounds depend only on
-/// `rows`; else one call on this thread.
-#[allow(clippy::too_many_arguments)]
-fn split<O: Send, S: Send, A: Send>(
+/// Runs `f(first_row, rows, scratch)` over `out` cut into tasks of whole rows of `row_len`
+/// (`rows` of them), each task with its own `slot` elements of `scratch`. On rayon when `out`
+/// has at least [`PAR_MIN_ELEMENTS`] elements, in at most `MAX_TASKS` tasks (and no more than
+/// the slots given) whose bounds depend only on `rows`; else one call on this thread.
+fn split<O: Send, S: Send>(
     out: &mut [O],
     row_len: usize,
     rows: usize,
     scratch: &mut [S],
     slot: usize,
-    aux: &mut [A],
-    aux_len: usize,
-    f: impl Fn(usize, &mut [O], &mut [S], &mut [A]) + Sync,
+    f: impl Fn(usize, &mut [O], &mut [S]) + Sync,
 ) {
     let tasks = if out.len() >= PAR_MIN_ELEMENTS {
-        let slots = (scratch.len() / slot.max(1)).min(aux.len() / aux_len.max(1));
+        let slots = scratch.len() / slot.max(1);
         rows.clamp(1, MAX_TASKS.min(slots).max(1))
     } else {
         1
     };
     if tasks == 1 || row_len == 0 {
-        f(0, out, &mut scratch[..slot], &mut aux[..aux_len]);
+        f(0, out, &mut scratch[..slot]);
         return;
     }
     let per_task = rows.div_ceil(tasks);
     out.par_chunks_mut(per_task * row_len)
         .zip(scratch.par_chunks_mut(slot))
-        .zip(aux.par_chunks_mut(aux_len))
         .enumerate()
-        .for_each(|(t, ((o, s), a))| f(t * per_task, o, s, a));
+        .for_each(|(t, (o, s))| f(t * per_task, o, s));
 }
 
 #[cfg(test)]

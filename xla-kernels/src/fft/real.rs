@@ -131,7 +131,7 @@ impl<T: FftFloat> RealFft<T> {
     pub(super) fn c2r(&self, x: &[Complex<T>], y: &mut [T], scratch: &mut [Complex<T>]) {
         let n = self.n;
         debug_assert!(self.inverse && y.len() == n && x.len() == n / 2 + 1);
-        let scale = T::one() / from_f64::<T>(n as f64);
+        let scale = T::one() / super::from_usize::<T>(n);
         if n % 2 == 1 {
             let (buf, rest) = scratch.split_at_mut(n);
             buf[0] = Complex::new(x[0].re, T::zero());
@@ -169,7 +169,8 @@ fn from_f64<T: FftFloat>(v: f64) -> T {
 
 /// The butterflies of bins `1..m` (`io`, `m - 1` of them, in place): bin `k` with bin `m - k`
 /// (the middle one of even `m` with itself), `t_k` from `tw_re` / `tw_im` (see [`RealFft`]),
-/// whole vectors of token `s` first, inside its instruction set's function.
+/// `E` scaled by `half`: whole vectors of `LANES / 2` pairs with token `s`, inside its
+/// instruction set's function, then the rest one at a time.
 pub(super) fn pairs_on<S: Complexes>(
     s: S,
     io: &mut [Complex<S::E>],
@@ -181,7 +182,29 @@ pub(super) fn pairs_on<S: Complexes>(
 {
     s.vectorize(
         #[inline(always)]
-        || butterflies(s, io, tw_re, tw_im, half),
+        move || {
+            let (left, middle, right) = thirds(io);
+            let h = left.len();
+            let l = S::LANES / 2;
+            let conj = s.load(&conj_signs::<S::E>());
+            let neg_re = s.sub(s.splat(<S::E as num_traits::Zero>::zero()), conj);
+            let scale = s.splat(half);
+            let mut j = 0;
+            while j + l <= h {
+                let a = s.load(&reals(left)[2 * j..]);
+                let r = s.reverse(s.load(&reals(right)[2 * (h - j - l)..]));
+                let b = s.mul(r, conj);
+                let e = s.mul(s.add(a, b), scale);
+                let d = s.sub(a, b);
+                let (tr, ti) = (s.load(&tw_re[2 * j..]), s.load(&tw_im[2 * j..]));
+                let t = s.add(s.mul(tr, d), s.mul(s.mul(ti, s.swap(d)), neg_re));
+                s.store(s.add(e, t), &mut reals_mut(left)[2 * j..]);
+                let back = s.reverse(s.mul(s.sub(e, t), conj));
+                s.store(back, &mut reals_mut(right)[2 * (h - j - l)..]);
+                j += l;
+            }
+            rest(left, middle, right, j, tw_re, tw_im, half);
+        },
     )
 }
 
@@ -215,40 +238,6 @@ pub(crate) trait Complexes: Isa {
 /// Signs `[1, -1, 1, -1, ...]`: times a vector, its complex conjugate.
 fn conj_signs<T: FftFloat>() -> [T; 16] {
     core::array::from_fn(|i| if i % 2 == 0 { T::one() } else { -T::one() })
-}
-
-/// [`pairs_on`]'s body: whole vectors of `LANES / 2` pairs, then the rest one at a time.
-#[inline(always)]
-fn butterflies<S: Complexes>(
-    s: S,
-    io: &mut [Complex<S::E>],
-    tw_re: &[S::E],
-    tw_im: &[S::E],
-    half: S::E,
-) where
-    S::E: FftFloat,
-{
-    let (left, middle, right) = thirds(io);
-    let h = left.len();
-    let l = S::LANES / 2;
-    let conj = s.load(&conj_signs::<S::E>());
-    let neg_re = s.sub(s.splat(<S::E as num_traits::Zero>::zero()), conj);
-    let scale = s.splat(half);
-    let mut j = 0;
-    while j + l <= h {
-        let a = s.load(&reals(left)[2 * j..]);
-        let r = s.reverse(s.load(&reals(right)[2 * (h - j - l)..]));
-        let b = s.mul(r, conj);
-        let e = s.mul(s.add(a, b), scale);
-        let d = s.sub(a, b);
-        let (tr, ti) = (s.load(&tw_re[2 * j..]), s.load(&tw_im[2 * j..]));
-        let t = s.add(s.mul(tr, d), s.mul(s.mul(ti, s.swap(d)), neg_re));
-        s.store(s.add(e, t), &mut reals_mut(left)[2 * j..]);
-        let back = s.reverse(s.mul(s.sub(e, t), conj));
-        s.store(back, &mut reals_mut(right)[2 * (h - j - l)..]);
-        j += l;
-    }
-    rest(left, middle, right, j, tw_re, tw_im, half);
 }
 
 /// Pairs `j0..h` of [`thirds`] and the middle bin, one at a time.
