@@ -37,13 +37,20 @@
 //! non-associative reducer follows the tree (`a + b*b` over 1024 ones gives 32768).
 //!
 //! f32, f64 and the other types keep their own orders: an f32/f64 sum in any order is within
-//! the forward-error bound `n eps sum|x|` the oracle tests hold it to, and integer, pred, max
-//! and min reductions are order-free for the associative reducers they use.
+//! the forward-error bound `n eps sum|x|` the oracle tests hold it to (from
+//! [`RUN_TIME_WIDTH_MIN_ELEMENTS`] elements the order is the CPU's vector level's), and integer,
+//! pred, max and min reductions are order-free for the associative reducers they use.
 
 use crate::element::ElementType;
 
 /// XLA:CPU's reduce-window size: the tree reduction rewriter's default window.
 pub const WINDOW: usize = 32;
+
+/// Input elements from which an f32/f64 sum, max or min runs at the CPU's run-time vector
+/// width (AVX2 or AVX-512 where present), in the code `xla!` generates and in
+/// `xla_kernels::reduce`'s rows (at least one AVX-512 vector long) alike: a sum's association
+/// (lanes per accumulator) is then the level's own, and the same in both.
+pub const RUN_TIME_WIDTH_MIN_ELEMENTS: usize = 1 << 16;
 
 /// One level of the tree over the reduced dims of one output: the array it folds (`dims`), and
 /// per dim the window (also the stride) and the low padding. Result position `q` folds the

@@ -30,6 +30,8 @@ pub use generic::{reduce, reduce_indexed};
 
 use std::marker::PhantomData;
 
+use xla_core::reduce_order::RUN_TIME_WIDTH_MIN_ELEMENTS;
+
 use crate::error::element_count;
 use crate::error::KernelError;
 use crate::fused;
@@ -329,7 +331,7 @@ fn rows<T: FastFloat>(src: &[T], len: usize, op: ReduceOp, init: T, dst: &mut [T
         return;
     }
     let per_task = (PAR_TASK_ELEMENTS / len).max(1);
-    if src.len() < ROWS_DISPATCH_MIN_ELEMENTS || len < T::V5::LANES {
+    if src.len() < RUN_TIME_WIDTH_MIN_ELEMENTS || len < T::V5::LANES {
         with_combiner!(op, |K| {
             let c = Combiner::<T::V, K>(PhantomData);
             fused::reduce_rows(dst, len, per_task, init, c, |o, j| {
@@ -338,8 +340,8 @@ fn rows<T: FastFloat>(src: &[T], len: usize, op: ReduceOp, init: T, dst: &mut [T
         });
         return;
     }
-    // At the run-time level's width, as the generated code's reductions of this size: a sum's
-    // order (lanes per accumulator) is the level's own, the same as theirs.
+    // At the run-time level's width, as the generated code's reductions of this size
+    // (`RUN_TIME_WIDTH_MIN_ELEMENTS`): a sum's order is the level's own, the same as theirs.
     with_combiner!(op, |K| {
         fused::isa::reduce_rows(
             dst,
@@ -357,11 +359,6 @@ fn rows<T: FastFloat>(src: &[T], len: usize, op: ReduceOp, init: T, dst: &mut [T
         )
     });
 }
-
-/// Input elements from which rows are reduced at the run-time level's width: the generated
-/// code's threshold for sums, max and min (`ISA_ANY_MIN_ELEMENTS` in xla-macros'
-/// `codegen_loops.rs`), so both give the same bits.
-const ROWS_DISPATCH_MIN_ELEMENTS: usize = 1 << 16;
 
 /// `dst[k1, j] = init (+) (src[k1, 0, j] (+) src[k1, 1, j] (+) ...)` for `src` of shape
 /// `[dst.len() / k2, r, k2]`: the generated code's column driver ([`fused::reduce_cols`]), or

@@ -216,9 +216,9 @@ const ISA_MIN_ELEMENTS: i64 = 1 << 12;
 /// `core::array::from_fn` their accumulators had vectorized 2 lanes wide: row sum over
 /// f32[4096,4096] 1.24 -> 1.51 ms); now, on the AVX-512 Xeon, default build, row sum 1.36 ->
 /// 1.28-1.29 ms and column sum 1.36 -> 1.21-1.27 (native 1.22 / 1.20-1.24).
-/// `xla_kernels::reduce` dispatches its rows from the same size (`ROWS_DISPATCH_MIN_ELEMENTS`),
-/// so both give the same bits.
-const ISA_ANY_MIN_ELEMENTS: i64 = 1 << 16;
+/// The value is `xla_core::reduce_order::RUN_TIME_WIDTH_MIN_ELEMENTS`, which
+/// `xla_kernels::reduce` follows too, so library and generated reductions give the same bits.
+const ISA_ANY_MIN_ELEMENTS: i64 = xla_core::reduce_order::RUN_TIME_WIDTH_MIN_ELEMENTS as i64;
 
 /// Whether an elementwise loop of `total` elements computing the `live` expressions gets the
 /// run-time dispatch: from [`ISA_ANY_MIN_ELEMENTS`] always, else as [`worth_costly_dispatch`].
