@@ -52,6 +52,8 @@ pub trait VFloat:
     type Elem: Copy + Send + Sync + 'static;
     /// Number of lanes.
     const LANES: usize;
+    /// Whether [`VFloat::mul_add`] rounds once (an FMA).
+    const FUSED: bool;
 
     /// Every lane `x`.
     fn splat(x: Self::Elem) -> Self;
@@ -151,6 +153,7 @@ macro_rules! impl_vfloat {
         impl VFloat for $v {
             type Elem = $t;
             const LANES: usize = $lanes;
+            const FUSED: bool = cfg!(target_feature = "fma");
 
             #[inline(always)]
             fn splat(x: $t) -> Self {

@@ -462,7 +462,10 @@ pub(crate) fn trig<V: F32Lanes>(x: V, f: Trig, scalar: fn(f32) -> f32) -> V {
 }
 
 /// An f32 function evaluated in f64 lanes by `f` (an f64 vector function within a few f64
-/// ulp) and rounded once, as the scalar op evaluates it: `cbrt`, `pow`, `atan2`.
+/// ulp) and rounded once, as the scalar op evaluates it: `cbrt`, `pow`, `atan2`. Callers pass
+/// an `#[inline(always)]` closure: a function item (or a plain closure) can stay out of line,
+/// compiled for the build's baseline outside a dispatched loop's instruction set (a default
+/// build's f32 `pow` ran 14x slower than a native one that way).
 #[inline(always)]
 pub(crate) fn via_f64<V: F32Lanes>(x: V, f: impl Fn(V::Half) -> V::Half) -> V {
     let (lo, hi) = V::to_halves(x);

@@ -224,15 +224,29 @@ macro_rules! impl_f32 {
             }
             #[inline(always)]
             fn cbrt(self) -> Self {
-                f32v::via_f64(self, f64v::cbrt)
+                f32v::via_f64(
+                    self,
+                    #[inline(always)]
+                    |h| f64v::cbrt(h),
+                )
             }
             #[inline(always)]
             fn pow(self, o: Self) -> Self {
-                f32v::via_f64_2(self, o, f64v::pow)
+                f32v::via_f64_2(
+                    self,
+                    o,
+                    #[inline(always)]
+                    |a, b| f64v::pow(a, b),
+                )
             }
             #[inline(always)]
             fn atan2(self, o: Self) -> Self {
-                f32v::via_f64_2(self, o, f64v::atan2)
+                f32v::via_f64_2(
+                    self,
+                    o,
+                    #[inline(always)]
+                    |a, b| f64v::atan2(a, b),
+                )
             }
         }
     };

@@ -11,8 +11,17 @@
 //!
 //! Everything between the `#[target_feature]` function and these methods must be inlined
 //! (`#[inline(always)]` on the drivers' closures and the generated bodies, see
-//! [`crate::fused::isa`]): code of these types compiled outside such a function is scalar, and
-//! its `mul_add` a call to libm's `fma`, 20-50x slower than the vectors.
+//! [`crate::fused::isa`]; in [`crate::math`] nested functions, not closures, and
+//! `#[inline(always)]` closures where a function takes one): code of these types compiled
+//! outside such a function is scalar, and its `mul_add` a call to libm's `fma`, 20-50x slower
+//! than the vectors.
+//!
+//! Every operation is a plain loop over the array (not `core::array::from_fn`, whose
+//! `try_from_fn` LLVM left out of line): LLVM's SLP vectorizer then turns whole function bodies,
+//! argument included, into vector code. (An earlier version passed each transcendental
+//! function's argument through `black_box`, which the `from_fn` loops needed; without those
+//! loops the barrier only cost: a store, a reload and, in `log`, a lane-by-lane rebuild of the
+//! vector.)
 //!
 //! Semantics are those of [`VFloat`] and bit for bit those of the `wide` implementations,
 //! except that `mul_add` is always fused (`wide` fuses only when the build has FMA): the
@@ -60,20 +69,6 @@ fn each<A: Copy, B: Copy + Default, const N: usize>(a: [A; N], f: impl Fn(A) -> 
 }
 
 impl<T: Copy, const N: usize> Lanes<T, N> {
-    /// `self`, through memory the optimizer cannot see into (`black_box`: one 64-byte store
-    /// and load). Each transcendental function's argument goes through it: LLVM's SLP
-    /// vectorizer builds one tree of vector code from each store backwards, and a function's
-    /// long body sharing values with the code that computed its argument made it give up on
-    /// that code and run it lane by lane (`tanh(2x + 1)` on 16 lanes: 4.2 ms per 4M elements
-    /// instead of 0.8). Split at the argument, both trees are vectorized. `exp` alone takes its
-    /// argument whole: its body is short, and without the split (with [`F32Lanes::all_lt`]'s
-    /// reduction) `exp`, `exp(2x + 1)`, `exp(xy - 1) y` and `log(exp(x) + 1)` stayed vectors
-    /// and the 4M-element `exp` of a default build went from 652-673 to 579-619 us (native
-    /// build 580-607) on the AVX-512 Xeon (`bash scripts/bench.sh kernels exp`).
-    #[inline(always)]
-    fn split(self) -> Self {
-        core::hint::black_box(self)
-    }
     /// Lane `i` = `f(self[i])`.
     #[inline(always)]
     fn map(self, f: impl Fn(T) -> T) -> Self {
@@ -197,6 +192,7 @@ macro_rules! impl_vfloat {
         impl VFloat for Lanes<$t, $n> {
             type Elem = $t;
             const LANES: usize = $n;
+            const FUSED: bool = true;
 
             #[inline(always)]
             fn splat(x: $t) -> Self {
@@ -296,51 +292,51 @@ macro_rules! impl_vfloat {
             }
             #[inline(always)]
             fn expm1(self) -> Self {
-                $math::expm1(self.split())
+                $math::expm1(self)
             }
             #[inline(always)]
             fn log(self) -> Self {
-                $math::log(self.split())
+                $math::log(self)
             }
             #[inline(always)]
             fn log1p(self) -> Self {
-                $math::log1p(self.split())
+                $math::log1p(self)
             }
             #[inline(always)]
             fn logistic(self) -> Self {
-                $math::logistic(self.split())
+                $math::logistic(self)
             }
             #[inline(always)]
             fn tanh(self) -> Self {
-                $math::tanh(self.split())
+                $math::tanh(self)
             }
             #[inline(always)]
             fn erf(self) -> Self {
-                $math::erf(self.split())
+                $math::erf(self)
             }
             #[inline(always)]
             fn sin(self) -> Self {
-                $math::trig(self.split(), $math::Trig::Sin, <$t as Scalar>::sin)
+                $math::trig(self, $math::Trig::Sin, <$t as Scalar>::sin)
             }
             #[inline(always)]
             fn cos(self) -> Self {
-                $math::trig(self.split(), $math::Trig::Cos, <$t as Scalar>::cos)
+                $math::trig(self, $math::Trig::Cos, <$t as Scalar>::cos)
             }
             #[inline(always)]
             fn tan(self) -> Self {
-                $math::trig(self.split(), $math::Trig::Tan, <$t as Scalar>::tan)
+                $math::trig(self, $math::Trig::Tan, <$t as Scalar>::tan)
             }
             #[inline(always)]
             fn cbrt(self) -> Self {
-                impl_vfloat!(@cbrt $math, self.split())
+                impl_vfloat!(@cbrt $math, self)
             }
             #[inline(always)]
             fn pow(self, o: Self) -> Self {
-                impl_vfloat!(@pow $math, self.split(), o.split())
+                impl_vfloat!(@pow $math, self, o)
             }
             #[inline(always)]
             fn atan2(self, o: Self) -> Self {
-                impl_vfloat!(@atan2 $math, self.split(), o.split())
+                impl_vfloat!(@atan2 $math, self, o)
             }
             #[inline(always)]
             fn rem(self, o: Self) -> Self {
@@ -362,9 +358,19 @@ macro_rules! impl_vfloat {
             fn reduce_min_xla(self) -> $t {
                 tree_reduce(self.0, |a, b| VFloat::min_xla(Self::splat(a), Self::splat(b)).0[0])
             }
+            /// One `if` per lane on the mask's bits: after inlining, LLVM folds the test of a
+            /// comparison's mask back into the comparison and emits one masked blend (the
+            /// bitwise `(m & t) | (!m & f)` took four instructions at AVX-512, and with it a
+            /// default build's `tanh`, `erf` and `logistic` ran 10-13% behind a native one).
             #[inline(always)]
             fn select(mask_from: Self, t: Self, f: Self) -> Self {
-                (mask_from & t) | (!mask_from & f)
+                Lanes(build(|i| {
+                    if mask_from.0[i].to_bits() != 0 {
+                        t.0[i]
+                    } else {
+                        f.0[i]
+                    }
+                }))
             }
             #[inline(always)]
             fn cmp_eq(self, o: Self) -> Self {
@@ -412,11 +418,11 @@ macro_rules! impl_vfloat {
             }
         }
     };
-    (@cbrt f32v, $x:expr) => { f32v::via_f64($x, f64v::cbrt) };
+    (@cbrt f32v, $x:expr) => { f32v::via_f64($x, #[inline(always)] |h| f64v::cbrt(h)) };
     (@cbrt f64v, $x:expr) => { f64v::cbrt($x) };
-    (@pow f32v, $x:expr, $y:expr) => { f32v::via_f64_2($x, $y, f64v::pow) };
+    (@pow f32v, $x:expr, $y:expr) => { f32v::via_f64_2($x, $y, #[inline(always)] |a, b| f64v::pow(a, b)) };
     (@pow f64v, $x:expr, $y:expr) => { f64v::pow($x, $y) };
-    (@atan2 f32v, $x:expr, $y:expr) => { f32v::via_f64_2($x, $y, f64v::atan2) };
+    (@atan2 f32v, $x:expr, $y:expr) => { f32v::via_f64_2($x, $y, #[inline(always)] |a, b| f64v::atan2(a, b)) };
     (@atan2 f64v, $x:expr, $y:expr) => { f64v::atan2($x, $y) };
 }
 
