@@ -62,6 +62,18 @@ xla! {
     fn erf4m(x: f32[4194304]) -> f32[4194304] {
         Erf(x)
     }
+    /// The logarithm (with its selects for subnormal, zero and negative arguments).
+    fn log4m(x: f32[4194304]) -> f32[4194304] {
+        Log(Abs(x) + 0.25)
+    }
+    /// Pow of f32, evaluated in f64 lanes (`f32v::via_f64`), special cases and all.
+    fn pow4m(x: f32[4194304]) -> f32[4194304] {
+        Pow(Abs(x) + 0.25, x)
+    }
+    /// The f64 tanh: polynomial near 0, `expm1` beyond.
+    fn tanh4m_f64(x: f64[4194304]) -> f64[4194304] {
+        Tanh(x * 2.0 + 1.0)
+    }
 }
 
 /// Alternating rounds of ours and XLA's timings per row.
@@ -672,56 +684,44 @@ fn sort_rows(b: &mut Bench) {
 
 fn math_rows(b: &mut Bench) {
     const N: usize = 4194304;
-    let x: Tensor<f32, D1<N>> =
-        Tensor::from_vec(data(51, N).into_iter().map(|v| v * 4.0).collect()).expect("size");
-    let args = [x.to_literal()];
+    let v = data(51, N)
+        .into_iter()
+        .map(|v| v * 4.0)
+        .collect::<Vec<f32>>();
+    let x: Tensor<f32, D1<N>> = Tensor::from_vec(v.clone()).expect("size");
+    let x64: Tensor<f64, D1<N>> =
+        Tensor::from_vec(v.iter().map(|&v| v as f64).collect()).expect("size");
+    let (args, args64) = ([x.to_literal()], [x64.to_literal()]);
     let mut out = Tensor::<f32, D1<N>>::zeros();
-    let as_vec =
-        |t: &Tensor<f32, D1<N>>| -> Vec<f64> { t.as_slice().iter().map(|&v| v as f64).collect() };
+    let mut out64 = Tensor::<f64, D1<N>>::zeros();
     // Transcendental results differ by a few ulp between the two sides.
     let tol = 1e-6;
-    if b.wants("exp") {
-        let mut s = exp4m::Scratch::new();
-        b.row(
-            "exp",
-            "f32[4M]",
-            "f32",
-            &exp4m::stablehlo(),
-            &args,
-            tol,
-            &mut || as_vec(&exp4m(&x)),
-            &mut || exp4m::into(&x, &mut out, &mut s),
-            Work::ReadBytes((2 * N * 4) as f64),
-        );
+    // One row per function: `name`, the xla! fn, its input and output tensors, XLA's inputs.
+    macro_rules! row {
+        ($name:literal, $f:ident, $x:expr, $out:expr, $args:expr, $elem:literal) => {
+            if b.wants($name) {
+                let mut s = $f::Scratch::new();
+                let bytes = 2 * N * core::mem::size_of_val(&$x.as_slice()[0]);
+                b.row(
+                    $name,
+                    concat!($elem, "[4M]"),
+                    $elem,
+                    &$f::stablehlo(),
+                    &$args,
+                    tol,
+                    &mut || $f(&$x).as_slice().iter().map(|&v| v as f64).collect(),
+                    &mut || $f::into(&$x, &mut $out, &mut s),
+                    Work::ReadBytes(bytes as f64),
+                );
+            }
+        };
     }
-    if b.wants("tanh") {
-        let mut s = tanh4m::Scratch::new();
-        b.row(
-            "tanh(2x+1)",
-            "f32[4M]",
-            "f32",
-            &tanh4m::stablehlo(),
-            &args,
-            tol,
-            &mut || as_vec(&tanh4m(&x)),
-            &mut || tanh4m::into(&x, &mut out, &mut s),
-            Work::ReadBytes((2 * N * 4) as f64),
-        );
-    }
-    if b.wants("erf") {
-        let mut s = erf4m::Scratch::new();
-        b.row(
-            "erf",
-            "f32[4M]",
-            "f32",
-            &erf4m::stablehlo(),
-            &args,
-            tol,
-            &mut || as_vec(&erf4m(&x)),
-            &mut || erf4m::into(&x, &mut out, &mut s),
-            Work::ReadBytes((2 * N * 4) as f64),
-        );
-    }
+    row!("exp", exp4m, x, out, args, "f32");
+    row!("tanh(2x+1)", tanh4m, x, out, args, "f32");
+    row!("erf", erf4m, x, out, args, "f32");
+    row!("log(abs(x)+0.25)", log4m, x, out, args, "f32");
+    row!("pow(abs(x)+0.25, x)", pow4m, x, out, args, "f32");
+    row!("tanh(2x+1) f64", tanh4m_f64, x64, out64, args64, "f64");
 }
 
 fn main() {
