@@ -491,25 +491,36 @@ const ERF_SPLIT: f64 = 1.5;
 const ERF_ONE: f64 = 6.0;
 
 /// `erf x`: `x P(x^2)` for `|x| < 1.5`, `1 - e^{-x^2} G(1/|x|)` for `1.5 <= |x| < 6` (`e^{-x^2}`
-/// from the square in two parts), else ±1.
+/// from the square in two parts), else ±1. Each part is computed only when a lane needs it
+/// (as in [`tanh`]): with the small part computed ahead of the branch for every vector, LLVM
+/// vectorized the dispatched 8-lane body only in pieces (scalar and 4-lane polynomials), and a
+/// default build's f64 erf ran 4.5x behind a native one.
 #[inline(always)]
 pub(crate) fn erf<V: F64Lanes>(x: V) -> V {
-    let a = x.abs();
-    let small = a * poly(a * a, &ERF_SMALL);
-    let is_small = a.cmp_lt(V::splat(ERF_SPLIT));
-    let res = if V::all(is_small) {
-        small
-    } else {
+    #[inline(always)]
+    fn small_part<V: F64Lanes>(a: V) -> V {
+        a * poly(a * a, &ERF_SMALL)
+    }
+    #[inline(always)]
+    fn large_part<V: F64Lanes>(a: V) -> V {
         let ac = V::clamp_fast(a, ERF_SPLIT, ERF_ONE);
         let g = poly(V::splat(1.0) / ac - V::splat(ERFC_MID), &ERFC_G);
         let (sq, sqe) = two_prod(ac, ac);
         let erfc = exp(-sq) * (V::splat(1.0) - sqe) * g;
-        let large = sel(
+        sel(
             a.cmp_ge(V::splat(ERF_ONE)),
             V::splat(1.0),
             V::splat(1.0) - erfc,
-        );
-        sel(is_small, small, large)
+        )
+    }
+    let a = x.abs();
+    let is_small = a.cmp_lt(V::splat(ERF_SPLIT));
+    let res = if V::all(is_small) {
+        small_part(a)
+    } else if !V::any(is_small) {
+        large_part(a)
+    } else {
+        sel(is_small, small_part(a), large_part(a))
     };
     sel(x.is_nan(), x, res | (x & V::splat(-0.0)))
 }
