@@ -31,10 +31,12 @@ suite_start=$SECONDS
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo test --workspace --no-fail-fast "$@"
 # Right after the workspace run, so the oracle tests reuse its build (the ndarray and mpi
-# features below rebuild xla-kernels and xla-aot).
+# features below rebuild xla-kernels and xla-aot). --workspace, not -p xla-aot: with one package
+# cargo unifies the dependencies' features differently (serde_json's, from the other members)
+# and rebuilt xla-kernels and xla-aot's tests, 2 minutes.
 if grep -qw avx512f /proc/cpuinfo; then
   echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
-  XLA_ORACLE_MAX_ISA=AVX2 cargo test -p xla-aot --no-fail-fast --test 'oracle_*' "$@"
+  XLA_ORACLE_MAX_ISA=AVX2 cargo test --workspace --no-fail-fast --test 'oracle_*' "$@"
 fi
 # The GEMM tests (and the convolutions': Winograd's point products and the direct kernels run
 # on the GEMM's tokens of the level;
@@ -51,7 +53,7 @@ grep -qw amx_tile /proc/cpuinfo && isas+=(avx512)
 for isa in "${isas[@]}"; do
   echo "GEMM, convolution, pooling, rng and dispatched-loop tests with the kernels capped at $isa:"
   XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --lib --no-fail-fast "$@" -- gemm:: conv:: at_the_running_level window:: fused:: rng:: reduce::
-  XLA_KERNELS_MAX_ISA=$isa cargo test -q -p xla-aot --test dispatched_loops --no-fail-fast "$@"
+  XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --test dispatched_loops --no-fail-fast "$@"
 done
 # The optional features, off in the workspace run, built once together (one more build of
 # xla-kernels, not one per feature): the ndarray interop (feature `ndarray`: its unit tests,

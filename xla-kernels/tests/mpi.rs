@@ -34,13 +34,14 @@ fn main() -> ExitCode {
 }
 
 /// A rank that dies (exits without MPI_Finalize) ends the run: by default mpiexec kills the
-/// other ranks and exits with the dead rank's code; with `-disable-auto-cleanup` the other
-/// rank's `recv` is `Err(Timeout)` and it exits (skipping MPI_Finalize, which would wait for
-/// the dead rank). Either way, no hang.
+/// other ranks (SIGKILL) and exits with the code of whichever rank it reaps first, the dead
+/// rank's 3 or the killed one's 9 (MPICH 4.0's Hydra gave 9 in 2 of 6 runs on one machine);
+/// with `-disable-auto-cleanup` the other rank's `recv` is `Err(Timeout)` and it exits
+/// (skipping MPI_Finalize, which would wait for the dead rank). Either way, no hang.
 fn dead_rank() -> bool {
     let killed = launch(&["-n", "2"], true);
     let timed_out = launch(&["-disable-auto-cleanup", "-n", "2"], true);
-    let ok = killed.is_some_and(|(status, _)| status.code() == Some(3))
+    let ok = killed.is_some_and(|(status, _)| matches!(status.code(), Some(3 | 9)))
         && timed_out.is_some_and(|(status, out)| {
             status.code() == Some(3)
                 && out.contains("dead rank: Err(Timeout")
