@@ -74,6 +74,18 @@ xla! {
     fn tanh4m_f64(x: f64[4194304]) -> f64[4194304] {
         Tanh(x * 2.0 + 1.0)
     }
+    /// The f64 erf: polynomial below 1.5, `1 - e^{-x^2} G(1/x)` beyond.
+    fn erf4m_f64(x: f64[4194304]) -> f64[4194304] {
+        Erf(x)
+    }
+    /// Cbrt of f32, evaluated in f64 lanes like pow.
+    fn cbrt4m(x: f32[4194304]) -> f32[4194304] {
+        Cbrt(x)
+    }
+    /// Atan2 of f32, evaluated in f64 lanes like pow (signs of both arguments mixed).
+    fn atan2_4m(x: f32[4194304]) -> f32[4194304] {
+        Atan2(x, x * 0.5 - 1.0)
+    }
 }
 
 /// Alternating rounds of ours and XLA's timings per row.
@@ -722,6 +734,9 @@ fn math_rows(b: &mut Bench) {
     row!("log(abs(x)+0.25)", log4m, x, out, args, "f32");
     row!("pow(abs(x)+0.25, x)", pow4m, x, out, args, "f32");
     row!("tanh(2x+1) f64", tanh4m_f64, x64, out64, args64, "f64");
+    row!("erf f64", erf4m_f64, x64, out64, args64, "f64");
+    row!("cbrt", cbrt4m, x, out, args, "f32");
+    row!("atan2(x, x/2-1)", atan2_4m, x, out, args, "f32");
 }
 
 fn main() {
