@@ -8,7 +8,7 @@
 #    packaged and each is compiled from its package, the unpublished ones from a local overlay),
 # 4. builds, lints and tests tests/user-crate, a crate outside the workspace that names only
 #    xla-aot, as a user's would,
-# 5. on a CPU with AVX-512 (right after step 2, to reuse its build), runs the oracle tests again
+# 5. on a CPU with AVX-512 (alongside step 2, on its build), runs the oracle tests again
 #    with XLA capped at AVX2 (XLA_ORACLE_MAX_ISA), since XLA:CPU emits different code
 #    (summation orders, rsqrt, ...) for each: the bounds must hold against both, whichever CPU
 #    kind CI runs on; then the GEMM kernels' tests at each instruction-set level below the CPU's
@@ -29,15 +29,31 @@ suite_start=$SECONDS
 # A full run builds every crate from scratch or nearly: incremental compilation's bookkeeping
 # only costs time there (set CARGO_INCREMENTAL=1 to keep it).
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
-cargo test --workspace --no-fail-fast "$@"
-# Right after the workspace run, so the oracle tests reuse its build (the ndarray and mpi
-# features below rebuild xla-kernels and xla-aot). --workspace, not -p xla-aot: with one package
-# cargo unifies the dependencies' features differently (serde_json's, from the other members)
-# and rebuilt xla-kernels and xla-aot's tests, 2 minutes.
+cargo test --workspace --no-run "$@"
+# On a CPU with AVX-512, the oracle tests again with XLA:CPU capped at AVX2, alongside the
+# workspace run: an oracle test binary talks to one Python process at a time, so its XLA
+# compiles keep one core busy and leave the other mostly idle (the two runs in a row took
+# 270 s each). The same --workspace and arguments as the build above, so nothing is rebuilt
+# (with -p xla-aot cargo unified the dependencies' features differently and rebuilt, 2 min);
+# cargo holds the build lock only while it builds. Its output is printed after the workspace
+# run's, and both must pass.
+avx2_pid=
+avx2_log="$PWD/target/oracle-avx2.log"
 if grep -qw avx512f /proc/cpuinfo; then
-  echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512):"
-  XLA_ORACLE_MAX_ISA=AVX2 cargo test --workspace --no-fail-fast --test 'oracle_*' "$@"
+  XLA_ORACLE_MAX_ISA=AVX2 cargo test --workspace --no-fail-fast --test 'oracle_*' "$@" \
+    > "$avx2_log" 2>&1 &
+  avx2_pid=$!
 fi
+status=0
+cargo test --workspace --no-fail-fast "$@" || status=$?
+if [ -n "$avx2_pid" ]; then
+  avx2_status=0
+  wait "$avx2_pid" || avx2_status=$?
+  echo "Oracle tests again with XLA:CPU capped at AVX2 (this CPU has AVX-512), run alongside:"
+  cat "$avx2_log"
+  [ "$avx2_status" = 0 ] || status=$avx2_status
+fi
+[ "$status" = 0 ] || exit "$status"
 # The GEMM tests (and the convolutions': Winograd's point products and the direct kernels run
 # on the GEMM's tokens of the level;
 # the dispatched elementwise loops' "at_the_running_level" tests, the loop drivers' fused::
@@ -56,13 +72,14 @@ for isa in "${isas[@]}"; do
   XLA_KERNELS_MAX_ISA=$isa cargo test -q --workspace --test dispatched_loops --no-fail-fast "$@"
 done
 # The optional features, off in the workspace run, built once together (one more build of
-# xla-kernels, not one per feature): the ndarray interop (feature `ndarray`: its unit tests,
-# doctests and the generated-fn round trip) and the MPI transport (feature `mpi`: rsmpi over
+# xla-kernels, not one per feature): the ndarray interop (feature `ndarray`: its tests (an
+# integration test, so xla-kernels' library is the only build), doctests and the generated-fn
+# round trip) and the MPI transport (feature `mpi`: rsmpi over
 # MPICH, installed first if missing; tests/mpi.rs runs itself as 2 and 3 MPI ranks, a hang is
 # killed and fails).
 bash scripts/mpi_setup.sh
 features=(--features ndarray,mpi)
-cargo test -p xla-kernels "${features[@]}" --no-fail-fast --lib tensor::nd
+cargo test -p xla-kernels "${features[@]}" --no-fail-fast --test ndarray_interop
 cargo test -p xla-kernels "${features[@]}" --no-fail-fast --doc tensor::nd
 cargo test -p xla-aot "${features[@]}" --no-fail-fast --test views
 start=$SECONDS

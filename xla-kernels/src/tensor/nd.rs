@@ -359,6 +359,3 @@ impl<T: ArrayElement, D: NdDims, L: LayoutSpec> TryFrom<Array<T, D::Nd>> for Ten
         Tensor::try_from(&a)
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,12 +1,18 @@
+//! `tensor::nd` (feature `ndarray`): conversions between tensors/views and ndarray's arrays.
+//! An integration test, so the feature's CI step builds xla-kernels once (the library), not
+//! twice (the library and its unit-test build, 100 s at opt-level 2).
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ndarray::{
-    array, s, Array, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut, ArrayViewMut2, Axis,
-    ShapeBuilder,
+    array, s, Array, ArrayD, ArrayView, ArrayView2, ArrayViewD, ArrayViewMut, ArrayViewMut2, Axis,
+    Dimension, IntoDimension, ShapeBuilder,
 };
 
-use super::*;
-use crate::tensor::{Mtm2, Mtm3, RowMajor};
+use xla_kernels::tensor::{
+    LayoutSpec, Mtm2, Mtm3, NdDims, NdarrayError, RowMajor, Tensor, TensorView, TensorViewMut, D0,
+    D1, D2, D3, D4, D5, D6, D7, D8,
+};
 
 /// Views of every rank and of every layout of a rank-3 tensor become arrays and come back to
 /// the same memory; the arrays index like the tensors.
