@@ -177,13 +177,23 @@ pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 
 /// Runs a generated program's kernels `f`, in rayon's pool ([`in_pool`]) when one of them is
 /// large enough to fork: `max_elements` (the most elements a kernel writes or reads; a product
-/// counts only its result) reaches [`PAR_MIN_ELEMENTS`], or `max_flops` (the most flops of one
-/// GEMM) reaches the flops from which the GEMM of this CPU's level splits a product. A program
-/// of small kernels never forks, so it stays on the caller's thread (entering the pool would
-/// cost more than it runs).
-pub fn run_program<R: Send>(max_elements: u64, max_flops: u128, f: impl FnOnce() -> R + Send) -> R {
+/// counts only its result) reaches [`PAR_MIN_ELEMENTS`], `max_flops` (the most flops of one
+/// GEMM) reaches the flops from which the GEMM of this CPU's level splits a product, or
+/// `max_copy_bytes` (the most bytes one [`copy`] moves: a While state leaf, a
+/// DynamicUpdateSlice operand) exceeds [`COPY_PAR_MIN_BYTES`]. A program of small kernels
+/// never forks, so it stays on the caller's thread (entering the pool would cost more than it
+/// runs).
+pub fn run_program<R: Send>(
+    max_elements: u64,
+    max_flops: u128,
+    max_copy_bytes: u64,
+    f: impl FnOnce() -> R + Send,
+) -> R {
     let split = crate::gemm::split_min_flops(crate::cpu::level());
-    if max_elements >= PAR_MIN_ELEMENTS as u64 || max_flops >= split {
+    if max_elements >= PAR_MIN_ELEMENTS as u64
+        || max_flops >= split
+        || max_copy_bytes > COPY_PAR_MIN_BYTES as u64
+    {
         in_pool(f)
     } else {
         f()
@@ -317,6 +327,23 @@ mod tests {
         });
         assert_eq!(here, inner);
         assert_eq!(in_pool(|| 6 * 7), 42);
+    }
+
+    #[test]
+    fn run_program_enters_the_pool_only_for_work_that_forks() {
+        let idx = |e: u64, f: u128, c: u64| {
+            std::thread::spawn(move || run_program(e, f, c, rayon::current_thread_index))
+                .join()
+                .expect("thread")
+        };
+        let many = rayon::current_num_threads() > 1;
+        let bytes = COPY_PAR_MIN_BYTES as u64;
+        let elements = PAR_MIN_ELEMENTS as u64;
+        // A copy forks only above COPY_PAR_MIN_BYTES, a loop from PAR_MIN_ELEMENTS.
+        assert_eq!(idx(elements - 1, 0, bytes), None);
+        assert_eq!(idx(0, 0, bytes + 1).is_some(), many);
+        assert_eq!(idx(elements, 0, 0).is_some(), many);
+        assert_eq!(idx(0, u128::MAX, 0).is_some(), many);
     }
 
     /// A float sum whose bits depend on association order: catches any order change.

@@ -263,9 +263,10 @@ pub(crate) fn fn_items(
     } else {
         quote!()
     };
-    let (largest_elements, largest_flops) = (
-        Literal::u64_unsuffixed(prog.largest.0),
-        Literal::u128_unsuffixed(prog.largest.1),
+    let (largest_elements, largest_flops, largest_copy) = (
+        Literal::u64_unsuffixed(prog.largest.elements),
+        Literal::u128_unsuffixed(prog.largest.flops),
+        Literal::u64_unsuffixed(prog.largest.copy_bytes),
     );
     // A collective waits for its peers: run inside rayon's pool, devices on one pool could
     // occupy every pool thread waiting for peers whose work is queued behind them. An SPMD
@@ -273,7 +274,7 @@ pub(crate) fn fn_items(
     let run_body = if prog.spmd {
         quote!(#kernels ::core::result::Result::Ok(()))
     } else {
-        quote!(::xla_aot::__rt::xla_kernels::par::run_program(#largest_elements, #largest_flops, || { #kernels }))
+        quote!(::xla_aot::__rt::xla_kernels::par::run_program(#largest_elements, #largest_flops, #largest_copy, || { #kernels }))
     };
     let kernel_fns = &prog.items;
     let fields: Vec<&Ident> = prog.fields.iter().map(|f| &f.name).collect();

@@ -327,9 +327,10 @@ pub(crate) struct ProgramCode {
     /// A kernel is a collective: the calls need `ctx` and run in a fn returning
     /// `Result<_, CollectiveError>`.
     pub spmd: bool,
-    /// The most elements one kernel reads or writes, and the most flops of one product: what
-    /// `xla_kernels::par::run_program` compares with the library's parallel thresholds.
-    pub largest: (u64, u128),
+    /// The most elements one kernel reads or writes, the most flops of one product and the
+    /// largest While state copy: what `xla_kernels::par::run_program` compares with the
+    /// library's parallel thresholds.
+    pub largest: Largest,
 }
 
 /// Kernels, statics and scratch of a fused program.
@@ -399,18 +400,70 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
         fields,
         spmd,
         used_params,
-        largest: largest(fused),
+        largest: largest(fused)?,
     })
 }
 
-/// The most elements a kernel writes or reads (any of its node's inputs and outputs) and the
-/// most flops of one of its products (`2 batch m n k`).
-fn largest(fused: &Fused) -> (u64, u128) {
+/// What decides whether a program enters rayon's pool ([`ProgramCode::largest`]).
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+pub(crate) struct Largest {
+    /// The most elements one kernel writes or reads (a product counts only its result).
+    pub elements: u64,
+    /// The most flops of one product (`2 batch m n k`).
+    pub flops: u128,
+    /// The most bytes `par::copy` moves at once: a While state leaf (copied in and out), a
+    /// DynamicUpdateSlice's operand.
+    pub copy_bytes: u64,
+}
+
+impl Largest {
+    fn max(self, o: Largest) -> Largest {
+        Largest {
+            elements: self.elements.max(o.elements),
+            flops: self.flops.max(o.flops),
+            copy_bytes: self.copy_bytes.max(o.copy_bytes),
+        }
+    }
+}
+
+/// The most elements a kernel writes or reads (any of its node's inputs and outputs), the most
+/// flops of one of its products (`2 batch m n k`) and the largest copy by `par::copy`. A While
+/// or Conditional counts its nested programs' kernels, not its state: its own work is copies,
+/// which fork only from `par::copy`'s size; a DynamicUpdateSlice writes its update on one
+/// thread after such a copy (a While writing rows of a 1 MiB state entered the pool for
+/// nothing, 10-20 us per call on the Xeon).
+fn largest(fused: &Fused) -> Result<Largest, String> {
     let g = &fused.graph;
     let count = |s: &xla_core::ArrayShape| u64::try_from(s.element_count()).unwrap_or(0);
-    let mut most = (0u64, 0u128);
+    let mut most = Largest::default();
     for k in &fused.kernels {
         let node = &g.nodes[k.node];
+        match &node.kind {
+            Kind::While { condition, body } => {
+                most = most.max(computation_largest(condition)?);
+                most = most.max(computation_largest(body)?);
+                for s in &node.shapes {
+                    let bytes = count(s).saturating_mul(s.ty.byte_width() as u64);
+                    most.copy_bytes = most.copy_bytes.max(bytes);
+                }
+                continue;
+            }
+            Kind::Conditional { branches, .. } => {
+                for b in branches {
+                    most = most.max(computation_largest(b)?);
+                }
+                continue;
+            }
+            // Writes the update's rows on this thread; copies its operand (when not in place)
+            // by `par::copy`.
+            Kind::DynamicUpdateSlice => {
+                let s = &g.nodes[node.inputs[0].node].shapes[node.inputs[0].out];
+                let bytes = count(s).saturating_mul(s.ty.byte_width() as u64);
+                most.copy_bytes = most.copy_bytes.max(bytes);
+                continue;
+            }
+            _ => {}
+        }
         let outs = node.shapes.iter().map(count);
         let ins = node
             .inputs
@@ -419,16 +472,22 @@ fn largest(fused: &Fused) -> (u64, u128) {
         // A product forks by its flops alone (its operands are read by the threads it
         // splits into, never split by size), so only its result counts as elements.
         let reads_split = !matches!(k.kind, KernelKind::Dot { .. });
-        most.0 = outs.fold(most.0, u64::max);
+        most.elements = outs.fold(most.elements, u64::max);
         if reads_split {
-            most.0 = ins.fold(most.0, u64::max);
+            most.elements = ins.fold(most.elements, u64::max);
         }
         if let KernelKind::Dot { sizes, .. } = &k.kind {
             let flops = sizes
                 .iter()
                 .fold(2u128, |f, &d| f * u128::try_from(d).unwrap_or(0));
-            most.1 = most.1.max(flops);
+            most.flops = most.flops.max(flops);
         }
     }
-    most
+    Ok(most)
+}
+
+/// [`largest`] of a nested computation's fused kernels.
+fn computation_largest(c: &xla_core::Computation) -> Result<Largest, String> {
+    let g = super::graph::Graph::from_computation(c)?;
+    largest(&super::fuse::fuse(g, c.result_shape())?)
 }

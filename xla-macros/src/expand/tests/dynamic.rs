@@ -164,6 +164,10 @@ fn a_loop_writing_rows_updates_its_state_in_place() {
         !body.contains("par :: copy (w0"),
         "no copy of the array per step"
     );
+    // Nothing forks: the body's kernels are rows, the state's copy in is 1 MiB (`par::copy`
+    // forks above that), so the program stays on the caller's thread.
+    let run = &text[text.find("run_program (").unwrap()..];
+    assert!(run.starts_with("run_program (256 , 0 , 1048576 ,"), "{run}");
 }
 
 /// A While body returning a state leaf unchanged (as JAX's `lax.scan` carries its inputs and
