@@ -328,7 +328,7 @@ pub(crate) struct ProgramCode {
     /// `Result<_, CollectiveError>`.
     pub spmd: bool,
     /// The most elements one kernel reads or writes, the most flops of one product and the
-    /// largest While state copy: what `xla_kernels::par::run_program` compares with the
+    /// most bytes of one `par::copy`: what `xla_kernels::par::run_program` compares with the
     /// library's parallel thresholds.
     pub largest: Largest,
 }
