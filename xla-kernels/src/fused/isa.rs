@@ -16,8 +16,8 @@
 //!
 //! The reduction drivers ([`reduce_rows`], [`reduce_rows_storing`], [`reduce_cols`]) take a
 //! reducer per level as well. The generated code calls all of these through
-//! [`crate::__isa_map`], which writes the three closures from one body, and only in builds without AVX-512F (with it, `F32V` already is
-//! the widest vector and the plain driver runs).
+//! [`crate::__isa_map`], which writes the three closures from one body, and only in builds
+//! without AVX-512F (with it, `F32V` already is the widest vector and the plain driver runs).
 
 use super::{Level, Reducer, Split};
 use crate::cpu::{level, IsaLevel};
@@ -52,10 +52,10 @@ pub fn pick() -> Pick {
 /// operations are AVX-512 instructions, while the [`crate::simd::Lanes`] loops are left to
 /// LLVM's vectorizer, which the CPU tuning of such a build (`-C target-cpu=native` on Ice Lake
 /// or Sapphire Rapids: "prefer 256-bit vectors") turns into pairs of 256-bit instructions: the
-/// row sum of `xla_kernels::reduce` over f32[4096,4096] took 1.40 ms in a native build on the
+/// row sum of `xla_kernels::reduce` over `f32[4096,4096]` took 1.40 ms in a native build on the
 /// AVX-512 Xeon, the generated one on `wide` 1.24-1.26 ms. The same bits: with FMA in the
 /// build, `wide` fuses its multiply-adds as `Lanes` does, on as many lanes.
-fn pick_vectors() -> Pick {
+pub fn pick_vectors() -> Pick {
     match pick() {
         Pick::Avx512 if cfg!(target_feature = "avx512f") => Pick::Build,
         p => p,
@@ -103,8 +103,8 @@ impl Level for OnAvx512 {
 }
 
 /// `b(s)` with the build's vectors, or `f2(s)` inside an AVX2 + FMA function, or `f5(s)` inside
-/// an AVX-512 one, as [`pick_vectors`] chooses: for library kernels whose vector code is generic over
-/// [`VFloat`] (pooling); `s` is what the three would otherwise each borrow. Pass
+/// an AVX-512 one, as [`pick_vectors`] chooses: for library kernels whose vector code is
+/// generic over [`VFloat`] (pooling); `s` is what the three would otherwise each borrow. Pass
 /// `#[inline(always)]` closures, so the vector code is compiled inside the level's function
 /// (see [`crate::simd::Lanes`]).
 #[inline(always)]
@@ -134,9 +134,9 @@ pub(crate) fn run_at_level<S, R>(
 }
 
 /// `g()` compiled for the build, inside an AVX2 + FMA function and inside an AVX-512 one, run
-/// as [`pick_vectors`] chooses: for kernels of plain lane loops that LLVM vectorizes at the width of the
-/// function they are inlined into (rng's ciphers). Pass an `#[inline(always)]` closure whose
-/// callees are all inlined.
+/// as [`pick_vectors`] chooses: for kernels of plain lane loops that LLVM vectorizes at the
+/// width of the function they are inlined into (rng's ciphers, select-and-scatter). Pass an
+/// `#[inline(always)]` closure whose callees are all inlined.
 #[inline(always)]
 pub(crate) fn run_widest<R>(g: impl FnOnce() -> R) -> R {
     run_at_level(
