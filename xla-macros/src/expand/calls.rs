@@ -13,6 +13,7 @@ use super::codegen_rt::{lit_usize, src_ident};
 use super::fuse::{Expr, ExprId, Fused, Kernel};
 use super::graph::Kind;
 use super::plan::Plan;
+use super::program::Largest;
 
 mod collective;
 pub(crate) mod custom;
@@ -45,14 +46,15 @@ pub(crate) struct CallCode {
     pub body: TokenStream,
 }
 
-/// The code of call kernel `k` (its node's kind says which call).
+/// The code of call kernel `k` (its node's kind says which call), and for a While or
+/// Conditional its nested programs' kernel sizes (`program::largest` counts the rest).
 pub(crate) fn call_kernel(
     f: &Fused,
     plan: &Plan,
     k: &Kernel,
     inputs: &[ExprId],
     id: usize,
-) -> Result<CallCode, String> {
+) -> Result<(CallCode, Largest), String> {
     let node = &f.graph.nodes[k.node];
     let ins: Vec<Ident> = inputs
         .iter()
@@ -88,6 +90,7 @@ pub(crate) fn call_kernel(
         cuts.extend(quote!(let #x = &#x[..#n];));
     }
     let (ins, in_dims, in_tys, ws) = (&ins[..], &in_dims[..], &in_tys[..], &ws[..]);
+    let mut nested = Largest::default();
     let mut code = match &node.kind {
         Kind::Sort {
             dim,
@@ -216,10 +219,14 @@ pub(crate) fn call_kernel(
         )),
         Kind::Rng { distribution, seed } => Ok(rng::rng(*distribution, *seed, ins, &ws[0])),
         Kind::While { condition, body } => {
-            super::nested::while_loop(f, plan, k, ins, condition, body, ws, id)
+            let (code, l) = super::nested::while_loop(f, plan, k, ins, condition, body, ws, id)?;
+            nested = l;
+            Ok(code)
         }
         Kind::Conditional { branches, arity } => {
-            super::nested::conditional(f, k, ins, in_tys, branches, arity, ws, id)
+            let (code, l) = super::nested::conditional(f, k, ins, in_tys, branches, arity, ws, id)?;
+            nested = l;
+            Ok(code)
         }
         Kind::CustomCall { target, .. } => {
             let outs: Vec<_> = k
@@ -255,7 +262,7 @@ pub(crate) fn call_kernel(
     }?;
     let body = code.body;
     code.body = quote!(#cuts #body);
-    Ok(code)
+    Ok((code, nested))
 }
 
 /// Copies of bf16 inputs with every NaN made the plain NaN of its sign, and the code filling

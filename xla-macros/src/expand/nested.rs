@@ -12,7 +12,7 @@ use super::calls::{CallCode, ScratchField};
 use super::codegen_rt::{lit_usize, module_imports, param_ident, rust_type};
 use super::fuse::{Fused, Kernel};
 use super::plan::{Plan, StateLeaf};
-use super::program::program;
+use super::program::{program, Largest};
 
 /// A nested program's module, and the Rust types of its parameter and result leaves.
 struct Nested {
@@ -27,6 +27,8 @@ struct Nested {
     /// The program has collectives: `run` takes the device's `ctx` first and returns the
     /// transport's Result.
     spmd: bool,
+    /// Its kernels' sizes, which decide whether the enclosing program enters rayon's pool.
+    largest: Largest,
 }
 
 impl Nested {
@@ -164,6 +166,7 @@ fn nested(c: &Computation, name: Ident, state: bool) -> Result<Nested, String> {
         state: (0..results.len()).map(leaf).collect(),
         results,
         spmd,
+        largest: prog.largest,
     })
 }
 
@@ -192,7 +195,7 @@ pub(crate) fn while_loop(
     body: &Computation,
     ws: &[Ident],
     id: usize,
-) -> Result<CallCode, String> {
+) -> Result<(CallCode, Largest), String> {
     let cond = nested(condition, format_ident!("k{}_condition", id), false)?;
     let step = nested(body, format_ident!("k{}_body", id), true)?;
     if cond.results.len() != 1 || cond.results[0].0 != ElementType::Pred {
@@ -287,12 +290,14 @@ pub(crate) fn while_loop(
         #fin
         #ok
     };
+    let largest = cond.largest.max(step.largest);
     let (ci, bi) = (cond.item, step.item);
-    Ok(CallCode {
+    let code = CallCode {
         scratch,
         items: quote!(#ci #bi),
         body: body_code,
-    })
+    };
+    Ok((code, largest))
 }
 
 /// `Conditional`: the selector picks one branch program (a pred picks 0 for true, 1 for false;
@@ -307,7 +312,7 @@ pub(crate) fn conditional(
     arity: &[usize],
     ws: &[Ident],
     id: usize,
-) -> Result<CallCode, String> {
+) -> Result<(CallCode, Largest), String> {
     let _ = (f, k);
     let nb = branches.len();
     if nb == 0 || arity.len() != nb {
@@ -327,6 +332,7 @@ pub(crate) fn conditional(
     let mut items = TokenStream::new();
     let mut arms = TokenStream::new();
     let mut spmd = false;
+    let mut largest = Largest::default();
     let mut start = 1;
     for (b, c) in branches.iter().enumerate() {
         let prog = nested(c, format_ident!("k{}_branch{}", id, b), false)?;
@@ -343,9 +349,10 @@ pub(crate) fn conditional(
         let run = prog.call(quote!(#(#args,)* #(&mut *#ws,)* #fi));
         arms.extend(quote!(#arm_index => #run,));
         spmd |= prog.spmd;
+        largest = largest.max(prog.largest);
         items.extend(prog.item);
     }
-    Ok(CallCode {
+    let code = CallCode {
         scratch,
         items,
         body: if spmd {
@@ -362,5 +369,6 @@ pub(crate) fn conditional(
                 }
             }
         },
-    })
+    };
+    Ok((code, largest))
 }

@@ -192,9 +192,11 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
     // GEMM's packing space is one shared field).
     let mut declared = Vec::new();
     let mut items = TokenStream::new();
+    let mut nested = Largest::default();
     let body = match &k.kind {
         KernelKind::Call { inputs } => {
-            let code = super::calls::call_kernel(f, plan, k, inputs, id)?;
+            let (code, l) = super::calls::call_kernel(f, plan, k, inputs, id)?;
+            nested = l;
             declared = code.scratch;
             items = code.items;
             code.body
@@ -267,6 +269,7 @@ fn kernel_block(f: &Fused, plan: &Plan, k: &Kernel, id: usize) -> Result<KernelC
         call: quote!({ #binds #name(#(#names),*)#q; }),
         item,
         scratch,
+        nested,
     })
 }
 
@@ -311,6 +314,8 @@ struct KernelCode {
     call: TokenStream,
     item: TokenStream,
     scratch: Vec<ScratchField>,
+    /// A While's or Conditional's nested programs' [`Largest`] (from their own `program`).
+    nested: Largest,
 }
 
 /// The code of a fused program, shared by a fn's entry point and nested programs.
@@ -367,11 +372,13 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
             }
         })
         .collect();
+    let mut nested = Largest::default();
     for (i, k) in fused.kernels.iter().enumerate() {
         if plan.unchanged.contains(&i) {
             continue;
         }
         let code = kernel_block(fused, plan, k, i)?;
+        nested = nested.max(code.nested);
         calls.extend(code.call);
         items.extend(code.item);
         for field in code.scratch {
@@ -400,7 +407,7 @@ pub(crate) fn program(fused: &Fused, plan: &Plan) -> Result<ProgramCode, String>
         fields,
         spmd,
         used_params,
-        largest: largest(fused)?,
+        largest: largest(fused).max(nested),
     })
 }
 
@@ -417,7 +424,7 @@ pub(crate) struct Largest {
 }
 
 impl Largest {
-    fn max(self, o: Largest) -> Largest {
+    pub(crate) fn max(self, o: Largest) -> Largest {
         Largest {
             elements: self.elements.max(o.elements),
             flops: self.flops.max(o.flops),
@@ -428,38 +435,33 @@ impl Largest {
 
 /// The most elements a kernel writes or reads (any of its node's inputs and outputs), the most
 /// flops of one of its products (`2 batch m n k`) and the largest copy by `par::copy`. A While
-/// or Conditional counts its nested programs' kernels, not its state: its own work is copies,
-/// which fork only from `par::copy`'s size; a DynamicUpdateSlice writes its update on one
-/// thread after such a copy (a While writing rows of a 1 MiB state entered the pool for
-/// nothing, 10-20 us per call on the Xeon).
-fn largest(fused: &Fused) -> Result<Largest, String> {
+/// counts only its state's copies here and a Conditional nothing: their nested programs'
+/// kernels come from those programs' own `program` ([`KernelCode::nested`]), and a While's own
+/// work is copies, which fork only from `par::copy`'s size. A DynamicUpdateSlice writes its
+/// update on one thread after such a copy (a While writing rows of a 1 MiB state entered the
+/// pool for nothing, 10-20 us per call on the Xeon).
+fn largest(fused: &Fused) -> Largest {
     let g = &fused.graph;
     let count = |s: &xla_core::ArrayShape| u64::try_from(s.element_count()).unwrap_or(0);
+    let bytes = |s: &xla_core::ArrayShape| count(s).saturating_mul(s.ty.byte_width() as u64);
     let mut most = Largest::default();
     for k in &fused.kernels {
         let node = &g.nodes[k.node];
         match &node.kind {
-            Kind::While { condition, body } => {
-                most = most.max(computation_largest(condition)?);
-                most = most.max(computation_largest(body)?);
-                for s in &node.shapes {
-                    let bytes = count(s).saturating_mul(s.ty.byte_width() as u64);
-                    most.copy_bytes = most.copy_bytes.max(bytes);
-                }
+            Kind::While { .. } => {
+                most.copy_bytes = node
+                    .shapes
+                    .iter()
+                    .map(bytes)
+                    .fold(most.copy_bytes, u64::max);
                 continue;
             }
-            Kind::Conditional { branches, .. } => {
-                for b in branches {
-                    most = most.max(computation_largest(b)?);
-                }
-                continue;
-            }
+            Kind::Conditional { .. } => continue,
             // Writes the update's rows on this thread; copies its operand (when not in place)
             // by `par::copy`.
             Kind::DynamicUpdateSlice => {
-                let s = &g.nodes[node.inputs[0].node].shapes[node.inputs[0].out];
-                let bytes = count(s).saturating_mul(s.ty.byte_width() as u64);
-                most.copy_bytes = most.copy_bytes.max(bytes);
+                let operand = &g.nodes[node.inputs[0].node].shapes[node.inputs[0].out];
+                most.copy_bytes = most.copy_bytes.max(bytes(operand));
                 continue;
             }
             _ => {}
@@ -483,11 +485,5 @@ fn largest(fused: &Fused) -> Result<Largest, String> {
             most.flops = most.flops.max(flops);
         }
     }
-    Ok(most)
-}
-
-/// [`largest`] of a nested computation's fused kernels.
-fn computation_largest(c: &xla_core::Computation) -> Result<Largest, String> {
-    let g = super::graph::Graph::from_computation(c)?;
-    largest(&super::fuse::fuse(g, c.result_shape())?)
+    most
 }
