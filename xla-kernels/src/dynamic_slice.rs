@@ -1,5 +1,5 @@
 //! DynamicUpdateSlice's write: `out[starts + i] = update[i]` for every index `i` of the update,
-//! one `copy_from_slice` per row of the update's last dimension. The starts arrive clamped
+//! one `copy_from_slice` per run of the update that is contiguous in the output. The starts arrive clamped
 //! (generated code clamps them into `[0, dims - sizes]` as XLA does); this checks every length
 //! and that the box fits before writing anything.
 
@@ -49,26 +49,38 @@ pub fn update_slice<T: Copy>(
             format!("rank {rank} above {MAX_RANK}"),
         ));
     }
-    let row = sizes.last().copied().unwrap_or(1);
-    // Row-major strides of the output and the box's origin, on the stack: a While step
-    // calls this once per update, so it allocates nothing.
+    // Row-major strides of the output, on the stack: a While step calls this once per
+    // update, so it allocates nothing.
     let mut strides = [1usize; MAX_RANK];
     for d in (0..rank.saturating_sub(1)).rev() {
         strides[d] = strides[d + 1] * dims[d + 1];
     }
-    let origin: usize = starts.iter().zip(&strides).map(|(s, t)| s * t).sum();
-    // An odometer over the update's outer dimensions.
-    let outer = &sizes[..rank.saturating_sub(1)];
+    // One row is contiguous in `out`: the last dimension, and the ones before it as long as
+    // the update spans the whole dimension after them (a scan step's [1, 32, 256] slab of a
+    // [64, 32, 256] state is one copy, not 32).
+    let mut inner = rank;
+    let mut row = 1;
+    while inner > 0 {
+        inner -= 1;
+        row *= sizes[inner];
+        if sizes[inner] != dims[inner] {
+            break;
+        }
+    }
+    let mut at: usize = starts.iter().zip(&strides).map(|(s, t)| s * t).sum();
+    // An odometer over the dimensions before the row, moving `at` along.
+    let outer = &sizes[..inner];
     let mut idx = [0usize; MAX_RANK];
     for src in update.chunks_exact(row) {
-        let at = origin + idx.iter().zip(&strides).map(|(i, t)| i * t).sum::<usize>();
         out[at..at + row].copy_from_slice(src);
         for d in (0..outer.len()).rev() {
             idx[d] += 1;
+            at += strides[d];
             if idx[d] < outer[d] {
                 break;
             }
             idx[d] = 0;
+            at -= outer[d] * strides[d];
         }
     }
     Ok(())
@@ -97,6 +109,43 @@ mod tests {
         want[12 + 4 + 2..12 + 4 + 4].copy_from_slice(&[1, 2]);
         want[12 + 8 + 2..12 + 8 + 4].copy_from_slice(&[3, 4]);
         assert_eq!(c, want);
+    }
+
+    /// Every box of a rank-3 array at every start against `out[starts + i] = update[i]`
+    /// element by element: boxes spanning whole trailing dimensions are written as one run,
+    /// the others row by row.
+    #[test]
+    fn every_box_at_every_start_matches_the_definition() {
+        let dims = [3usize, 2, 4];
+        let n: usize = dims.iter().product();
+        let boxes =
+            (1..=3).flat_map(|a| (1..=2).flat_map(move |b| (1..=4).map(move |c| [a, b, c])));
+        for sizes in boxes {
+            let len: usize = sizes.iter().product();
+            let update: Vec<i32> = (0..len as i32).map(|x| 100 + x).collect();
+            for s0 in 0..=dims[0] - sizes[0] {
+                for s1 in 0..=dims[1] - sizes[1] {
+                    for s2 in 0..=dims[2] - sizes[2] {
+                        let starts = [s0, s1, s2];
+                        let mut got: Vec<i32> = (0..n as i32).map(|x| -x).collect();
+                        let mut want = got.clone();
+                        for (k, &v) in update.iter().enumerate() {
+                            let i = [
+                                k / (sizes[1] * sizes[2]),
+                                k / sizes[2] % sizes[1],
+                                k % sizes[2],
+                            ];
+                            let at = ((starts[0] + i[0]) * dims[1] + starts[1] + i[1]) * dims[2]
+                                + starts[2]
+                                + i[2];
+                            want[at] = v;
+                        }
+                        update_slice(&mut got, &dims, &update, &sizes, &starts).unwrap();
+                        assert_eq!(got, want, "box {sizes:?} at {starts:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
