@@ -182,10 +182,7 @@ impl Positions {
     /// Index-array offset of position `pos`'s vector.
     #[inline]
     fn vector_at(&self, pos: &[usize]) -> usize {
-        pos.iter()
-            .zip(&self.strides[..self.rank])
-            .map(|(i, s)| i * s)
-            .sum()
+        index_offset(pos, &self.strides[..self.rank])
     }
 
     /// Operand offset of position `pos`'s start, each component clamped to `max[d]`
@@ -226,6 +223,22 @@ impl Positions {
             off += pos[pd] * os;
         }
         Some(off)
+    }
+}
+
+/// `sum_d idx[d] strides[d]` (over the shorter slice): the offset of a multi-index, written
+/// out for up to three dimensions. As a loop, an AVX-512 build vectorised it into masked
+/// loads of an index array just written element by element (a store-forwarding stall) and
+/// `vpmullq`: 86% of the gather's samples in a native build, whose 4096-row embedding gather
+/// ran at 550-563 us against 355-387 in a default build.
+#[inline]
+pub(crate) fn index_offset(idx: &[usize], strides: &[usize]) -> usize {
+    match (idx, strides) {
+        ([], _) | (_, []) => 0,
+        ([a], [s, ..]) | ([a, ..], [s]) => a * s,
+        ([a, b], [s, t, ..]) | ([a, b, ..], [s, t]) => a * s + b * t,
+        ([a, b, c], [s, t, u, ..]) | ([a, b, c, ..], [s, t, u]) => a * s + b * t + c * u,
+        _ => idx.iter().zip(strides).map(|(i, s)| i * s).sum(),
     }
 }
 

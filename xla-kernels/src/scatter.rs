@@ -15,7 +15,9 @@
 //! thread count, as XLA:CPU does. No allocation.
 
 use crate::error::{element_count, KernelError};
-use crate::gather::{advance, strides, IndexValue, Positions, Starts, MAX_INDEX_DIMS};
+use crate::gather::{
+    advance, index_offset, strides, IndexValue, Positions, Starts, MAX_INDEX_DIMS,
+};
 use crate::tensor::MAX_RANK;
 
 /// A scatter's shapes and dimension numbers, as row-major dimensions.
@@ -147,7 +149,7 @@ pub fn scatter<I: IndexValue>(
     for _ in 0..p.pos.count {
         let pidx = &mut pos[..p.pos.rank];
         if let Some(base) = p.pos.start_within(pidx, indices, &p.max) {
-            let ubase: usize = pidx.iter().zip(&p.pstrides).map(|(i, s)| i * s).sum();
+            let ubase = index_offset(pidx, &p.pstrides);
             let mut widx = [0usize; MAX_INDEX_DIMS];
             for _ in 0..windows {
                 let (mut o, mut u) = (base, ubase);

@@ -157,3 +157,21 @@ fn inconsistent_descriptors_are_errors() {
     assert!(gather(&ok, &table, &idx[1..], &mut out).is_err());
     assert!(gather(&ok, &table, &idx, &mut out[1..]).is_err());
 }
+
+/// The written-out offsets of up to three dimensions and the loop beyond agree with the
+/// definition (`zip`'s shorter length) for every pair of lengths.
+#[test]
+fn index_offsets_of_every_length() {
+    let idx = [3usize, 1, 4, 1, 5, 9];
+    let strides = [1000usize, 200, 30, 7, 11, 2];
+    for a in 0..=idx.len() {
+        for b in 0..=strides.len() {
+            let want: usize = idx[..a].iter().zip(&strides[..b]).map(|(i, s)| i * s).sum();
+            assert_eq!(
+                super::index_offset(&idx[..a], &strides[..b]),
+                want,
+                "{a} x {b}"
+            );
+        }
+    }
+}
