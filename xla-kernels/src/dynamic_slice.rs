@@ -67,7 +67,7 @@ pub fn update_slice<T: Copy>(
             break;
         }
     }
-    let mut at: usize = starts.iter().zip(&strides).map(|(s, t)| s * t).sum();
+    let mut at = crate::gather::index_offset(starts, &strides[..rank]);
     // An odometer over the dimensions before the row, moving `at` along.
     let outer = &sizes[..inner];
     let mut idx = [0usize; MAX_RANK];
