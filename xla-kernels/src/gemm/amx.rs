@@ -537,9 +537,9 @@ impl<T: Copy + Default> Default for Acc<T> {
     }
 }
 
-/// `f()` compiled with AVX-512F and BW: the packing loops inlined into it vectorise with
-/// 512-bit byte shuffles in a default build too (B's int8 interleave took 22% of a 1024^3
-/// s8 product on one thread with the baseline's SSE2, 15% with them).
+/// `f()` compiled with AVX-512F and BW: the packing inlined into it runs `interleave`'s AVX2
+/// shuffles and vector copies in a default build too (B's s8 interleave, compiled for the
+/// baseline's SSE2, took 22% of a 1024^3 s8 product on one thread).
 ///
 /// # Safety
 /// The CPU must have AVX-512F and AVX-512BW (every CPU at the AMX level: `cpu::detect`).
@@ -615,7 +615,9 @@ fn pack_b<E: AmxElem>(d: &GemmDesc, b: &[E], bt: usize, j0: usize, dst: &mut [E]
                 *row = &b[o..o + nr];
             }
             if nr == BLOCK {
-                // SAFETY: the caller runs inside `around_tiles` (AVX2); the rows hold 32.
+                // SAFETY: AVX2 is present: `pack_b` runs only inside `around_tiles`, from
+                // `gemm`, whose caller checked `available()` (the AMX level); the rows hold 32
+                // elements (nr == BLOCK).
                 unsafe { E::interleave(&rows, cols) };
                 continue;
             }
