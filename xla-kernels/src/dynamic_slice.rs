@@ -1,7 +1,7 @@
 //! DynamicUpdateSlice's write: `out[starts + i] = update[i]` for every index `i` of the update,
-//! one `copy_from_slice` per run of the update that is contiguous in the output. The starts arrive clamped
-//! (generated code clamps them into `[0, dims - sizes]` as XLA does); this checks every length
-//! and that the box fits before writing anything.
+//! one `copy_from_slice` per run of the update that is contiguous in the output. The starts
+//! arrive clamped (generated code clamps them into `[0, dims - sizes]` as XLA does); this
+//! checks every length and that the box fits before writing anything.
 
 use crate::error::{element_count, KernelError};
 use crate::tensor::MAX_RANK;
